@@ -1,0 +1,94 @@
+// @ts-check
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+const ALL_LAYERS = [
+  'layer:contracts',
+  'layer:util',
+  'layer:port',
+  'layer:impl',
+  'layer:runtime',
+  'layer:api',
+  'layer:client',
+  'layer:app',
+];
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules',
+      '**/dist',
+      '**/coverage',
+      '**/tmp',
+      '**/src/generated/**',
+      '**/*.cjs',
+      '**/*.mjs',
+      'prisma/**',
+      '.nx/**',
+    ],
+  },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+      // The layering of ARCHITECTURE.md, enforced: who may import whom, and which libraries may
+      // touch which infrastructure packages.
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'layer:contracts', onlyDependOnLibsWithTags: ['layer:contracts'] },
+            { sourceTag: 'layer:util', onlyDependOnLibsWithTags: ['layer:contracts'] },
+            { sourceTag: 'layer:port', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:util'] },
+            {
+              sourceTag: 'layer:impl',
+              onlyDependOnLibsWithTags: ['layer:port', 'layer:contracts', 'layer:util'],
+            },
+            {
+              sourceTag: 'layer:runtime',
+              onlyDependOnLibsWithTags: ['layer:port', 'layer:contracts', 'layer:util'],
+            },
+            {
+              sourceTag: 'layer:api',
+              onlyDependOnLibsWithTags: ['layer:runtime', 'layer:port', 'layer:contracts', 'layer:util'],
+            },
+            // client -> api is for types only; the no-restricted-imports rule below forbids values.
+            { sourceTag: 'layer:client', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:api'] },
+            { sourceTag: 'layer:app', onlyDependOnLibsWithTags: ALL_LAYERS },
+            { sourceTag: '/^name:(?!storage-prisma$).*$/', bannedExternalImports: ['@prisma/*', 'prisma'] },
+            { sourceTag: '/^name:(?!sandbox$).*$/', bannedExternalImports: ['dockerode'] },
+            { sourceTag: '/^name:(?!(api|server)$).*$/', bannedExternalImports: ['@trpc/server', '@trpc/server/*'] },
+            { sourceTag: '/^name:(?!server$).*$/', bannedExternalImports: ['express'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['libs/client/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@cognition/api', message: 'The client may import types only from the api.', allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/testing/**/*.ts'],
+    rules: {
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  prettier,
+);

@@ -1,0 +1,29 @@
+// Shared jest configuration: swc transpiles TypeScript (type checking is the typecheck target's
+// job), tsconfig paths map to library sources, and ESM-only packages are transpiled too.
+const path = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
+  moduleNameMapper[`^${alias.replace(/[/.]/g, '\\$&')}$`] = path.join(__dirname, target);
+}
+
+const esmOnly = ['superjson', 'copy-anything', 'is-what'];
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.(t|j|mj)sx?$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  transformIgnorePatterns: [`node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  moduleNameMapper,
+  setupFilesAfterEnv: [path.join(__dirname, 'tools/jest/setup.cjs')],
+  testTimeout: 30000,
+};

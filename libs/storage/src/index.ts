@@ -1,0 +1,5 @@
+export * from './port';
+export * from './errors';
+export * from './scope';
+export * from './projection';
+export * from './scoped-store';
