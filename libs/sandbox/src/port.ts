@@ -1,0 +1,76 @@
+/**
+ * The execution port: one session's workspace, where agent tools run commands and touch files.
+ * Every path argument is relative to the session root (absolute paths are accepted only when they
+ * resolve inside it); every path is resolved with symlinks and must stay inside the root.
+ */
+export interface ExecuteOptions {
+  /** Working directory relative to the session root (default: the root). */
+  cwd?: string;
+  /** Extra environment variables (added to the backend's allowlisted environment). */
+  env?: Record<string, string>;
+  /** Kill the whole process tree after this long (default: the backend's configured timeout). */
+  timeoutMs?: number;
+  /** Aborting kills the whole process tree. */
+  signal?: AbortSignal;
+}
+
+export interface ExecuteResult {
+  /** stdout and stderr interleaved in arrival order, capped at MAX_OUTPUT_BYTES. */
+  output: string;
+  /** The process's exit code; 128 + signal number when killed by a signal; -1 when unknown. */
+  exitCode: number;
+  truncated: boolean;
+  timedOut: boolean;
+}
+
+/** Output cap of `execute` (100 KB). */
+export const MAX_OUTPUT_BYTES = 100 * 1024;
+
+export interface FileEntry {
+  /** Path relative to the session root, `/`-separated. */
+  path: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+}
+
+export interface ReadOptions {
+  /** 0-based line to start at. */
+  offset?: number;
+  /** Maximum number of lines. */
+  limit?: number;
+}
+
+export interface GrepMatch {
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  text: string;
+}
+
+export interface ExecutionBackend {
+  readonly kind: 'local' | 'docker';
+  /** Absolute host path of the session root. */
+  readonly root: string;
+  execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+  ls(path?: string): Promise<FileEntry[]>;
+  read(path: string, options?: ReadOptions): Promise<string>;
+  write(path: string, content: string): Promise<void>;
+  /** Replaces `oldText` with `newText`; `oldText` must occur exactly once. */
+  edit(path: string, oldText: string, newText: string): Promise<void>;
+  glob(pattern: string, path?: string): Promise<string[]>;
+  grep(pattern: string, options?: { path?: string; glob?: string; maxMatches?: number }): Promise<GrepMatch[]>;
+  delete(path: string): Promise<void>;
+  /** Releases everything the session holds (processes, container). Idempotent. */
+  terminate(): Promise<void>;
+}
+
+/**
+ * Creates a backend for one session. The server picks the implementation; the runtime only sees
+ * this factory.
+ */
+export interface ExecutionBackendFactory {
+  readonly kind: 'local' | 'docker';
+  forSession(sessionId: string, root: string): Promise<ExecutionBackend>;
+  /** Removes everything held for a deleted session (e.g. its container). */
+  release(sessionId: string): Promise<void>;
+}
