@@ -3,3 +3,4 @@ export * from './errors';
 export * from './session';
 export * from './message';
 export * from './run';
+export * from './events';

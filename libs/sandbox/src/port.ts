@@ -58,7 +58,10 @@ export interface ExecutionBackend {
   /** Replaces `oldText` with `newText`; `oldText` must occur exactly once. */
   edit(path: string, oldText: string, newText: string): Promise<void>;
   glob(pattern: string, path?: string): Promise<string[]>;
-  grep(pattern: string, options?: { path?: string; glob?: string; maxMatches?: number }): Promise<GrepMatch[]>;
+  grep(
+    pattern: string,
+    options?: { path?: string; glob?: string; maxMatches?: number },
+  ): Promise<GrepMatch[]>;
   delete(path: string): Promise<void>;
   /** Releases everything the session holds (processes, container). Idempotent. */
   terminate(): Promise<void>;

@@ -48,7 +48,11 @@ export function isStorageError(error: unknown): error is StorageError {
 }
 
 /** Parses `input` with `schema`, throwing a typed VALIDATION_ERROR rather than a ZodError. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what: string,
+): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw StorageError.validation(result.error, what);
   return result.data;

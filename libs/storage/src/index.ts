@@ -3,3 +3,5 @@ export * from './errors';
 export * from './scope';
 export * from './projection';
 export * from './scoped-store';
+export * from './store-ttl';
+export * from './projection-sync';

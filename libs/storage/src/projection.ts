@@ -26,13 +26,16 @@ const ROLE_BY_TYPE: Record<string, MessageRole> = {
 function textOf(content: BaseMessage['content']): string {
   if (typeof content === 'string') return content;
   return content
-    .map((part) => (typeof part === 'string' ? part : part.type === 'text' ? String(part.text) : ''))
+    .map((part) =>
+      typeof part === 'string' ? part : part.type === 'text' ? String(part.text) : '',
+    )
     .join('');
 }
 
 function toolCallsOf(message: BaseMessage): ToolCall[] {
-  const calls = (message as { tool_calls?: { id?: string; name: string; args: Record<string, unknown> }[] })
-    .tool_calls;
+  const calls = (
+    message as { tool_calls?: { id?: string; name: string; args: Record<string, unknown> }[] }
+  ).tool_calls;
   return (calls ?? []).map((call, index) => ({
     id: call.id ?? `call_${index}`,
     name: call.name,
@@ -54,10 +57,13 @@ export function projectCheckpointMessages(
   return messages.map((message, seq) => {
     const role = ROLE_BY_TYPE[message.getType()] ?? 'user';
     const id = message.id ?? `${sessionId}:${seq}`;
-    const kwargs = (message.additional_kwargs?.[COGNITION_KWARGS_KEY] ?? {}) as CognitionMessageKwargs;
+    const kwargs = (message.additional_kwargs?.[COGNITION_KWARGS_KEY] ??
+      {}) as CognitionMessageKwargs;
     const usage = (message as { usage_metadata?: { output_tokens?: number } }).usage_metadata;
-    const responseMeta = message.response_metadata as { model_name?: string; model?: string } | undefined;
-    const parentId = kwargs.parentId !== undefined ? kwargs.parentId : role === 'user' ? null : lastUserId;
+    const responseMeta = message.response_metadata as
+      { model_name?: string; model?: string } | undefined;
+    const parentId =
+      kwargs.parentId !== undefined ? kwargs.parentId : role === 'user' ? null : lastUserId;
     if (role === 'user') lastUserId = id;
     return {
       id,
@@ -66,9 +72,11 @@ export function projectCheckpointMessages(
       role,
       content: textOf(message.content),
       toolCalls: role === 'assistant' ? toolCallsOf(message) : [],
-      toolCallId: role === 'tool' ? ((message as { tool_call_id?: string }).tool_call_id ?? null) : null,
+      toolCallId:
+        role === 'tool' ? ((message as { tool_call_id?: string }).tool_call_id ?? null) : null,
       tokenCount: role === 'assistant' ? (usage?.output_tokens ?? null) : null,
-      modelUsed: role === 'assistant' ? (responseMeta?.model_name ?? responseMeta?.model ?? null) : null,
+      modelUsed:
+        role === 'assistant' ? (responseMeta?.model_name ?? responseMeta?.model ?? null) : null,
       parentId,
       metadata: kwargs.metadata ?? {},
     };

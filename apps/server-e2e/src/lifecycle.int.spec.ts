@@ -1,0 +1,167 @@
+import { execFile, spawn } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { http } from './support/http';
+import { SERVER_CLI, SERVER_MAIN } from './support/paths';
+import type { ServerProcess } from './support/server-process';
+import { startServerProcess, tempWorkspace } from './support/server-process';
+
+const run = promisify(execFile);
+
+/** Runs a built entry point to completion and returns its exit code and output. */
+async function runToExit(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [file, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+/**
+ * Opens a raw connection and sends the head and the first half of a POST /sessions body, so
+ * the request is in flight on the server until `finish()` sends the rest.
+ */
+async function startSlowRequest(url: string, body: string): Promise<{ finish(): void; response: Promise<string> }> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  const bytes = Buffer.from(body, 'utf8');
+  const half = Math.floor(bytes.length / 2);
+  socket.write(
+    `POST /sessions HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: keep-alive\r\n\r\n`,
+  );
+  socket.write(bytes.subarray(0, half));
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('utf8');
+  });
+  const response = new Promise<string>((resolve) => {
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+  });
+  return { finish: () => void socket.write(bytes.subarray(half)), response };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('server lifecycle (built bundle, SQLite)', () => {
+  const workspace = tempWorkspace();
+  afterAll(() => workspace.remove());
+  let server: ServerProcess | undefined;
+  afterEach(async () => {
+    await server?.stop('SIGKILL');
+    server = undefined;
+  });
+
+  it('refuses to start on invalid settings, listing every problem', async () => {
+    const result = await runToExit(SERVER_MAIN, [], {
+      COGNITION_PORT: 'eighty',
+      COGNITION_PERSISTENCE_BACKEND: 'mongodb',
+      COGNITION_SANDBOX_BACKEND: 'vm',
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration (3 problems)');
+    expect(result.stderr).toContain('COGNITION_PORT');
+    expect(result.stderr).toContain('COGNITION_PERSISTENCE_BACKEND: expected one of sqlite, postgres, memory (got "mongodb")');
+    expect(result.stderr).toContain('COGNITION_SANDBOX_BACKEND: expected one of local, docker');
+  });
+
+  it('keeps data across a restart on SQLite', async () => {
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
+    const created = await http(server.url, 'POST', '/sessions', { body: { title: 'durable', metadata: { n: '1' } } });
+    const id = String(created.json?.['id']);
+    expect(await server.stop()).toBe(0);
+
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
+    const again = await http(server.url, 'GET', `/sessions/${id}`);
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(created.json);
+  });
+
+  it('on SIGTERM lets an in-flight request finish, refuses new connections, and exits 0', async () => {
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_SHUTDOWN_GRACE_SECONDS: '10' });
+    const slow = await startSlowRequest(server.url, JSON.stringify({ title: 'in flight during shutdown' }));
+    await sleep(200);
+    server.child.kill('SIGTERM');
+    await sleep(300);
+    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+    expect(server.child.exitCode).toBeNull();
+
+    slow.finish();
+    const raw = await slow.response;
+    expect(raw).toMatch(/^HTTP\/1\.1 201 Created/);
+    expect(raw).toContain('in flight during shutdown');
+    expect(await server.exited).toBe(0);
+    expect(server.stdout.some((line) => line.includes('Cognition stopped'))).toBe(true);
+
+    // The request really was stored before storage closed.
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
+    const list = await http(server.url, 'GET', '/sessions?limit=500');
+    expect(JSON.stringify(list.json)).toContain('in flight during shutdown');
+  });
+
+  it('cuts requests still running when the grace period ends (exit 1), and exits at once on a second signal', async () => {
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_SHUTDOWN_GRACE_SECONDS: '0.5' });
+    const stuck = await startSlowRequest(server.url, JSON.stringify({ title: 'never finished' }));
+    await sleep(100);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(1);
+    await stuck.response;
+
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_SHUTDOWN_GRACE_SECONDS: '30' });
+    const held = await startSlowRequest(server.url, JSON.stringify({ title: 'held' }));
+    await sleep(100);
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    await sleep(200);
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(130);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await held.response;
+  });
+
+  it('cognition health exits 0 against a healthy server and 1 when nothing answers', async () => {
+    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
+    const healthy = await runToExit(SERVER_CLI, ['health', '--url', server.url], {});
+    expect(healthy.code).toBe(0);
+    expect(JSON.parse(healthy.stdout)).toMatchObject({ status: 'healthy', storage: { backend: 'sqlite', ok: true } });
+
+    const port = new URL(server.url).port;
+    expect(await server.stop()).toBe(0);
+    const down = await runToExit(SERVER_CLI, ['health'], { COGNITION_PORT: port });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`Cannot reach http://127.0.0.1:${port}/health`);
+  });
+
+  it('cognition migrate applies the migrations once, then finds nothing to do', async () => {
+    const fresh = tempWorkspace();
+    try {
+      const env = { COGNITION_WORKSPACE_ROOT: fresh.dir };
+      const first = await runToExit(SERVER_CLI, ['migrate'], env);
+      expect(first).toMatchObject({ code: 0 });
+      expect(first.stdout).toMatch(/Migrated sqlite at .*state\.db: [1-9]\d* applied/);
+      const second = await runToExit(SERVER_CLI, ['migrate'], env);
+      expect(second.stdout).toMatch(/: 0 applied, [1-9]\d* already applied/);
+      const usage = await runToExit(SERVER_CLI, ['frobnicate'], env);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toContain('Usage: cognition');
+    } finally {
+      fresh.remove();
+    }
+  });
+
+  it('runs through the bin entry of apps/server/package.json', async () => {
+    const child = spawn(process.execPath, [require.resolve('../../server/bin/cognition.cjs'), 'help']);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain('cognition <command>');
+  });
+});

@@ -1,0 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { REPO_ROOT } from './paths';
+
+/** Builds the server bundle once per jest run (the specs spawn `node dist/apps/server/main.js`). */
+export default function globalSetup(): void {
+  execFileSync(process.execPath, ['apps/server/build.mjs'], { cwd: REPO_ROOT, stdio: 'inherit' });
+}

@@ -1,0 +1,5 @@
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '../../../..');
+export const SERVER_MAIN = path.join(REPO_ROOT, 'dist/apps/server/main.js');
+export const SERVER_CLI = path.join(REPO_ROOT, 'dist/apps/server/cli.js');

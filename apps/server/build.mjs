@@ -1,0 +1,70 @@
+// Builds the server: an esbuild bundle of src/main.ts (and the `cognition` CLI, src/cli.ts) into
+// dist/apps/server. Node platform, CommonJS; npm packages stay external (resolved from
+// node_modules at runtime) while the @cognition/* libraries (tsconfig path aliases) and the
+// Prisma generated clients under libs/storage-prisma/src/generated are bundled.
+//
+//   node apps/server/build.mjs              build
+//   node apps/server/build.mjs --if-needed  build only when a bundled input is newer than the
+//                                           output (inputs are recorded in meta.json)
+import { build } from 'esbuild';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const outdir = path.join(root, 'dist/apps/server');
+const metaFile = path.join(outdir, 'meta.json');
+const entries = { main: 'apps/server/src/main.ts', cli: 'apps/server/src/cli.ts' };
+
+function upToDate() {
+  if (!existsSync(metaFile)) return false;
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8'));
+  const outputs = Object.keys(entries).map((name) => path.join(outdir, `${name}.js`));
+  if (!outputs.every((file) => existsSync(file))) return false;
+  const builtAt = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
+  return meta.inputs.every((input) => {
+    const file = path.join(root, input);
+    return existsSync(file) && statSync(file).mtimeMs <= builtAt;
+  });
+}
+
+// Bare imports are npm packages (external) unless they name one of our libraries, which the
+// tsconfig paths resolve to sources that must be bundled.
+const externalPackages = {
+  name: 'external-npm-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@cognition/')) return undefined;
+      if (path.isAbsolute(args.path)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+if (process.argv.includes('--if-needed') && upToDate()) {
+  process.stdout.write('server build is up to date\n');
+} else {
+  const started = Date.now();
+  mkdirSync(outdir, { recursive: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: entries,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: true,
+    tsconfig: path.join(root, 'apps/server/tsconfig.json'),
+    plugins: [externalPackages],
+    metafile: true,
+    logLevel: 'warning',
+  }).catch(() => {
+    // esbuild has already printed the errors.
+    process.exit(1);
+  });
+  writeFileSync(metaFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs) }));
+  process.stdout.write(
+    `server built in ${Date.now() - started} ms -> ${path.relative(root, outdir)}\n`,
+  );
+}

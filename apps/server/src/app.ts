@@ -1,0 +1,314 @@
+import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
+import {
+  ApiError,
+  appRouter,
+  createApiContext,
+  createCaller,
+  resolveCaller,
+  toHttpError,
+  toTRPCError,
+} from '@cognition/api';
+import { toFieldIssues } from '@cognition/contracts';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import cors from 'cors';
+import express from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { buildOpenApiDocument } from './openapi';
+import type { CallerPolicy, RestRoute } from './rest/route';
+import { expressPath } from './rest/route';
+import { REST_ROUTES } from './rest/routes';
+import { scopeHeaderName } from '@cognition/api';
+
+/** What the HTTP layer needs from the configuration. */
+export interface HttpConfig {
+  scoping: { enabled: boolean; keys: string[] };
+  apiKeys: AuthConfig['apiKeys'];
+  corsOrigins: string[];
+  maxBodyBytes: number;
+}
+
+/** Mutable process state the HTTP layer reads: flipped by graceful shutdown. */
+export interface ServerState {
+  shuttingDown: boolean;
+}
+
+export interface AppOptions {
+  config: HttpConfig;
+  services: ApiServices;
+  logger: Logger;
+  state?: ServerState;
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Headers every response carries, whatever produced it. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  // Responses are tenant-specific; shared caches must not keep them.
+  'Cache-Control': 'no-store',
+};
+
+/**
+ * Builds the Express application: logging with request ids, security headers, CORS, `/trpc`,
+ * the REST compatibility routes, `/openapi.json`, and error handling that never answers a
+ * caller's mistake with a 500. No I/O happens here; the caller owns storage and the listener.
+ */
+export function createApp(options: AppOptions): Express {
+  const { config, services, logger } = options;
+  const state = options.state ?? { shuttingDown: false };
+  const auth: AuthConfig = { scoping: config.scoping, apiKeys: config.apiKeys };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.set('etag', false);
+
+  app.use(
+    pinoHttp({
+      logger,
+      quietReqLogger: true,
+      customAttributeKeys: { reqId: 'requestId' },
+      genReqId(req: IncomingMessage, res) {
+        const incoming = req.headers['x-request-id'];
+        const id =
+          typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming)
+            ? incoming
+            : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel(_req, res, err) {
+        if (err || res.statusCode >= 500) return 'error';
+        return res.statusCode >= 400 ? 'warn' : 'info';
+      },
+    }),
+  );
+
+  app.use((_req, res, next) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    // While draining, tell keep-alive clients to reconnect elsewhere.
+    if (state.shuttingDown) res.setHeader('Connection', 'close');
+    next();
+  });
+
+  if (config.corsOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+        methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+        allowedHeaders: [
+          'Content-Type',
+          'Authorization',
+          'Last-Event-ID',
+          'X-Request-Id',
+          'trpc-accept',
+          ...config.scoping.keys.map(scopeHeaderName),
+        ],
+        exposedHeaders: ['X-Request-Id'],
+        maxAge: 600,
+      }),
+    );
+  }
+
+  app.use(
+    '/trpc',
+    createExpressMiddleware({
+      router: appRouter,
+      maxBodySize: config.maxBodyBytes,
+      createContext({ req }) {
+        try {
+          return createApiContext(services, resolveCaller(req.headers, auth), requestIdOf(req));
+        } catch (error) {
+          throw toTRPCError(error);
+        }
+      },
+      onError({ error, req }) {
+        if (error.code === 'INTERNAL_SERVER_ERROR') {
+          req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
+        }
+      },
+    }),
+  );
+
+  const jsonBody = express.json({
+    limit: config.maxBodyBytes,
+    // Every REST body is JSON whatever the Content-Type says: the original Cognition's curl
+    // examples send `-d '{...}'` without a JSON content type.
+    type: () => true,
+  });
+
+  for (const route of REST_ROUTES) {
+    const handlers: RequestHandler[] = route.request.body ? [jsonBody] : [];
+    handlers.push(restHandler(route, { auth, services, state }));
+    app[route.method](expressPath(route.path), ...handlers);
+  }
+
+  const openApiDocument = buildOpenApiDocument({
+    version: services.version,
+    scopeKeys: config.scoping.enabled ? config.scoping.keys : [],
+    apiKeys: config.apiKeys.length > 0,
+  });
+  app.get('/openapi.json', (req, res) => {
+    try {
+      identify(req, 'key', auth);
+      res.json(openApiDocument);
+    } catch (error) {
+      const { status, body } = toHttpError(error);
+      sendError(res, status, body);
+    }
+  });
+
+  app.use((req, res) => {
+    sendError(res, 404, { detail: `Not found: ${req.method} ${req.path}`, code: 'NOT_FOUND' });
+  });
+  app.use(errorHandler);
+  return app;
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  // pino-http sets `id` from genReqId above, which always returns a string.
+  const id = (req as Request).id;
+  return typeof id === 'string' ? id : randomUUID();
+}
+
+interface RouteDeps {
+  auth: AuthConfig;
+  services: ApiServices;
+  state: ServerState;
+}
+
+function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
+  return async (req, res) => {
+    try {
+      const { caller, identified } = identify(req, route.caller, deps.auth);
+      const params = validate(route.request.params, req.params, 'path');
+      const { declared, extra } = splitQuery(req.query as Record<string, string | string[]>, route);
+      const query = validate(route.request.query, declared, 'query');
+      const body = route.request.body
+        ? validate(route.request.body, (req.body as unknown) ?? {}, 'body')
+        : undefined;
+      const api = createCaller(createApiContext(deps.services, caller, requestIdOf(req)));
+      const result = await route.handle({
+        params,
+        query,
+        body,
+        extraQuery: extra,
+        api,
+        identified,
+        shuttingDown: deps.state.shuttingDown,
+      });
+      if (result.body === undefined) res.status(result.status).end();
+      else res.status(result.status).json(result.body);
+    } catch (error) {
+      const { status, body } = toHttpError(error);
+      if (status >= 500) req.log.error({ err: error }, 'request failed');
+      sendError(res, status, body);
+    }
+  };
+}
+
+function identify(
+  req: Request,
+  policy: CallerPolicy,
+  auth: AuthConfig,
+): { caller: Caller; identified: boolean } {
+  if (policy === 'required') return { caller: resolveCaller(req.headers, auth), identified: true };
+  const caller = resolveCaller(req.headers, auth, { requireAuth: false });
+  const keyed = auth.apiKeys.length === 0 || caller.apiKeyId !== undefined;
+  if (policy === 'key' && !keyed) {
+    throw new ApiError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
+  }
+  const scoped =
+    !auth.scoping.enabled || auth.scoping.keys.every((key) => caller.scope[key] !== undefined);
+  return { caller, identified: keyed && scoped };
+}
+
+function splitQuery(
+  query: Record<string, string | string[]>,
+  route: RestRoute,
+): { declared: Record<string, string | string[]>; extra: Record<string, string | string[]> } {
+  const prefix = route.request.extraQueryPrefix;
+  const declared: Record<string, string | string[]> = {};
+  const extra: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (prefix !== undefined && name.startsWith(prefix) && name.length > prefix.length)
+      extra[name] = value;
+    else declared[name] = value;
+  }
+  return { declared, extra };
+}
+
+function validate<T extends z.ZodType | undefined>(
+  schema: T,
+  value: unknown,
+  where: 'path' | 'query' | 'body',
+): T extends z.ZodType ? z.output<T> : Record<string, never> {
+  type Out = T extends z.ZodType ? z.output<T> : Record<string, never>;
+  const effective = schema ?? z.object({}).strict();
+  const result = effective.safeParse(value);
+  if (result.success) return result.data as Out;
+  const issues = toFieldIssues(result.error).map((issue) => ({
+    path: issue.path === '(root)' ? where : `${where}.${issue.path}`,
+    message: issue.message,
+  }));
+  throw new ApiError(
+    'VALIDATION_ERROR',
+    `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    { issues },
+  );
+}
+
+function sendError(
+  res: Response,
+  status: number,
+  body: { detail: string; code: string; errors?: unknown },
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(status).json(body);
+}
+
+/** body-parser's errors carry an HTTP status and a `type`; everything else is ours to classify. */
+interface BodyParserError extends Error {
+  status?: number;
+  type?: string;
+}
+
+const errorHandler: ErrorRequestHandler = (error: BodyParserError, req, res, _next) => {
+  switch (error.type ?? 'unknown') {
+    case 'entity.too.large':
+      sendError(res, 413, {
+        detail: `Request body exceeds the limit of ${(error as { limit?: number }).limit ?? 'the configured'} bytes`,
+        code: 'PAYLOAD_TOO_LARGE',
+      });
+      return;
+    case 'entity.parse.failed':
+      sendError(res, 400, {
+        detail: `Malformed JSON body: ${error.message}`,
+        code: 'VALIDATION_ERROR',
+      });
+      return;
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      sendError(res, 415, { detail: error.message, code: 'VALIDATION_ERROR' });
+      return;
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      sendError(res, 400, { detail: error.message, code: 'VALIDATION_ERROR' });
+      return;
+    default: {
+      const { status, body } = toHttpError(error);
+      if (status >= 500) req.log.error({ err: error }, 'request failed');
+      sendError(res, status, body);
+    }
+  }
+};

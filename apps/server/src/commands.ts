@@ -1,0 +1,173 @@
+import type { Logger } from 'pino';
+import type { Env } from './env';
+import { ConfigError, describePersistence, healthUrlFromEnv, loadConfig } from './env';
+import { createLogger } from './logger';
+import { startServer } from './server';
+import { migrateStorage } from './storage';
+import { VERSION } from './version';
+
+const USAGE = `Usage: cognition <command> [options]
+
+Commands:
+  serve                 Start the server (configured by COGNITION_* environment variables)
+  migrate               Apply pending database migrations of the configured backend, then exit
+  health [--url URL]    Ask a running server's /health; exit 0 when healthy, 1 otherwise
+                        (default URL: http://127.0.0.1:$COGNITION_PORT)
+  help                  Show this help
+
+See docs/configuration.md for every setting.
+`;
+
+/** Where the CLI writes and how it ends; injectable so tests can run commands in-process. */
+export interface CliIo {
+  env: Env;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Registers process signal handlers (serve only). */
+  onSignal(signal: 'SIGTERM' | 'SIGINT', handler: () => void): void;
+  exit(code: number): void;
+}
+
+export const processIo: CliIo = {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  onSignal: (signal, handler) => void process.on(signal, handler),
+  exit: (code) => process.exit(code),
+};
+
+/** Runs one CLI command; resolves with the exit code (serve resolves once listening: null). */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo = processIo,
+): Promise<number | null> {
+  const [command = 'serve', ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(io);
+    case 'migrate':
+      return runMigrate(io);
+    case 'health':
+      return health(rest, io);
+    case 'help':
+    case '--help':
+    case '-h':
+      io.stdout(USAGE);
+      return 0;
+    case '--version':
+    case 'version':
+      io.stdout(`${VERSION}\n`);
+      return 0;
+    default:
+      io.stderr(`Unknown command: ${command}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+function configOrReport(io: CliIo): ReturnType<typeof loadConfig> | null {
+  try {
+    return loadConfig(io.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`${error.message}\n`);
+      return null;
+    }
+    throw error;
+  }
+}
+
+async function serve(io: CliIo): Promise<number | null> {
+  const config = configOrReport(io);
+  if (!config) return 1;
+  const logger = createLogger(config.logLevel);
+  let running;
+  try {
+    running = await startServer(config, { logger });
+  } catch (error) {
+    logger.fatal({ err: error }, 'Cognition failed to start');
+    return 1;
+  }
+  let signals = 0;
+  const onSignal = (signal: string) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'Second signal: exiting immediately');
+      io.exit(130);
+      return;
+    }
+    logger.info({ signal }, 'Signal received');
+    running.shutdown().then(
+      ({ timedOut }) => io.exit(timedOut ? 1 : 0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'Shutdown failed');
+        io.exit(1);
+      },
+    );
+  };
+  io.onSignal('SIGTERM', () => onSignal('SIGTERM'));
+  io.onSignal('SIGINT', () => onSignal('SIGINT'));
+  return null;
+}
+
+async function runMigrate(io: CliIo): Promise<number> {
+  const config = configOrReport(io);
+  if (!config) return 1;
+  const logger: Logger = createLogger(config.logLevel);
+  try {
+    const result = await migrateStorage(config.persistence);
+    const target = describePersistence(config.persistence);
+    if (!result) {
+      io.stdout(`Nothing to migrate: ${target}\n`);
+      return 0;
+    }
+    io.stdout(
+      `Migrated ${target}: ${result.applied.length} applied` +
+        (result.applied.length > 0 ? ` (${result.applied.join(', ')})` : '') +
+        `, ${result.alreadyApplied.length} already applied\n`,
+    );
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'Migration failed');
+    io.stderr(`Migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+async function health(args: readonly string[], io: CliIo): Promise<number> {
+  let url = healthUrlFromEnv(io.env);
+  let timeoutMs = 5000;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    const value = args[i + 1];
+    if (arg === '--url' && value) {
+      url = value.replace(/\/+$/, '');
+      i += 1;
+    } else if (arg === '--timeout' && value && Number(value) > 0) {
+      timeoutMs = Number(value) * 1000;
+      i += 1;
+    } else {
+      io.stderr(`Unexpected argument: ${arg}\n\n${USAGE}`);
+      return 2;
+    }
+  }
+  const target = url.endsWith('/health') ? url : `${url}/health`;
+  try {
+    const response = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    io.stdout(`${text}\n`);
+    let status: unknown;
+    try {
+      status = (JSON.parse(text) as { status?: unknown }).status;
+    } catch {
+      status = undefined;
+    }
+    if (response.ok && status === 'healthy') return 0;
+    io.stderr(`Unhealthy: HTTP ${response.status}, status ${String(status)}\n`);
+    return 1;
+  } catch (error) {
+    io.stderr(
+      `Cannot reach ${target}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, SETTINGS, apiKeyFingerprint, describePersistence, loadConfig } from './env';
+import type { Env } from './env';
+
+function problemsOf(env: Env): string[] {
+  try {
+    loadConfig(env, '/srv/app');
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the original Cognition defaults to an empty environment', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 8000,
+      workspaceRoot: '/srv/app',
+      persistence: { backend: 'sqlite', path: '/srv/app/.cognition/state.db' },
+      scoping: { enabled: false, keys: [] },
+      corsOrigins: [],
+      apiKeys: [],
+      maxBodyBytes: 4 * 1024 * 1024,
+      logLevel: 'info',
+      shutdownGraceMs: 10_000,
+      sandbox: {
+        backend: 'local',
+        docker: {
+          image: 'cognition-sandbox:latest',
+          network: 'none',
+          memoryLimit: '512m',
+          cpuLimit: 1,
+          timeoutSeconds: 300,
+        },
+      },
+    });
+  });
+
+  it('reads every setting', () => {
+    const config = loadConfig(
+      {
+        COGNITION_HOST: '0.0.0.0',
+        COGNITION_PORT: '9000',
+        COGNITION_WORKSPACE_ROOT: 'work',
+        COGNITION_PERSISTENCE_BACKEND: 'POSTGRES',
+        COGNITION_PERSISTENCE_URI: 'postgresql+asyncpg://u:secret@db:5432/cognition',
+        COGNITION_PERSISTENCE_POOL_SIZE: '25',
+        COGNITION_SCOPING_ENABLED: 'true',
+        COGNITION_SCOPE_KEYS: 'user, Project',
+        COGNITION_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+        COGNITION_API_KEYS: 'abcdefghijklmnop0123,tenant-key-0123456789:user=alice;project=p1',
+        COGNITION_MAX_BODY_BYTES: '512kb',
+        COGNITION_LOG_LEVEL: 'debug',
+        COGNITION_SHUTDOWN_GRACE_SECONDS: '2.5',
+        COGNITION_SANDBOX_BACKEND: 'docker',
+        COGNITION_DOCKER_IMAGE: 'registry.local/sandbox:1.2',
+        COGNITION_DOCKER_NETWORK: 'bridge',
+        COGNITION_DOCKER_MEMORY_LIMIT: '2g',
+        COGNITION_DOCKER_CPU_LIMIT: '0.5',
+        COGNITION_DOCKER_TIMEOUT: '60',
+      },
+      '/srv/app',
+    );
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.port).toBe(9000);
+    expect(config.workspaceRoot).toBe('/srv/app/work');
+    expect(config.persistence).toEqual({
+      backend: 'postgres',
+      url: 'postgresql://u:secret@db:5432/cognition',
+      poolSize: 25,
+    });
+    expect(describePersistence(config.persistence)).not.toContain('secret');
+    expect(config.scoping).toEqual({ enabled: true, keys: ['user', 'project'] });
+    expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(config.apiKeys).toEqual([
+      { id: apiKeyFingerprint('abcdefghijklmnop0123'), key: 'abcdefghijklmnop0123' },
+      {
+        id: apiKeyFingerprint('tenant-key-0123456789'),
+        key: 'tenant-key-0123456789',
+        scopes: { user: 'alice', project: 'p1' },
+      },
+    ]);
+    expect(config.apiKeys[0]?.id).toMatch(/^key_[0-9a-f]{12}$/);
+    expect(config.maxBodyBytes).toBe(512 * 1024);
+    expect(config.logLevel).toBe('debug');
+    expect(config.shutdownGraceMs).toBe(2500);
+    expect(config.sandbox).toEqual({
+      backend: 'docker',
+      docker: {
+        image: 'registry.local/sandbox:1.2',
+        network: 'bridge',
+        memoryLimit: '2g',
+        cpuLimit: 0.5,
+        timeoutSeconds: 60,
+      },
+    });
+  });
+
+  it('resolves a relative sqlite URI against the workspace and keeps an absolute one', () => {
+    expect(
+      loadConfig({ COGNITION_WORKSPACE_ROOT: '/data', COGNITION_PERSISTENCE_URI: 'db/x.db' })
+        .persistence,
+    ).toEqual({ backend: 'sqlite', path: '/data/db/x.db' });
+    expect(
+      loadConfig({ COGNITION_PERSISTENCE_URI: 'sqlite:////var/lib/c.db' }).persistence,
+    ).toEqual({
+      backend: 'sqlite',
+      path: '/var/lib/c.db',
+    });
+    expect(loadConfig({ COGNITION_PERSISTENCE_BACKEND: 'memory' }).persistence).toEqual({
+      backend: 'memory',
+    });
+  });
+
+  it('lists every invalid setting at once', () => {
+    const problems = problemsOf({
+      COGNITION_PORT: 'eighty',
+      COGNITION_PERSISTENCE_POOL_SIZE: '0',
+      COGNITION_SCOPING_ENABLED: 'maybe',
+      COGNITION_CORS_ORIGINS: 'not a url',
+      COGNITION_API_KEYS: 'short',
+      COGNITION_MAX_BODY_BYTES: 'lots',
+      COGNITION_LOG_LEVEL: 'verbose',
+      COGNITION_SHUTDOWN_GRACE_SECONDS: '-1',
+      COGNITION_SANDBOX_BACKEND: 'vm',
+      COGNITION_DOCKER_MEMORY_LIMIT: 'big',
+      COGNITION_DOCKER_CPU_LIMIT: '0',
+      COGNITION_DOCKER_TIMEOUT: 'forever',
+    });
+    const names = problems.map((p) => p.split(/[: ]/)[0]);
+    expect(names).toEqual([
+      'COGNITION_PORT',
+      'COGNITION_PERSISTENCE_POOL_SIZE',
+      'COGNITION_SCOPING_ENABLED',
+      'COGNITION_API_KEYS',
+      'COGNITION_MAX_BODY_BYTES',
+      'COGNITION_LOG_LEVEL',
+      'COGNITION_SHUTDOWN_GRACE_SECONDS',
+      'COGNITION_SANDBOX_BACKEND',
+      'COGNITION_DOCKER_MEMORY_LIMIT',
+      'COGNITION_DOCKER_CPU_LIMIT',
+      'COGNITION_DOCKER_TIMEOUT',
+      'COGNITION_CORS_ORIGINS',
+    ]);
+    const error = new ConfigError(problems);
+    expect(error.message).toContain('12 problems');
+  });
+
+  it('rejects an unknown persistence backend naming the accepted values (no silent fallback)', () => {
+    expect(problemsOf({ COGNITION_PERSISTENCE_BACKEND: 'mongodb' })).toEqual([
+      'COGNITION_PERSISTENCE_BACKEND: expected one of sqlite, postgres, memory (got "mongodb")',
+    ]);
+  });
+
+  it('requires a postgresql URL for the postgres backend', () => {
+    expect(problemsOf({ COGNITION_PERSISTENCE_BACKEND: 'postgres' })[0]).toMatch(
+      /^COGNITION_PERSISTENCE_URI: required when COGNITION_PERSISTENCE_BACKEND is postgres/,
+    );
+    expect(
+      problemsOf({
+        COGNITION_PERSISTENCE_BACKEND: 'postgres',
+        COGNITION_PERSISTENCE_URI: 'mysql://x/y',
+      })[0],
+    ).toMatch(/expected a postgresql:\/\/ URL/);
+  });
+
+  it('validates scope keys and the scopes pinned to API keys', () => {
+    expect(problemsOf({ COGNITION_SCOPING_ENABLED: 'true', COGNITION_SCOPE_KEYS: ' , ' })).toEqual([
+      'COGNITION_SCOPE_KEYS: scoping is enabled but no scope keys are configured',
+    ]);
+    expect(
+      problemsOf({ COGNITION_SCOPING_ENABLED: 'yes', COGNITION_SCOPE_KEYS: 'user,user,Bad Key' }),
+    ).toEqual([
+      'COGNITION_SCOPE_KEYS: "bad key" is not a valid scope key (lowercase letters, digits, - and _)',
+      'COGNITION_SCOPE_KEYS: duplicate scope keys',
+    ]);
+    expect(problemsOf({ COGNITION_API_KEYS: 'abcdefghijklmnop0123:user=alice' })).toEqual([
+      'COGNITION_API_KEYS entry 1: carries scopes but COGNITION_SCOPING_ENABLED is false',
+    ]);
+    expect(
+      problemsOf({
+        COGNITION_SCOPING_ENABLED: 'true',
+        COGNITION_API_KEYS:
+          'abcdefghijklmnop0123:team=a,abcdefghijklmnop0123,zyxwvutsrqponmlk9876:user',
+      }),
+    ).toEqual([
+      'COGNITION_API_KEYS entry 2: duplicate key',
+      'COGNITION_API_KEYS entry 3: expected scopes as scopeKey=value;scopeKey=value, got "user"',
+      'COGNITION_API_KEYS entry 1: scope key "team" is not one of COGNITION_SCOPE_KEYS (user)',
+    ]);
+  });
+
+  it('never echoes an API key in a problem', () => {
+    const secret = 'sh0rt!';
+    const problems = problemsOf({ COGNITION_API_KEYS: `${secret},another-bad key value here` });
+    expect(problems).toHaveLength(2);
+    for (const problem of problems) expect(problem).not.toContain(secret);
+  });
+
+  it('is documented: docs/configuration.md lists every setting and no other', () => {
+    const doc = readFileSync(path.join(__dirname, '../../../docs/configuration.md'), 'utf8');
+    const documented = [...doc.matchAll(/^\| `(COGNITION_[A-Z_]+)`/gm)].map((m) => m[1]);
+    expect([...documented].sort()).toEqual(Object.keys(SETTINGS).sort());
+  });
+});

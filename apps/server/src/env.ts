@@ -1,0 +1,418 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The server's configuration, parsed once from the environment at startup (`loadConfig`).
+ * Nothing else in the process reads `process.env`: libraries receive the typed pieces they need.
+ */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** Absolute path; relative settings (sqlite path) are resolved against it. */
+  workspaceRoot: string;
+  persistence: PersistenceConfig;
+  scoping: { enabled: boolean; keys: string[] };
+  /** Empty means no cross-origin access; `['*']` allows every origin. */
+  corsOrigins: string[];
+  apiKeys: ApiKeyConfig[];
+  maxBodyBytes: number;
+  logLevel: LogLevel;
+  shutdownGraceMs: number;
+  sandbox: SandboxConfig;
+}
+
+export type PersistenceConfig =
+  | { backend: 'memory' }
+  | { backend: 'sqlite'; path: string }
+  | { backend: 'postgres'; url: string; poolSize: number };
+
+/**
+ * One accepted API key. `id` is a fingerprint of the key (safe to log); the key itself never
+ * leaves this object. `scopes`, when set, are fixed for every request made with the key.
+ */
+export interface ApiKeyConfig {
+  id: string;
+  key: string;
+  scopes?: Record<string, string>;
+}
+
+export interface SandboxConfig {
+  backend: 'local' | 'docker';
+  docker: {
+    image: string;
+    network: string;
+    memoryLimit: string;
+    cpuLimit: number;
+    timeoutSeconds: number;
+  };
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const PERSISTENCE_BACKENDS = ['sqlite', 'postgres', 'memory'] as const;
+export const SANDBOX_BACKENDS = ['local', 'docker'] as const;
+
+/** Thrown by `loadConfig` with every invalid setting, so one restart fixes them all. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(
+      `Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
+        problems.map((p) => `  - ${p}`).join('\n'),
+    );
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+const SCOPE_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const API_KEY_PATTERN = /^[A-Za-z0-9._~+/=-]{16,512}$/;
+const MEMORY_LIMIT_PATTERN = /^\d+(\.\d+)?[bkmg]?$/i;
+
+const boolText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), {
+    message: 'expected true or false',
+  })
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+function intText(min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `expected an integer between ${min} and ${max}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `expected an integer between ${min} and ${max}`)
+        .max(max, `expected an integer between ${min} and ${max}`),
+    );
+}
+
+function positiveNumberText(max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, `expected a positive number up to ${max}`)
+    .transform(Number)
+    .pipe(z.number().gt(0, 'expected a number above 0').max(max, `expected at most ${max}`));
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+const byteSizeText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^\d+\s*(b|kb|mb|gb)?$/, 'expected a size in bytes such as 1048576, 512kb or 4mb')
+  .transform((v) => {
+    const match = /^(\d+)\s*([a-z]*)$/.exec(v);
+    return Number(match?.[1]) * (SIZE_UNITS[match?.[2] ?? ''] ?? 1);
+  })
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1024, 'expected at least 1kb')
+      .max(1024 ** 3, 'expected at most 1gb'),
+  );
+
+function enumText<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v): v is T[number] => (values as readonly string[]).includes(v), {
+      message: `expected one of ${values.join(', ')}`,
+    });
+}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** A stable, non-reversible name for a key, used in logs and as `Caller.apiKeyId`. */
+export function apiKeyFingerprint(key: string): string {
+  return `key_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Parses `COGNITION_API_KEYS`: comma-separated entries, each `key` or
+ * `key:scopeKey=value;scopeKey=value`. Keys are 16–512 characters of `A-Z a-z 0-9 . _ ~ + / = -`
+ * (so `,` `:` `;` can delimit); scope values may not contain `,` or `;`.
+ */
+export function parseApiKeys(raw: string, problems: string[]): ApiKeyConfig[] {
+  const name = 'COGNITION_API_KEYS';
+  const keys: ApiKeyConfig[] = [];
+  const seen = new Set<string>();
+  list(raw).forEach((entry, index) => {
+    const where = `${name} entry ${index + 1}`;
+    const colon = entry.indexOf(':');
+    const key = colon === -1 ? entry : entry.slice(0, colon);
+    if (!API_KEY_PATTERN.test(key)) {
+      problems.push(
+        `${where}: a key must be 16-512 characters of A-Z a-z 0-9 . _ ~ + / = - (the key is not shown)`,
+      );
+      return;
+    }
+    if (seen.has(key)) {
+      problems.push(`${where}: duplicate key`);
+      return;
+    }
+    seen.add(key);
+    const config: ApiKeyConfig = { id: apiKeyFingerprint(key), key };
+    if (colon !== -1) {
+      const scopes: Record<string, string> = {};
+      for (const pair of entry.slice(colon + 1).split(';')) {
+        const eq = pair.indexOf('=');
+        const scopeKey = eq === -1 ? '' : pair.slice(0, eq).trim().toLowerCase();
+        const value = eq === -1 ? '' : pair.slice(eq + 1).trim();
+        if (!SCOPE_KEY_PATTERN.test(scopeKey) || value.length === 0) {
+          problems.push(
+            `${where}: expected scopes as scopeKey=value;scopeKey=value, got "${pair}"`,
+          );
+          return;
+        }
+        scopes[scopeKey] = value;
+      }
+      config.scopes = scopes;
+    }
+    keys.push(config);
+  });
+  return keys;
+}
+
+/**
+ * Every setting: its environment variable, default and parser. The docs table
+ * (docs/configuration.md) lists exactly these; a spec keeps the two in step.
+ */
+export const SETTINGS = {
+  COGNITION_HOST: { default: '127.0.0.1', schema: z.string().trim().min(1, 'must not be empty') },
+  COGNITION_PORT: { default: '8000', schema: intText(0, 65535) },
+  COGNITION_WORKSPACE_ROOT: { default: '.', schema: z.string().trim().min(1, 'must not be empty') },
+  COGNITION_PERSISTENCE_BACKEND: { default: 'sqlite', schema: enumText(PERSISTENCE_BACKENDS) },
+  COGNITION_PERSISTENCE_URI: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_PERSISTENCE_POOL_SIZE: { default: '10', schema: intText(1, 1000) },
+  COGNITION_SCOPING_ENABLED: { default: 'false', schema: boolText },
+  COGNITION_SCOPE_KEYS: { default: 'user', schema: z.string() },
+  COGNITION_CORS_ORIGINS: { default: '', schema: z.string() },
+  COGNITION_API_KEYS: { default: '', schema: z.string() },
+  COGNITION_MAX_BODY_BYTES: { default: '4mb', schema: byteSizeText },
+  COGNITION_LOG_LEVEL: { default: 'info', schema: enumText(LOG_LEVELS) },
+  COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
+  COGNITION_SANDBOX_BACKEND: { default: 'local', schema: enumText(SANDBOX_BACKENDS) },
+  COGNITION_DOCKER_IMAGE: {
+    default: 'cognition-sandbox:latest',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[\w./:@-]+$/, 'expected a docker image reference'),
+  },
+  COGNITION_DOCKER_NETWORK: {
+    default: 'none',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[\w.-]+$/, 'expected a docker network name'),
+  },
+  COGNITION_DOCKER_MEMORY_LIMIT: {
+    default: '512m',
+    schema: z.string().trim().regex(MEMORY_LIMIT_PATTERN, 'expected a size such as 512m or 2g'),
+  },
+  COGNITION_DOCKER_CPU_LIMIT: { default: '1.0', schema: positiveNumberText(1024) },
+  COGNITION_DOCKER_TIMEOUT: { default: '300', schema: positiveNumberText(86400) },
+} as const;
+
+type SettingName = keyof typeof SETTINGS;
+type SettingValue<N extends SettingName> = z.output<(typeof SETTINGS)[N]['schema']>;
+
+/**
+ * Parses the configuration from `env` (default `process.env`). Throws `ConfigError` listing
+ * every invalid setting at once; never falls back silently (an unknown backend is an error
+ * naming the accepted values).
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): ServerConfig {
+  const problems: string[] = [];
+
+  function read<N extends SettingName>(name: N): SettingValue<N> | undefined {
+    const setting = SETTINGS[name];
+    const raw = env[name] === undefined || env[name] === '' ? setting.default : env[name];
+    if (raw === undefined) return undefined;
+    const result = (setting.schema as unknown as z.ZodType<SettingValue<N>>).safeParse(raw);
+    if (result.success) return result.data;
+    const message = result.error.issues[0]?.message ?? 'invalid value';
+    problems.push(`${name}: ${message} (got ${JSON.stringify(raw.slice(0, 80))})`);
+    return undefined;
+  }
+
+  const host = read('COGNITION_HOST');
+  const port = read('COGNITION_PORT');
+  const workspaceRoot = path.resolve(cwd, read('COGNITION_WORKSPACE_ROOT') ?? '.');
+  const backend = read('COGNITION_PERSISTENCE_BACKEND');
+  const uri = read('COGNITION_PERSISTENCE_URI');
+  const poolSize = read('COGNITION_PERSISTENCE_POOL_SIZE');
+  const scopingEnabled = read('COGNITION_SCOPING_ENABLED');
+  const scopeKeys = list(read('COGNITION_SCOPE_KEYS') ?? '').map((k) => k.toLowerCase());
+  const corsOrigins = list(read('COGNITION_CORS_ORIGINS') ?? '');
+  const apiKeys = parseApiKeys(read('COGNITION_API_KEYS') ?? '', problems);
+  const maxBodyBytes = read('COGNITION_MAX_BODY_BYTES');
+  const logLevel = read('COGNITION_LOG_LEVEL');
+  const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
+  const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
+  const dockerImage = read('COGNITION_DOCKER_IMAGE');
+  const dockerNetwork = read('COGNITION_DOCKER_NETWORK');
+  const dockerMemory = read('COGNITION_DOCKER_MEMORY_LIMIT');
+  const dockerCpu = read('COGNITION_DOCKER_CPU_LIMIT');
+  const dockerTimeout = read('COGNITION_DOCKER_TIMEOUT');
+
+  const persistence = resolvePersistence(backend, uri, poolSize, workspaceRoot, problems);
+
+  if (scopingEnabled) {
+    if (scopeKeys.length === 0) {
+      problems.push('COGNITION_SCOPE_KEYS: scoping is enabled but no scope keys are configured');
+    }
+    for (const key of scopeKeys) {
+      if (!SCOPE_KEY_PATTERN.test(key)) {
+        problems.push(
+          `COGNITION_SCOPE_KEYS: "${key}" is not a valid scope key (lowercase letters, digits, - and _)`,
+        );
+      }
+    }
+    if (new Set(scopeKeys).size !== scopeKeys.length) {
+      problems.push('COGNITION_SCOPE_KEYS: duplicate scope keys');
+    }
+  }
+  apiKeys.forEach((apiKey, index) => {
+    if (!apiKey.scopes) return;
+    if (!scopingEnabled) {
+      problems.push(
+        `COGNITION_API_KEYS entry ${index + 1}: carries scopes but COGNITION_SCOPING_ENABLED is false`,
+      );
+      return;
+    }
+    for (const key of Object.keys(apiKey.scopes)) {
+      if (!scopeKeys.includes(key)) {
+        problems.push(
+          `COGNITION_API_KEYS entry ${index + 1}: scope key "${key}" is not one of COGNITION_SCOPE_KEYS (${scopeKeys.join(', ')})`,
+        );
+      }
+    }
+  });
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !isOrigin(origin)) {
+      problems.push(
+        `COGNITION_CORS_ORIGINS: "${origin}" is not an origin (scheme://host[:port], or *)`,
+      );
+    }
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  // Every value below was parsed successfully (a failure would have added a problem).
+  return {
+    host: need(host),
+    port: need(port),
+    workspaceRoot,
+    persistence: need(persistence),
+    scoping: { enabled: need(scopingEnabled), keys: scopingEnabled ? scopeKeys : [] },
+    corsOrigins,
+    apiKeys,
+    maxBodyBytes: need(maxBodyBytes),
+    logLevel: need(logLevel),
+    shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
+    sandbox: {
+      backend: need(sandboxBackend),
+      docker: {
+        image: need(dockerImage),
+        network: need(dockerNetwork),
+        memoryLimit: need(dockerMemory),
+        cpuLimit: need(dockerCpu),
+        timeoutSeconds: need(dockerTimeout),
+      },
+    },
+  };
+}
+
+/** A setting that parsed (problems would have been thrown otherwise). */
+function need<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('a required setting was not parsed');
+  return value;
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+function resolvePersistence(
+  backend: (typeof PERSISTENCE_BACKENDS)[number] | undefined,
+  uri: string | undefined,
+  poolSize: number | undefined,
+  workspaceRoot: string,
+  problems: string[],
+): PersistenceConfig | undefined {
+  switch (backend) {
+    case undefined:
+      return undefined;
+    case 'memory':
+      return { backend: 'memory' };
+    case 'sqlite': {
+      const file = uri === undefined ? '.cognition/state.db' : stripSqliteScheme(uri);
+      return { backend: 'sqlite', path: path.resolve(workspaceRoot, file) };
+    }
+    case 'postgres': {
+      if (uri === undefined) {
+        problems.push(
+          'COGNITION_PERSISTENCE_URI: required when COGNITION_PERSISTENCE_BACKEND is postgres (postgresql://user:pass@host:5432/db)',
+        );
+        return undefined;
+      }
+      // The original Cognition accepted SQLAlchemy-style DSNs; the driver suffix means nothing here.
+      const url = uri.replace(/^postgres(ql)?\+\w+:\/\//, 'postgresql://');
+      if (!/^postgres(ql)?:\/\/[^/]/.test(url)) {
+        problems.push(
+          'COGNITION_PERSISTENCE_URI: expected a postgresql:// URL when the backend is postgres',
+        );
+        return undefined;
+      }
+      return { backend: 'postgres', url, poolSize: poolSize ?? 10 };
+    }
+  }
+}
+
+function stripSqliteScheme(uri: string): string {
+  return uri.replace(/^sqlite(\+\w+)?:\/\/\//, '').replace(/^file:/, '');
+}
+
+/** A one-line, secret-free description of the storage choice for the startup log. */
+export function describePersistence(persistence: PersistenceConfig): string {
+  switch (persistence.backend) {
+    case 'memory':
+      return 'memory (not persisted)';
+    case 'sqlite':
+      return `sqlite at ${persistence.path}`;
+    case 'postgres': {
+      const url = new URL(persistence.url);
+      if (url.password) url.password = '***';
+      return `postgres at ${url.toString()} (pool ${persistence.poolSize})`;
+    }
+  }
+}
+
+/** Base URL of the local server for `cognition health`, from `COGNITION_PORT` only. */
+export function healthUrlFromEnv(env: Env): string {
+  const port = /^\d{1,5}$/.test(env['COGNITION_PORT'] ?? '') ? env['COGNITION_PORT'] : '8000';
+  return `http://127.0.0.1:${port}`;
+}

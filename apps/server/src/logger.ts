@@ -1,0 +1,28 @@
+import pino from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+import type { LogLevel } from './env';
+
+/**
+ * Header paths never written to logs. API keys travel in `Authorization`; cookies and proxy
+ * credentials are redacted for the same reason.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+];
+
+/** The process logger: JSON lines on stdout (or `destination`, e.g. a test's capture stream). */
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'cognition' },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

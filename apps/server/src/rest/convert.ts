@@ -1,0 +1,144 @@
+import type { Message, Session, SessionConfig, StringMap } from '@cognition/contracts';
+import type { StorageHealth } from '@cognition/storage';
+import type { z } from 'zod';
+import type {
+  CreateSessionBody,
+  HealthBodyT,
+  MessageBodyT,
+  SessionBodyT,
+  SessionConfigBodyT,
+  UpdateSessionBody,
+} from './schemas';
+
+/*
+ * Field-by-field conversions between the REST wire shapes and the tRPC procedures' shapes.
+ * Written out rather than generic key conversion so that user maps (metadata, scopes, tool args)
+ * keep their keys exactly and the compiler checks every field of every shape.
+ */
+
+function configFromBody(body: SessionConfigBodyT): SessionConfig {
+  const config: SessionConfig = {};
+  if (body.provider_id !== undefined) config.providerId = body.provider_id;
+  if (body.model !== undefined) config.model = body.model;
+  if (body.temperature !== undefined) config.temperature = body.temperature;
+  if (body.max_tokens !== undefined) config.maxTokens = body.max_tokens;
+  return config;
+}
+
+function configToBody(config: SessionConfig): SessionConfigBodyT {
+  const body: SessionConfigBodyT = {};
+  if (config.providerId !== undefined) body.provider_id = config.providerId;
+  if (config.model !== undefined) body.model = config.model;
+  if (config.temperature !== undefined) body.temperature = config.temperature;
+  if (config.maxTokens !== undefined) body.max_tokens = config.maxTokens;
+  return body;
+}
+
+export function createSessionInput(body: z.output<typeof CreateSessionBody>): {
+  title?: string | null;
+  agentName?: string;
+  metadata?: StringMap;
+  config?: SessionConfig;
+} {
+  return {
+    ...(body.title !== undefined ? { title: body.title } : {}),
+    ...(body.agent_name !== undefined ? { agentName: body.agent_name } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...(body.config !== undefined ? { config: configFromBody(body.config) } : {}),
+  };
+}
+
+export function updateSessionInput(id: string, body: z.output<typeof UpdateSessionBody>) {
+  return {
+    id,
+    ...(body.title !== undefined ? { title: body.title } : {}),
+    ...(body.status !== undefined ? { status: body.status } : {}),
+    ...(body.agent_name !== undefined ? { agentName: body.agent_name } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...(body.config !== undefined ? { config: configFromBody(body.config) } : {}),
+    ...(body.expected_version !== undefined ? { expectedVersion: body.expected_version } : {}),
+  };
+}
+
+export function sessionToBody(session: Session): SessionBodyT {
+  return {
+    id: session.id,
+    thread_id: session.threadId,
+    title: session.title,
+    status: session.status,
+    agent_name: session.agentName,
+    config: configToBody(session.config),
+    scopes: session.scopes,
+    metadata: session.metadata,
+    message_count: session.messageCount,
+    version: session.version,
+    parent_id: session.parentId,
+    workspace_path: session.workspacePath,
+    created_at: session.createdAt.toISOString(),
+    updated_at: session.updatedAt.toISOString(),
+  };
+}
+
+export function messageToBody(message: Message): MessageBodyT {
+  return {
+    id: message.id,
+    session_id: message.sessionId,
+    role: message.role,
+    content: message.content,
+    tool_calls: message.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      args: call.args,
+    })),
+    tool_call_id: message.toolCallId,
+    token_count: message.tokenCount,
+    model_used: message.modelUsed,
+    parent_id: message.parentId,
+    metadata: message.metadata,
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
+/** The breaker figures `/health` reports; fields a snapshot does not carry are left out. */
+export interface BreakerFigures {
+  name: string;
+  state: 'CLOSED' | 'OPEN' | 'HALF_OPEN';
+  totalCalls?: number;
+  failedCalls?: number;
+  rejectedCalls?: number;
+  consecutiveFailures?: number;
+  openedAt?: Date | null;
+}
+
+export function healthToBody(health: {
+  status: 'healthy' | 'degraded';
+  version: string;
+  activeSessions: number | null;
+  storage: StorageHealth;
+  circuitBreakers: readonly BreakerFigures[];
+}): HealthBodyT {
+  const storage = health.storage;
+  return {
+    status: health.status,
+    version: health.version,
+    active_sessions: health.activeSessions,
+    storage: {
+      backend: storage.backend,
+      ok: storage.ok,
+      latency_ms: storage.latencyMs,
+      ...(storage.pool ? { pool: { ...storage.pool } } : {}),
+      ...(storage.error !== undefined ? { error: storage.error } : {}),
+    },
+    circuit_breakers: health.circuitBreakers.map((b) => ({
+      name: b.name,
+      state: b.state,
+      ...(b.totalCalls !== undefined ? { total_calls: b.totalCalls } : {}),
+      ...(b.failedCalls !== undefined ? { failed_calls: b.failedCalls } : {}),
+      ...(b.rejectedCalls !== undefined ? { rejected_calls: b.rejectedCalls } : {}),
+      ...(b.consecutiveFailures !== undefined
+        ? { consecutive_failures: b.consecutiveFailures }
+        : {}),
+      ...(b.openedAt !== undefined ? { opened_at: b.openedAt?.toISOString() ?? null } : {}),
+    })),
+  };
+}

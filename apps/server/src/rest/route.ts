@@ -1,0 +1,85 @@
+import type { createCaller } from '@cognition/api';
+import type { z } from 'zod';
+
+/** The typed tRPC caller the REST adapters delegate to. */
+export type ApiCaller = ReturnType<typeof createCaller>;
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+type ObjectSchema = z.ZodObject;
+
+/**
+ * How a route finds out who is calling:
+ * - `required`: `resolveCaller` must succeed: key (401) and every scope header (403);
+ * - `key`: a valid key is needed when keys are configured, scope headers are not (readiness
+ *   probes and the API description are not tenant data);
+ * - `optional`: an anonymous caller is accepted (health probes from load balancers carry no
+ *   key and no scope) and the route is told so; a wrong key is still a 401.
+ */
+export type CallerPolicy = 'required' | 'key' | 'optional';
+
+export interface RouteInput<P extends ObjectSchema, Q extends ObjectSchema, B extends z.ZodType> {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+  /** Query parameters the route's query schema does not declare (e.g. `metadata.<key>`). */
+  extraQuery: Record<string, string | string[]>;
+  api: ApiCaller;
+  /** false when an `optional` route was called without a usable key or scope. */
+  identified: boolean;
+  /** true once graceful shutdown began. */
+  shuttingDown: boolean;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/**
+ * One REST route: its wire shapes (used to validate requests and to generate the OpenAPI
+ * document, so the two cannot disagree) and a thin handler that calls tRPC procedures.
+ */
+export interface RestRoute<
+  P extends ObjectSchema = ObjectSchema,
+  Q extends ObjectSchema = ObjectSchema,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  /** OpenAPI-style path (`/sessions/{id}`); Express's `:id` form is derived from it. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  caller: CallerPolicy;
+  request: {
+    params?: P;
+    query?: Q;
+    /** Collects query parameters with this prefix instead of rejecting them as unknown. */
+    extraQueryPrefix?: string;
+    body?: B;
+    /** Example bodies; the OpenAPI spec validates them against the generated document. */
+    examples?: Record<string, unknown>;
+  };
+  responses: Record<number, ResponseSpec>;
+  handle(input: RouteInput<P, Q, B>): Promise<RouteResult>;
+}
+
+/** Keeps each route's handler typed by its own schemas while the table holds them uniformly. */
+export function defineRoute<
+  P extends ObjectSchema = ObjectSchema,
+  Q extends ObjectSchema = ObjectSchema,
+  B extends z.ZodType = z.ZodType,
+>(route: RestRoute<P, Q, B>): RestRoute {
+  return route;
+}
+
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}

@@ -1,0 +1,286 @@
+import { ApiError } from '@cognition/api';
+import {
+  createSessionInput,
+  healthToBody,
+  messageToBody,
+  sessionToBody,
+  updateSessionInput,
+} from './convert';
+import type { RestRoute, ResponseSpec } from './route';
+import { defineRoute } from './route';
+import {
+  CreateSessionBody,
+  ErrorBodySchema,
+  HealthBody,
+  ListMessagesQuery,
+  ListSessionsQuery,
+  MessageBody,
+  MessageIdParams,
+  MessageListBody,
+  METADATA_QUERY_PREFIX,
+  ReadyBody,
+  SessionBody,
+  SessionIdParams,
+  SessionListBody,
+  UpdateSessionBody,
+} from './schemas';
+
+function error(description: string): ResponseSpec {
+  return { description, schema: ErrorBodySchema };
+}
+
+/** Failures every caller-identified route can answer with. */
+const CALLER_ERRORS = {
+  401: error('Missing or invalid API key (when API keys are configured)'),
+  403: error('A required X-Cognition-Scope-* header is missing (when scoping is enabled)'),
+};
+const SESSION_NOT_FOUND = error("Session not found (or outside the caller's scope)");
+const INVALID = error('Invalid input; `errors` lists the offending fields');
+const BODY_ERRORS = {
+  400: error('Malformed JSON body'),
+  413: error('Body larger than COGNITION_MAX_BODY_BYTES'),
+};
+
+/**
+ * The REST compatibility surface: the original Cognition's paths and snake_case shapes, each a
+ * thin adapter over one tRPC procedure. The app mounts exactly these and the OpenAPI document
+ * describes exactly these.
+ */
+export const REST_ROUTES: RestRoute[] = [
+  defineRoute({
+    method: 'post',
+    path: '/sessions',
+    operationId: 'createSession',
+    summary: 'Create a session',
+    description: "Creates an `active` session in the caller's scope.",
+    tag: 'sessions',
+    caller: 'required',
+    request: {
+      body: CreateSessionBody,
+      examples: {
+        minimal: { title: 'My session' },
+        withAgent: { title: 'Code review', agent_name: 'readonly' },
+        withMetadata: {
+          title: 'PR review session',
+          metadata: { workflow_id: 'pr-review', repository: 'myorg/myrepo', pr_number: '42' },
+          config: { model: 'gpt-4o-mini', temperature: 0.2 },
+        },
+      },
+    },
+    responses: {
+      201: { description: 'The created session', schema: SessionBody },
+      ...CALLER_ERRORS,
+      ...BODY_ERRORS,
+      422: INVALID,
+    },
+    async handle({ api, body }) {
+      const session = await api.sessions.create(createSessionInput(body));
+      return { status: 201, body: sessionToBody(session) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sessions',
+    operationId: 'listSessions',
+    summary: 'List sessions',
+    description:
+      "Sessions in the caller's scope, most recently updated first. Filter by metadata with " +
+      '`metadata.<key>=<value>` query parameters (all must match), e.g. ' +
+      '`?metadata.repository=myorg/myrepo&metadata.pr_number=42`.',
+    tag: 'sessions',
+    caller: 'required',
+    request: { query: ListSessionsQuery, extraQueryPrefix: METADATA_QUERY_PREFIX },
+    responses: {
+      200: { description: 'One page of sessions and the total', schema: SessionListBody },
+      ...CALLER_ERRORS,
+      422: INVALID,
+    },
+    async handle({ api, query, extraQuery }) {
+      const metadata: Record<string, string> = {};
+      for (const [name, value] of Object.entries(extraQuery)) {
+        // A repeated predicate cannot match one value; reject rather than guess.
+        if (Array.isArray(value)) throw repeatedQuery(name);
+        metadata[name.slice(METADATA_QUERY_PREFIX.length)] = value;
+      }
+      const page = await api.sessions.list({
+        ...(query.status !== undefined ? { status: query.status } : {}),
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+        ...(query.offset !== undefined ? { offset: query.offset } : {}),
+        ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+      });
+      return {
+        status: 200,
+        body: { sessions: page.sessions.map(sessionToBody), total: page.total },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sessions/{id}',
+    operationId: 'getSession',
+    summary: 'Get a session',
+    tag: 'sessions',
+    caller: 'required',
+    request: { params: SessionIdParams },
+    responses: {
+      200: { description: 'The session', schema: SessionBody },
+      ...CALLER_ERRORS,
+      404: SESSION_NOT_FOUND,
+      422: INVALID,
+    },
+    async handle({ api, params }) {
+      return { status: 200, body: sessionToBody(await api.sessions.get({ id: params.id })) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/sessions/{id}',
+    operationId: 'updateSession',
+    summary: 'Update a session',
+    description:
+      'Updates title, status, agent_name, metadata and/or config (metadata and config replace ' +
+      'the stored value whole). With `expected_version`, the write applies only if the stored ' +
+      'version still equals it (409 otherwise).',
+    tag: 'sessions',
+    caller: 'required',
+    request: {
+      params: SessionIdParams,
+      body: UpdateSessionBody,
+      examples: {
+        config: { config: { model: 'gpt-4o-mini', temperature: 0.2 } },
+        metadata: { metadata: { workflow_id: 'pr-review', pr_number: '42' }, expected_version: 1 },
+        agent: { agent_name: 'security-auditor', status: 'suspended' },
+      },
+    },
+    responses: {
+      200: { description: 'The updated session', schema: SessionBody },
+      ...CALLER_ERRORS,
+      ...BODY_ERRORS,
+      404: SESSION_NOT_FOUND,
+      409: error('expected_version differs from the stored version'),
+      422: INVALID,
+    },
+    async handle({ api, params, body }) {
+      const session = await api.sessions.update(updateSessionInput(params.id, body));
+      return { status: 200, body: sessionToBody(session) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/sessions/{id}',
+    operationId: 'deleteSession',
+    summary: 'Delete a session',
+    description: 'Deletes the session with its messages, runs, checkpoints and thread memory.',
+    tag: 'sessions',
+    caller: 'required',
+    request: { params: SessionIdParams },
+    responses: {
+      204: { description: 'Deleted' },
+      ...CALLER_ERRORS,
+      404: SESSION_NOT_FOUND,
+      422: INVALID,
+    },
+    async handle({ api, params }) {
+      await api.sessions.delete({ id: params.id });
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sessions/{id}/messages',
+    operationId: 'listMessages',
+    summary: 'List the messages of a session',
+    description: 'Thread order, oldest first; `limit` defaults to 50.',
+    tag: 'messages',
+    caller: 'required',
+    request: { params: SessionIdParams, query: ListMessagesQuery },
+    responses: {
+      200: { description: 'One page of messages', schema: MessageListBody },
+      ...CALLER_ERRORS,
+      404: SESSION_NOT_FOUND,
+      422: INVALID,
+    },
+    async handle({ api, params, query }) {
+      const page = await api.messages.list({
+        sessionId: params.id,
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+        ...(query.offset !== undefined ? { offset: query.offset } : {}),
+      });
+      return {
+        status: 200,
+        body: {
+          messages: page.messages.map(messageToBody),
+          total: page.total,
+          has_more: page.hasMore,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sessions/{id}/messages/{mid}',
+    operationId: 'getMessage',
+    summary: 'Get one message of a session',
+    tag: 'messages',
+    caller: 'required',
+    request: { params: MessageIdParams },
+    responses: {
+      200: { description: 'The message', schema: MessageBody },
+      ...CALLER_ERRORS,
+      404: error('Session or message not found (a message of another session is not found)'),
+      422: INVALID,
+    },
+    async handle({ api, params }) {
+      const message = await api.messages.get({ sessionId: params.id, messageId: params.mid });
+      return { status: 200, body: messageToBody(message) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/health',
+    operationId: 'health',
+    summary: 'Service health',
+    description:
+      'Open to every caller (no key needed). `active_sessions` counts active sessions in the ' +
+      "caller's scope and is null for a caller that presented no key (when keys are configured) " +
+      'or not every scope header (when scoping is enabled). Always 200; read `status`.',
+    tag: 'operations',
+    caller: 'optional',
+    request: {},
+    responses: {
+      200: { description: 'Health report', schema: HealthBody },
+      401: error('An API key was presented and is wrong'),
+    },
+    async handle({ api, identified }) {
+      const report = await api.health.get();
+      const activeSessions = identified ? report.activeSessions : null;
+      return { status: 200, body: healthToBody({ ...report, activeSessions }) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ready',
+    operationId: 'ready',
+    summary: 'Readiness',
+    description: '200 once storage answers; 503 before that and while shutting down.',
+    tag: 'operations',
+    caller: 'key',
+    request: {},
+    responses: {
+      200: { description: 'Ready', schema: ReadyBody },
+      401: error('Missing or invalid API key (when API keys are configured)'),
+      503: { description: 'Not ready', schema: ReadyBody },
+    },
+    async handle({ api, shuttingDown }) {
+      // A draining node reports not-ready so load balancers stop sending it new work.
+      const ready = !shuttingDown && (await api.health.ready()).ready;
+      return { status: ready ? 200 : 503, body: { ready } };
+    },
+  }),
+];
+
+function repeatedQuery(name: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `Query parameter ${name} was given more than once`, {
+    issues: [{ path: `query.${name}`, message: 'given more than once' }],
+  });
+}

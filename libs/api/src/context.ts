@@ -1,0 +1,64 @@
+import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
+import type {
+  MessageStore,
+  RunStore,
+  Scope,
+  SessionStore,
+  StorageBackendKind,
+  StorageHealth,
+} from '@cognition/storage';
+
+/** One circuit breaker's figures as reported by `health.get` (a `CircuitBreakerRegistry` snapshot). */
+export type BreakerSnapshot = CircuitBreakerSnapshot;
+
+/**
+ * The part of the storage port the API uses; every `StorageBackend` satisfies it. Deliberately
+ * not `StorageBackend` itself: the router's type ships in the client package's `.d.ts`, and the
+ * checkpointer/store members would drag LangGraph's types into every client.
+ */
+export interface ApiStorage {
+  readonly kind: StorageBackendKind;
+  readonly sessions: SessionStore;
+  readonly messages: MessageStore;
+  readonly runs: RunStore;
+  healthCheck(): Promise<StorageHealth>;
+}
+
+/**
+ * Everything a procedure may touch. Handlers get services only from here (never from module
+ * singletons), so a test builds a context around memory storage and calls the router directly.
+ */
+export interface ApiServices {
+  storage: ApiStorage;
+  breakers: { snapshots(): BreakerSnapshot[] };
+  /** The server's version string, reported by `health.get`. */
+  version: string;
+}
+
+/**
+ * Who is calling, as established by `resolveCaller` from the request headers.
+ * `scope` is the caller's tenant scope: every session-addressed storage call passes it, so a
+ * session outside it behaves exactly like a missing one. The empty scope sees everything
+ * (scoping disabled).
+ */
+export interface Caller {
+  scope: Scope;
+  /** Id (never the secret) of the API key that authenticated the request, when keys are configured. */
+  apiKeyId?: string;
+}
+
+/** The tRPC context of every procedure. */
+export interface ApiContext {
+  services: ApiServices;
+  caller: Caller;
+  /** Correlates logs and error reports of one request. */
+  requestId: string;
+}
+
+export function createApiContext(
+  services: ApiServices,
+  caller: Caller,
+  requestId: string,
+): ApiContext {
+  return { services, caller, requestId };
+}

@@ -1,0 +1,11 @@
+export { appRouter } from './routers/app';
+export type { AppRouter } from './routers/app';
+export { createCaller } from './caller';
+export { createApiContext } from './context';
+export type { ApiContext, ApiServices, ApiStorage, BreakerSnapshot, Caller } from './context';
+export { resolveCaller, scopeHeaderName } from './auth';
+export type { ApiKeyConfig, AuthConfig, RequestHeaders, ResolveCallerOptions } from './auth';
+export { ApiError, describeError, errorCodeToStatus, toHttpError, toTRPCError } from './errors';
+export type { DescribedError } from './errors';
+export type { HealthReport } from './routers/health/health.handler';
+export type { RouterInputs, RouterOutputs } from './types';

@@ -1,0 +1,14 @@
+import { router } from '../trpc';
+import { healthRouter } from './health/health.router';
+import { messagesRouter } from './messages/messages.router';
+import { sessionsRouter } from './sessions/sessions.router';
+
+/** The whole tRPC API: one router per domain. */
+export const appRouter = router({
+  sessions: sessionsRouter,
+  messages: messagesRouter,
+  health: healthRouter,
+});
+
+/** The router's type: all a client needs (`import type` only). */
+export type AppRouter = typeof appRouter;

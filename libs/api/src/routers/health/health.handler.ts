@@ -1,0 +1,68 @@
+import type { StorageHealth } from '@cognition/storage';
+import type { ApiContext, BreakerSnapshot } from '../../context';
+
+/**
+ * Service health. `degraded` when storage does not answer or any circuit breaker is OPEN.
+ * `activeSessions` counts `active` sessions within the caller's scope; null when storage
+ * could not be asked.
+ */
+export interface HealthReport {
+  status: 'healthy' | 'degraded';
+  version: string;
+  activeSessions: number | null;
+  storage: StorageHealth;
+  circuitBreakers: BreakerSnapshot[];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function checkStorage(ctx: ApiContext): Promise<StorageHealth> {
+  const { storage } = ctx.services;
+  const started = Date.now();
+  try {
+    return await storage.healthCheck();
+  } catch (error) {
+    // A health check that throws is itself the answer: storage is down.
+    return {
+      backend: storage.kind,
+      ok: false,
+      latencyMs: Date.now() - started,
+      error: messageOf(error),
+    };
+  }
+}
+
+async function countActiveSessions(ctx: ApiContext): Promise<number | null> {
+  try {
+    const page = await ctx.services.storage.sessions.list(
+      { status: 'active', limit: 1 },
+      ctx.caller.scope,
+    );
+    return page.total;
+  } catch {
+    return null;
+  }
+}
+
+export async function healthHandler({ ctx }: { ctx: ApiContext }): Promise<HealthReport> {
+  const storage = await checkStorage(ctx);
+  const activeSessions = storage.ok ? await countActiveSessions(ctx) : null;
+  const circuitBreakers = ctx.services.breakers.snapshots();
+  const healthy =
+    storage.ok && activeSessions !== null && circuitBreakers.every((b) => b.state !== 'OPEN');
+  return {
+    status: healthy ? 'healthy' : 'degraded',
+    version: ctx.services.version,
+    activeSessions,
+    storage,
+    circuitBreakers,
+  };
+}
+
+/** Readiness: true once storage answers its health check. */
+export async function readyHandler({ ctx }: { ctx: ApiContext }): Promise<{ ready: boolean }> {
+  const storage = await checkStorage(ctx);
+  return { ready: storage.ok };
+}

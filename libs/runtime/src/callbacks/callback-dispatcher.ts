@@ -1,0 +1,190 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
+
+/** The JSON body POSTed to a run's `callbackUrl` once the run ended. */
+export interface CompletionPayload {
+  session_id: string;
+  /** The final assistant message, or null when the run produced none. */
+  message_id: string | null;
+  run_id: string;
+  /** The run's final status: completed | failed | aborted | interrupted. */
+  status: string;
+  /** The final assistant text ('' when none). */
+  output: string;
+  token_usage: { input: number; output: number };
+  model_used: string | null;
+  /** ISO 8601. */
+  completed_at: string;
+  /** Why the run did not complete (null when it did). */
+  error: { code: string; message: string } | null;
+}
+
+/** One delivery attempt as recorded (kept in memory; see README for the storage table needed). */
+export interface CallbackAttempt {
+  runId: string;
+  deliveryId: string;
+  url: string;
+  /** 1-based. */
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  /** HTTP status, or null when no response arrived. */
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+}
+
+export interface CallbackOptions {
+  /** HMAC-SHA256 key; when set every request carries `X-Cognition-Signature: sha256=<hex>`. */
+  secret?: string;
+  /** Attempts in total, first included. Default 5. */
+  maxAttempts?: number;
+  /** Delay before the second attempt; doubles each time. Default 1000 ms. */
+  initialDelayMs?: number;
+  /** Cap of the delay between attempts. Default 30 000 ms. */
+  maxDelayMs?: number;
+  /** Per-attempt time limit. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Runs whose attempts are remembered (oldest forgotten first). Default 10 000. */
+  maxRecordedRuns?: number;
+  logger?: Logger;
+}
+
+export const SIGNATURE_HEADER = 'x-cognition-signature';
+export const DELIVERY_HEADER = 'x-cognition-delivery';
+
+/** `sha256=<hex>` of the raw body, as sent in `X-Cognition-Signature`. */
+export function signPayload(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** 4xx other than 408 and 429 means the receiver rejected the payload: retrying cannot help. */
+function isRetryable(status: number | null): boolean {
+  return status === null || status >= 500 || status === 408 || status === 429;
+}
+
+/**
+ * Delivers completion callbacks: POST with JSON body, optional HMAC signature, bounded
+ * exponential backoff. Delivery is at-least-once per attempt sequence (a receiver should
+ * de-duplicate by `X-Cognition-Delivery`, which stays the same across the retries of one run).
+ */
+export class CallbackDispatcher {
+  private readonly attemptsByRun = new Map<string, CallbackAttempt[]>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly closing = new AbortController();
+  private readonly maxAttempts: number;
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly timeoutMs: number;
+  private readonly maxRecordedRuns: number;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: CallbackOptions = {}) {
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.initialDelayMs = options.initialDelayMs ?? 1000;
+    this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxRecordedRuns = options.maxRecordedRuns ?? 10_000;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Starts delivering in the background; the promise settles when delivery ended either way. */
+  dispatch(url: string, payload: CompletionPayload): Promise<void> {
+    const delivery = this.deliver(url, payload).finally(() => this.pending.delete(delivery));
+    this.pending.add(delivery);
+    return delivery;
+  }
+
+  /** Every attempt for the run, oldest first (empty when it had no callback). */
+  attempts(runId: string): CallbackAttempt[] {
+    return [...(this.attemptsByRun.get(runId) ?? [])];
+  }
+
+  /** Stops retrying (an attempt in flight is cancelled) and waits for deliveries to settle. */
+  async close(): Promise<void> {
+    this.closing.abort();
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private record(attempt: CallbackAttempt): void {
+    let list = this.attemptsByRun.get(attempt.runId);
+    if (!list) {
+      list = [];
+      this.attemptsByRun.set(attempt.runId, list);
+      if (this.attemptsByRun.size > this.maxRecordedRuns) {
+        const oldest = this.attemptsByRun.keys().next().value;
+        if (oldest !== undefined) this.attemptsByRun.delete(oldest);
+      }
+    }
+    list.push(attempt);
+  }
+
+  private async deliver(url: string, payload: CompletionPayload): Promise<void> {
+    const body = JSON.stringify(payload);
+    const deliveryId = randomUUID();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'cognition-callback/1',
+      [DELIVERY_HEADER]: deliveryId,
+    };
+    if (this.options.secret !== undefined)
+      headers[SIGNATURE_HEADER] = signPayload(this.options.secret, body);
+    let delay = this.initialDelayMs;
+    for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
+      if (this.closing.signal.aborted) return;
+      const startedAt = new Date();
+      let status: number | null = null;
+      let error: string | null = null;
+      try {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers,
+          body,
+          redirect: 'error',
+          signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
+        });
+        status = response.status;
+        await response.body?.cancel();
+        if (!response.ok) error = `HTTP ${response.status}`;
+      } catch (caught) {
+        error = caught instanceof Error ? caught.message : String(caught);
+      }
+      const ok = error === null;
+      this.record({
+        runId: payload.run_id,
+        deliveryId,
+        url,
+        attempt,
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
+        status,
+        ok,
+        error,
+      });
+      if (ok) return;
+      if (!isRetryable(status) || attempt === this.maxAttempts) {
+        this.logger.warn(
+          { runId: payload.run_id, url, attempt, status, error },
+          'completion callback delivery failed for good',
+        );
+        return;
+      }
+      await sleep(delay, this.closing.signal);
+      delay = Math.min(delay * 2, this.maxDelayMs);
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,59 @@
+import type { ErrorCode, FieldIssue } from '@cognition/contracts';
+
+export type RuntimeErrorCode = Extract<
+  ErrorCode,
+  | 'VALIDATION_ERROR'
+  | 'SESSION_NOT_FOUND'
+  | 'RUN_NOT_FOUND'
+  | 'CONFLICT'
+  | 'RUN_IN_PROGRESS'
+  | 'PROVIDER_CONFIG_ERROR'
+  | 'PROVIDER_ERROR'
+  | 'CIRCUIT_OPEN'
+  | 'ABORTED'
+  | 'TIMEOUT'
+  | 'UNAVAILABLE'
+  | 'INTERNAL_ERROR'
+>;
+
+/**
+ * The typed error of the runtime. `issues` names the offending fields of a rejected input
+ * (`config.model`, `agentName`, `providers[0].apiKey`, ...), so the API can answer 422 with them.
+ * Storage errors (e.g. RUN_IN_PROGRESS) pass through the runtime unchanged.
+ */
+export class RuntimeError extends Error {
+  override readonly name = 'RuntimeError';
+  constructor(
+    readonly code: RuntimeErrorCode,
+    message: string,
+    readonly details: { issues?: FieldIssue[]; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  }
+
+  get issues(): FieldIssue[] {
+    return this.details.issues ?? [];
+  }
+
+  /** A VALIDATION_ERROR about one field. */
+  static field(path: string, message: string): RuntimeError {
+    return new RuntimeError('VALIDATION_ERROR', `${path}: ${message}`, {
+      issues: [{ path, message }],
+    });
+  }
+}
+
+export function isRuntimeError(error: unknown): error is RuntimeError {
+  return error instanceof RuntimeError;
+}
+
+/** Best-effort human-readable text of anything thrown. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

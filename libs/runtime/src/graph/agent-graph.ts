@@ -1,0 +1,89 @@
+import type { Todo } from '@cognition/contracts';
+import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { isAIMessage } from '@langchain/core/messages';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { Annotation, END, START, StateGraph, messagesStateReducer } from '@langchain/langgraph';
+
+/**
+ * The state of an agent thread, checkpointed after every step: the conversation (LangGraph's
+ * messages reducer: append, replace by id) and the current plan (replaced whole).
+ */
+export const AgentStateAnnotation = Annotation.Root({
+  messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
+  todos: Annotation<Todo[]>({ reducer: (_previous, next) => next, default: () => [] }),
+});
+export type AgentState = typeof AgentStateAnnotation.State;
+
+/** The behaviour the graph delegates to the run that executes it. */
+export interface AgentGraphSteps {
+  /** One model call over the thread; null when there is nothing to record (aborted early). */
+  callModel(messages: BaseMessage[]): Promise<AIMessage | null>;
+  /** Answers every tool call of `message`, in order. Never throws for a tool failure. */
+  runTools(
+    message: AIMessage,
+    todos: readonly Todo[],
+  ): Promise<{ messages: ToolMessage[]; todos?: Todo[] }>;
+  /** True once the run was aborted: the loop ends after the current step. */
+  stopped(): boolean;
+}
+
+function lastAiMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
+  const last = messages[messages.length - 1];
+  return last && isAIMessage(last) ? last : undefined;
+}
+
+/**
+ * model -> (tool calls?) tools -> model ... -> END. An assistant message with tool calls always
+ * goes through `tools`, even after an abort (which then answers "not run"), so the checkpoint
+ * never holds a tool call without its result — providers reject such a history.
+ */
+export function createAgentGraph(steps: AgentGraphSteps, checkpointer?: BaseCheckpointSaver) {
+  return new StateGraph(AgentStateAnnotation)
+    .addNode('model', async (state: AgentState) => {
+      const message = await steps.callModel(state.messages);
+      return { messages: message ? [message] : [] };
+    })
+    .addNode('tools', async (state: AgentState) => {
+      const message = lastAiMessage(state.messages);
+      if (!message) return { messages: [] };
+      const result = await steps.runTools(message, state.todos);
+      return result.todos
+        ? { messages: result.messages, todos: result.todos }
+        : { messages: result.messages };
+    })
+    .addEdge(START, 'model')
+    .addConditionalEdges(
+      'model',
+      (state: AgentState) => {
+        const message = lastAiMessage(state.messages);
+        return message && (message.tool_calls?.length ?? 0) > 0 ? 'tools' : END;
+      },
+      ['tools', END],
+    )
+    .addConditionalEdges('tools', () => (steps.stopped() ? END : 'model'), ['model', END])
+    .compile({ checkpointer });
+}
+
+/**
+ * Tool calls of the thread's last assistant message that have no result (the process died while
+ * tools ran). They must be answered before the next model call.
+ */
+export function danglingToolCalls(
+  messages: readonly BaseMessage[],
+): { id: string; name: string }[] {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i];
+    if (!message || !isAIMessage(message)) continue;
+    const answered = new Set(
+      messages
+        .slice(i + 1)
+        .map((m) => (m as { tool_call_id?: string }).tool_call_id)
+        .filter((id): id is string => typeof id === 'string'),
+    );
+    return (message.tool_calls ?? [])
+      .filter((call): call is typeof call & { id: string } => typeof call.id === 'string')
+      .filter((call) => !answered.has(call.id))
+      .map((call) => ({ id: call.id, name: call.name }));
+  }
+  return [];
+}

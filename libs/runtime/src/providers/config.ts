@@ -1,0 +1,253 @@
+import type { FieldIssue } from '@cognition/contracts';
+import { toFieldIssues } from '@cognition/contracts';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { RuntimeError } from '../errors';
+
+export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai_compatible'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** USD per million tokens. */
+export const PriceSchema = z.strictObject({
+  inputPerMillion: z.number().min(0),
+  outputPerMillion: z.number().min(0),
+});
+export type Price = z.infer<typeof PriceSchema>;
+
+/**
+ * One configured LLM endpoint. `model` is its default model; it serves `model` plus `models`.
+ * Lower `priority` wins: the default provider is the enabled one with the lowest priority
+ * (ties keep configuration order).
+ */
+export const ProviderConfigSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, 'provider ids are letters, digits, ., - and _'),
+    kind: z.enum(PROVIDER_KINDS),
+    model: z.string().min(1).max(256),
+    apiKey: z.string().min(1).optional(),
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    priority: z.number().int().default(100),
+    enabled: z.boolean().default(true),
+    models: z.array(z.string().min(1).max(256)).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).optional(),
+    /** Retries of a failed request (429, 5xx, network) by the LangChain client. */
+    maxRetries: z.number().int().min(0).max(10).default(2),
+    /** Per-request timeout. */
+    timeoutMs: z.number().int().min(1).default(120_000),
+  })
+  .superRefine((provider, ctx) => {
+    if (!provider.enabled) return;
+    if (provider.kind !== 'openai_compatible' && provider.apiKey === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['apiKey'], message: `required for ${provider.kind}` });
+    }
+    if (provider.kind === 'openai_compatible' && provider.baseUrl === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
+        message: 'required for openai_compatible',
+      });
+    }
+  });
+export type ProviderConfig = z.output<typeof ProviderConfigSchema>;
+export type ProviderConfigInput = z.input<typeof ProviderConfigSchema>;
+
+/** Typed LLM configuration of the runtime. `prices` extends and overrides the built-in table. */
+export const LlmConfigSchema = z
+  .strictObject({
+    providers: z.array(ProviderConfigSchema).default([]),
+    prices: z.record(z.string().min(1), PriceSchema).default({}),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.providers.forEach((provider, index) => {
+      if (seen.has(provider.id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', index, 'id'],
+          message: `duplicate provider id "${provider.id}"`,
+        });
+      }
+      seen.add(provider.id);
+    });
+  });
+export type LlmConfig = z.output<typeof LlmConfigSchema>;
+export type LlmConfigInput = z.input<typeof LlmConfigSchema>;
+
+function configError(issues: FieldIssue[], prefix?: string): RuntimeError {
+  const named = issues.map((i) => ({
+    path: prefix ? `${prefix}: ${i.path}` : i.path,
+    message: i.message,
+  }));
+  return new RuntimeError(
+    'PROVIDER_CONFIG_ERROR',
+    `Invalid LLM provider configuration: ${named.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    { issues: named },
+  );
+}
+
+/** Validates a typed configuration (e.g. built by hand or by tests). */
+export function parseLlmConfig(input: unknown): LlmConfig {
+  const result = LlmConfigSchema.safeParse(input ?? {});
+  if (!result.success) throw configError(toFieldIssues(result.error));
+  return result.data;
+}
+
+/**
+ * The plain values the server reads from its environment (the runtime never reads
+ * `process.env` itself).
+ */
+export interface LlmEnvValues {
+  /** `COGNITION_LLM_PROVIDER`: openai | anthropic | openai_compatible. */
+  provider?: string;
+  /** `COGNITION_LLM_MODEL`. */
+  model?: string;
+  /** `OPENAI_API_KEY`. */
+  openaiApiKey?: string;
+  /** `ANTHROPIC_API_KEY`. */
+  anthropicApiKey?: string;
+  /** `COGNITION_OPENAI_COMPATIBLE_BASE_URL`. */
+  openaiCompatibleBaseUrl?: string;
+  /** `COGNITION_OPENAI_COMPATIBLE_API_KEY`. */
+  openaiCompatibleApiKey?: string;
+  /** An optional providers file (JSON or YAML `{ providers: [...], prices: {...} }`). */
+  providersFile?: { path: string; content: string };
+}
+
+const ENV_NAMES = {
+  provider: 'COGNITION_LLM_PROVIDER',
+  model: 'COGNITION_LLM_MODEL',
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  baseUrl: 'COGNITION_OPENAI_COMPATIBLE_BASE_URL',
+  compatibleKey: 'COGNITION_OPENAI_COMPATIBLE_API_KEY',
+} as const;
+
+/** Priority of the provider defined by environment variables: it beats file providers. */
+export const ENV_PROVIDER_PRIORITY = 0;
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** Credentials from the environment fill in what a provider entry leaves out. */
+function withEnvDefaults(
+  provider: Record<string, unknown>,
+  env: LlmEnvValues,
+): Record<string, unknown> {
+  const out = { ...provider };
+  if (out.apiKey === undefined) {
+    const key =
+      out.kind === 'openai'
+        ? env.openaiApiKey
+        : out.kind === 'anthropic'
+          ? env.anthropicApiKey
+          : out.kind === 'openai_compatible'
+            ? env.openaiCompatibleApiKey
+            : undefined;
+    if (blankToUndefined(key) !== undefined) out.apiKey = blankToUndefined(key);
+  }
+  if (out.kind === 'openai_compatible' && out.baseUrl === undefined) {
+    const baseUrl = blankToUndefined(env.openaiCompatibleBaseUrl);
+    if (baseUrl !== undefined) out.baseUrl = baseUrl;
+  }
+  return out;
+}
+
+function parseProvidersFile(file: { path: string; content: string }): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parseYaml(file.content) as unknown;
+  } catch (error) {
+    throw configError([{ path: '(file)', message: (error as Error).message }], file.path);
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw configError(
+      [{ path: '(root)', message: 'expected an object with a providers list' }],
+      file.path,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Builds the typed configuration from environment values and an optional providers file.
+ * - File providers take their missing `apiKey` (and an openai_compatible `baseUrl`) from the
+ *   matching environment values.
+ * - `COGNITION_LLM_PROVIDER` adds a provider with id = kind and priority 0 (it replaces a file
+ *   provider with the same id), using `COGNITION_LLM_MODEL` and the kind's credentials.
+ * No provider at all is valid here: runs then fail with PROVIDER_CONFIG_ERROR telling how to
+ * configure one, and the rest of the server keeps working.
+ *
+ * @throws RuntimeError PROVIDER_CONFIG_ERROR naming each offending variable or file field.
+ */
+export function loadLlmConfig(env: LlmEnvValues): LlmConfig {
+  const fileValue = env.providersFile ? parseProvidersFile(env.providersFile) : {};
+  const fileProviders = Array.isArray(fileValue.providers)
+    ? (fileValue.providers as unknown[])
+    : [];
+  if (fileValue.providers !== undefined && !Array.isArray(fileValue.providers)) {
+    throw configError([{ path: 'providers', message: 'expected a list' }], env.providersFile?.path);
+  }
+  const fromFile = {
+    ...fileValue,
+    providers: fileProviders.map((p) =>
+      p !== null && typeof p === 'object' ? withEnvDefaults(p as Record<string, unknown>, env) : p,
+    ),
+  };
+  const fileResult = LlmConfigSchema.safeParse(fromFile);
+  if (!fileResult.success)
+    throw configError(toFieldIssues(fileResult.error), env.providersFile?.path);
+  const config = fileResult.data;
+
+  const kind = blankToUndefined(env.provider);
+  if (kind === undefined) return config;
+  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
+    throw configError([
+      {
+        path: ENV_NAMES.provider,
+        message: `must be one of ${PROVIDER_KINDS.join(', ')}, got "${kind}"`,
+      },
+    ]);
+  }
+  const issues: FieldIssue[] = [];
+  const model = blankToUndefined(env.model);
+  if (model === undefined)
+    issues.push({ path: ENV_NAMES.model, message: `required with ${ENV_NAMES.provider}=${kind}` });
+  const candidate = withEnvDefaults({ id: kind, kind }, env);
+  if (kind !== 'openai_compatible' && candidate.apiKey === undefined) {
+    issues.push({
+      path: kind === 'openai' ? ENV_NAMES.openai : ENV_NAMES.anthropic,
+      message: `required with ${ENV_NAMES.provider}=${kind}`,
+    });
+  }
+  if (kind === 'openai_compatible' && candidate.baseUrl === undefined) {
+    issues.push({
+      path: ENV_NAMES.baseUrl,
+      message: `required with ${ENV_NAMES.provider}=${kind}`,
+    });
+  }
+  if (issues.length > 0) throw configError(issues);
+  const parsed = ProviderConfigSchema.safeParse({
+    ...candidate,
+    model,
+    priority: ENV_PROVIDER_PRIORITY,
+  });
+  if (!parsed.success) {
+    throw configError(
+      toFieldIssues(parsed.error).map((issue) => ({
+        path: issue.path === 'baseUrl' ? ENV_NAMES.baseUrl : issue.path,
+        message: issue.message,
+      })),
+    );
+  }
+  return {
+    ...config,
+    providers: [parsed.data, ...config.providers.filter((p) => p.id !== parsed.data.id)],
+  };
+}

@@ -1,0 +1,169 @@
+import type { SessionConfig } from '@cognition/contracts';
+import type { AgentDefinition } from '../agents/agent';
+import { RuntimeError } from '../errors';
+import type { LlmConfig, LlmConfigInput, Price, ProviderConfig } from './config';
+import { parseLlmConfig } from './config';
+import { DEFAULT_PRICES, priceFor } from './pricing';
+
+/** The model a run uses, with every setting resolved. */
+export interface ResolvedModel {
+  provider: ProviderConfig;
+  model: string;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+}
+
+/** A provider as shown to API callers: never carries its API key. */
+export interface ProviderSummary {
+  id: string;
+  kind: ProviderConfig['kind'];
+  model: string;
+  models: string[];
+  priority: number;
+  enabled: boolean;
+  baseUrl: string | null;
+}
+
+export const NO_PROVIDER_MESSAGE =
+  'No LLM provider is configured. Set COGNITION_LLM_PROVIDER (openai, anthropic or ' +
+  'openai_compatible) and COGNITION_LLM_MODEL together with OPENAI_API_KEY, ANTHROPIC_API_KEY or ' +
+  'COGNITION_OPENAI_COMPATIBLE_BASE_URL, or list providers in a providers file.';
+
+function serves(provider: ProviderConfig, model: string): boolean {
+  return provider.model === model || (provider.models ?? []).includes(model);
+}
+
+function servedModels(provider: ProviderConfig): string[] {
+  return [...new Set([provider.model, ...(provider.models ?? [])])];
+}
+
+/**
+ * The configured providers and prices. Invariant: `enabled()` is sorted by priority (ties keep
+ * configuration order), so its first entry is the default provider.
+ */
+export class ProviderRegistry {
+  readonly config: LlmConfig;
+  private readonly prices: Readonly<Record<string, Price>>;
+
+  /** @throws RuntimeError PROVIDER_CONFIG_ERROR for an invalid configuration. */
+  constructor(config: LlmConfigInput | LlmConfig) {
+    this.config = parseLlmConfig(config);
+    this.prices = { ...DEFAULT_PRICES, ...this.config.prices };
+  }
+
+  enabled(): ProviderConfig[] {
+    return this.config.providers
+      .map((provider, index) => ({ provider, index }))
+      .filter(({ provider }) => provider.enabled)
+      .sort((a, b) => a.provider.priority - b.provider.priority || a.index - b.index)
+      .map(({ provider }) => provider);
+  }
+
+  defaultProvider(): ProviderConfig | null {
+    return this.enabled()[0] ?? null;
+  }
+
+  get(id: string): ProviderConfig | undefined {
+    return this.config.providers.find((provider) => provider.id === id);
+  }
+
+  summaries(): ProviderSummary[] {
+    return this.config.providers.map((p) => ({
+      id: p.id,
+      kind: p.kind,
+      model: p.model,
+      models: servedModels(p),
+      priority: p.priority,
+      enabled: p.enabled,
+      baseUrl: p.baseUrl ?? null,
+    }));
+  }
+
+  price(model: string): Price | null {
+    return priceFor(model, this.prices);
+  }
+
+  /**
+   * Checks per-session overrides when a session is created or updated, so a bad override is a
+   * 422 at write time rather than a failed run later.
+   * @throws RuntimeError VALIDATION_ERROR naming `config.providerId` or `config.model`.
+   */
+  validateSessionConfig(config: SessionConfig): void {
+    if (config.providerId !== undefined) {
+      const provider = this.get(config.providerId);
+      if (!provider) {
+        const known = this.config.providers.map((p) => p.id).join(', ') || 'none configured';
+        throw RuntimeError.field(
+          'config.providerId',
+          `unknown provider "${config.providerId}" (known: ${known})`,
+        );
+      }
+      if (!provider.enabled) {
+        throw RuntimeError.field('config.providerId', `provider "${provider.id}" is disabled`);
+      }
+      if (config.model !== undefined && !serves(provider, config.model)) {
+        throw RuntimeError.field(
+          'config.model',
+          `provider "${provider.id}" does not serve model "${config.model}" (serves: ${servedModels(provider).join(', ')})`,
+        );
+      }
+      return;
+    }
+    if (config.model !== undefined && !this.enabled().some((p) => serves(p, config.model ?? ''))) {
+      throw RuntimeError.field(
+        'config.model',
+        `no enabled provider serves model "${config.model}"`,
+      );
+    }
+  }
+
+  /**
+   * The provider and settings of a run: the session's pinned provider, else the first enabled
+   * provider (by priority) serving the requested model (session's, else the agent's), else the
+   * default provider with its own model. Temperature: session, agent, provider; max tokens:
+   * session, provider.
+   * @throws RuntimeError PROVIDER_CONFIG_ERROR when nothing can serve the run.
+   */
+  resolve(
+    config: SessionConfig,
+    agent: Pick<AgentDefinition, 'name' | 'model' | 'temperature'>,
+  ): ResolvedModel {
+    const enabled = this.enabled();
+    if (enabled.length === 0) throw new RuntimeError('PROVIDER_CONFIG_ERROR', NO_PROVIDER_MESSAGE);
+    const requested = config.model ?? agent.model ?? undefined;
+    const origin = config.model !== undefined ? 'the session config' : `agent "${agent.name}"`;
+    let provider: ProviderConfig | undefined;
+    if (config.providerId !== undefined) {
+      provider = enabled.find((p) => p.id === config.providerId);
+      if (!provider) {
+        throw new RuntimeError(
+          'PROVIDER_CONFIG_ERROR',
+          `The session's provider "${config.providerId}" is not an enabled provider`,
+        );
+      }
+      if (requested !== undefined && !serves(provider, requested)) {
+        throw new RuntimeError(
+          'PROVIDER_CONFIG_ERROR',
+          `Provider "${provider.id}" does not serve model "${requested}" requested by ${origin}`,
+        );
+      }
+    } else if (requested !== undefined) {
+      provider = enabled.find((p) => serves(p, requested));
+      if (!provider) {
+        throw new RuntimeError(
+          'PROVIDER_CONFIG_ERROR',
+          `No enabled provider serves model "${requested}" requested by ${origin}`,
+        );
+      }
+    } else {
+      provider = enabled[0];
+    }
+    if (!provider) throw new RuntimeError('PROVIDER_CONFIG_ERROR', NO_PROVIDER_MESSAGE);
+    return {
+      provider,
+      model: requested ?? provider.model,
+      temperature: config.temperature ?? agent.temperature ?? provider.temperature,
+      maxTokens: config.maxTokens ?? provider.maxTokens,
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
+import { isTerminalEvent } from '@cognition/contracts';
+import type { EventLog } from '../events/event-log';
+import { eventId } from '../ids';
+import type { Logger } from '../logger';
+
+/**
+ * Numbers and appends the events of one run. Invariants: ids are `<runId>:<seq>` with seq
+ * 1, 2, 3, ... in emission order; appends are serialised so the log sees them in that order;
+ * at most one terminal event is ever appended and nothing after it.
+ */
+export class RunEmitter {
+  private seq: number;
+  private tail: Promise<void> = Promise.resolve();
+  private terminated = false;
+
+  constructor(
+    private readonly log: EventLog,
+    readonly sessionId: string,
+    readonly runId: string,
+    private readonly logger: Logger,
+    startSeq = 0,
+  ) {
+    this.seq = startSeq;
+  }
+
+  get finished(): boolean {
+    return this.terminated;
+  }
+
+  /** Returns the envelope, or null when the run already emitted its terminal event. */
+  emit(event: AgentEvent): AgentEventEnvelope | null {
+    if (this.terminated) return null;
+    if (isTerminalEvent(event)) this.terminated = true;
+    this.seq += 1;
+    const envelope: AgentEventEnvelope = {
+      id: eventId(this.runId, this.seq),
+      sessionId: this.sessionId,
+      runId: this.runId,
+      event,
+    };
+    this.tail = this.tail.then(() =>
+      this.log.append(envelope).catch((error: unknown) => {
+        this.logger.error({ err: error, eventId: envelope.id }, 'event log append failed');
+      }),
+    );
+    return envelope;
+  }
+
+  /** Resolves once every emitted event was handed to the log. */
+  flush(): Promise<void> {
+    return this.tail;
+  }
+}

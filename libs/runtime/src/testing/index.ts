@@ -1,0 +1,3 @@
+export * from './scripted-chat-model';
+export * from './fake-openai-server';
+export * from './fake-execution-backend';

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { AgentDefinition } from '../agents/agent';
+import { FILE_TOOLS } from './file-tools';
+import type { ToolName } from './names';
+import { taskTool, writeTodosTool } from './planning-tools';
+import type { RuntimeTool } from './types';
+import type { WebFetchOptions } from './web-fetch';
+import { createWebFetchTool } from './web-fetch';
+
+export interface ToolCatalogOptions {
+  webFetch?: WebFetchOptions;
+}
+
+/** The OpenAI function format, which every LangChain chat model's `bindTools` accepts. */
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export function toToolDefinition(tool: RuntimeTool): ToolDefinition {
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, {
+    io: 'input',
+  }) as Record<string, unknown>;
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters },
+  };
+}
+
+/** Every tool implementation, by name. */
+export class ToolCatalog {
+  private readonly tools: ReadonlyMap<ToolName, RuntimeTool>;
+
+  constructor(options: ToolCatalogOptions = {}) {
+    const all = [...FILE_TOOLS, writeTodosTool, taskTool, createWebFetchTool(options.webFetch)];
+    this.tools = new Map(all.map((tool) => [tool.name, tool]));
+  }
+
+  /**
+   * The tools a run of `agent` offers, in the agent's order. `task` is offered only to primary
+   * agents and only when subagents exist (a subagent cannot delegate further), and its
+   * description lists them.
+   */
+  forAgent(agent: AgentDefinition, subagents: readonly AgentDefinition[]): RuntimeTool[] {
+    const out: RuntimeTool[] = [];
+    for (const name of agent.tools) {
+      const tool = this.tools.get(name);
+      if (!tool) continue;
+      if (name === 'task') {
+        if (agent.mode !== 'primary' || subagents.length === 0) continue;
+        const list = subagents.map((s) => `- ${s.name}: ${s.description}`).join('\n');
+        out.push({ ...tool, description: `${tool.description}\nAvailable subagents:\n${list}` });
+        continue;
+      }
+      out.push(tool);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,47 @@
+import type { AgentEvent, Todo } from '@cognition/contracts';
+import type { ExecutionBackend } from '@cognition/sandbox';
+import type { z } from 'zod';
+import type { ToolName } from './names';
+
+/** What a tool may use while it runs. */
+export interface ToolContext {
+  /** The session's sandbox, created on first use. */
+  backend(): Promise<ExecutionBackend>;
+  /** Aborted when the run is aborted: a tool must stop promptly (within a second). */
+  signal: AbortSignal;
+  /** Appends an event to the run's stream (planning, step_complete, delegation). */
+  emit(event: AgentEvent): void;
+  /** The plan as of the start of this tool call. */
+  todos: readonly Todo[];
+  /** Runs a subagent on a task and returns its final answer (only for the `task` tool). */
+  delegate(agentName: string, task: string): Promise<ToolResult>;
+}
+
+/** What the model gets back. `exitCode` 0 = success; failures are results, never exceptions. */
+export interface ToolResult {
+  output: string;
+  exitCode: number;
+  /** A new plan (write_todos). */
+  todos?: Todo[];
+}
+
+export interface RuntimeTool<S extends z.ZodType = z.ZodType> {
+  name: ToolName;
+  description: string;
+  /** Validates the model's arguments; a mismatch is reported back to the model. */
+  schema: S;
+  run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Keeps each tool result within what is sensible to send back to a model. */
+export const TOOL_OUTPUT_MAX_CHARS = 100_000;
+
+export function capOutput(text: string, max: number = TOOL_OUTPUT_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[output truncated: ${text.length - max} more characters]`;
+}
+
+/** Declares a tool while keeping its argument type tied to its schema. */
+export function defineTool<S extends z.ZodType>(tool: RuntimeTool<S>): RuntimeTool {
+  return tool as unknown as RuntimeTool;
+}

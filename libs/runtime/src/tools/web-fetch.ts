@@ -1,0 +1,159 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { z } from 'zod';
+import type { RuntimeTool } from './types';
+import { capOutput, defineTool } from './types';
+
+export interface WebFetchOptions {
+  /** Whole-fetch time limit, redirects included. Default 15 s. */
+  timeoutMs?: number;
+  /** Bytes of body read at most; the rest is cut off. Default 1 MB. */
+  maxBytes?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  /**
+   * Allow loopback, private, link-local and other non-public addresses. Default false, so an
+   * agent cannot reach the server's own network (metadata services, databases) by URL.
+   */
+  allowPrivateNetwork?: boolean;
+}
+
+const nonPublic = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  nonPublic.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  nonPublic.addSubnet(net, prefix, 'ipv6');
+}
+
+function isNonPublicAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return nonPublic.check(mapped[1], 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return true;
+  return nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+class FetchRefused extends Error {}
+
+async function checkUrl(url: URL, allowPrivateNetwork: boolean): Promise<void> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FetchRefused(`only http and https URLs can be fetched, not ${url.protocol}`);
+  }
+  if (allowPrivateNetwork) return;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  const blocked = addresses.find(isNonPublicAddress);
+  if (blocked !== undefined) {
+    throw new FetchRefused(`${url.hostname} resolves to a non-public address (${blocked})`);
+  }
+}
+
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; truncated: boolean }> {
+  if (!response.body) return { text: '', truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - size;
+    if (value.byteLength >= room) {
+      chunks.push(value.subarray(0, room));
+      size += room;
+      truncated = value.byteLength > room;
+      if (!truncated) continue;
+      await reader.cancel();
+      break;
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(chunks)), truncated };
+}
+
+/** Crude but dependency-free: models read text, not markup. */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript)[^>]*>[\s\S]*?<\/\1>/gi, '')
+    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6]|tr|section|article)>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxBytes = options.maxBytes ?? 1_000_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
+  return defineTool({
+    name: 'web_fetch',
+    description:
+      'Fetch an http(s) URL and return its text (HTML is converted to plain text). Large pages are cut off.',
+    schema: z.strictObject({ url: z.string().min(1) }),
+    async run({ url }, ctx) {
+      let current: URL;
+      try {
+        current = new URL(url);
+      } catch {
+        return { output: `Invalid URL: ${url}`, exitCode: 1 };
+      }
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+      try {
+        for (let hop = 0; ; hop += 1) {
+          await checkUrl(current, allowPrivateNetwork);
+          const response = await fetch(current, { redirect: 'manual', signal });
+          const location = response.headers.get('location');
+          if (response.status >= 300 && response.status < 400 && location !== null) {
+            await response.body?.cancel();
+            if (hop >= maxRedirects)
+              return { output: `Too many redirects (> ${maxRedirects})`, exitCode: 1 };
+            current = new URL(location, current);
+            continue;
+          }
+          const { text, truncated } = await readCapped(response, maxBytes);
+          const type = response.headers.get('content-type') ?? 'unknown';
+          const body = /html/i.test(type) ? htmlToText(text) : text;
+          const header = `URL: ${current.href}\nStatus: ${response.status}\nContent-Type: ${type}\n\n`;
+          const tail = truncated ? `\n[truncated at ${maxBytes} bytes]` : '';
+          return { output: capOutput(header + body + tail), exitCode: response.ok ? 0 : 1 };
+        }
+      } catch (error) {
+        if (ctx.signal.aborted) return { output: 'Aborted', exitCode: 130 };
+        if (signal.aborted) return { output: `Timed out after ${timeoutMs} ms`, exitCode: 124 };
+        const message = error instanceof Error ? error.message : String(error);
+        return { output: `Fetch failed: ${message}`, exitCode: 1 };
+      }
+    },
+  });
+}

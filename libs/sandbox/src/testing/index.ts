@@ -1,0 +1,2 @@
+export { runSandboxConformance, expectSandboxError, SessionPool } from './conformance';
+export type { ConformanceSession } from './conformance';

@@ -1,0 +1,2 @@
+export { createMemoryStorage } from './memory-storage';
+export { MemoryStore } from './memory-store';

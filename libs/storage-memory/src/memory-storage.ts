@@ -1,0 +1,524 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  CreateMessageInput,
+  CreateRunInput,
+  CreateSessionInput,
+  ListSessionsQuery,
+  Message,
+  MessagePage,
+  MessagePageQuery,
+  Run,
+  Session,
+  SessionPage,
+  UpdateRunInput,
+  UpdateSessionInput,
+} from '@cognition/contracts';
+import {
+  CreateMessageInputSchema,
+  CreateRunInputSchema,
+  CreateSessionInputSchema,
+  ListSessionsQuerySchema,
+  MessagePageQuerySchema,
+  StringMapSchema,
+  UpdateRunInputSchema,
+  UpdateSessionInputSchema,
+  isActiveRunStatus,
+} from '@cognition/contracts';
+import type {
+  MessageStore,
+  RunStore,
+  Scope,
+  SessionStore,
+  StorageBackend,
+  StorageHealth,
+} from '@cognition/storage';
+import {
+  ROOT_CHECKPOINT_NS,
+  StorageError,
+  checkpointMessages,
+  metadataMatches,
+  parseInput,
+  planProjection,
+  projectCheckpointMessages,
+  scopeMatches,
+  threadNamespaceLabel,
+} from '@cognition/storage';
+import type { BaseMessage } from '@langchain/core/messages';
+import { clone } from './clone';
+import { ProjectingMemorySaver } from './memory-checkpointer';
+import { MemoryStore } from './memory-store';
+
+/** A session row plus what only the backend sees. */
+export interface SessionRecord {
+  session: Session;
+  /** The checkpoint the message rows were last projected from (drift detection). */
+  projectedCheckpointId: string | null;
+}
+
+/** A message row: `seq` is its thread position; `pending` until a checkpoint includes it. */
+export interface MessageRecord {
+  message: Message;
+  seq: number;
+  pending: boolean;
+}
+
+/** Everything the memory backend holds; exposed to its own tests for tampering. */
+export interface MemoryState {
+  sessions: Map<string, SessionRecord>;
+  sessionByThread: Map<string, string>;
+  /** Per session, rows in thread order. */
+  messages: Map<string, MessageRecord[]>;
+  runs: Map<string, Run>;
+}
+
+/**
+ * Strictly increasing timestamps: two writes in one millisecond still order deterministically
+ * (newest-first lists never tie).
+ */
+function monotonicClock(): () => Date {
+  let last = 0;
+  return () => {
+    last = Math.max(Date.now(), last + 1);
+    return new Date(last);
+  };
+}
+
+const copy = clone;
+
+/**
+ * The in-process StorageBackend (kind `memory`). Every method checks and writes without an
+ * `await` in between, so concurrent async callers see the same atomicity a database transaction
+ * gives. Results are deep copies: callers never hold references into stored state.
+ */
+export class MemoryStorage implements StorageBackend {
+  readonly kind = 'memory' as const;
+  readonly state: MemoryState = {
+    sessions: new Map(),
+    sessionByThread: new Map(),
+    messages: new Map(),
+    runs: new Map(),
+  };
+  readonly sessions: SessionStore;
+  readonly messages: MessageStore;
+  readonly runs: RunStore;
+  readonly checkpointer: ProjectingMemorySaver;
+  readonly store: MemoryStore;
+  private readonly now = monotonicClock();
+  private closed = false;
+
+  constructor() {
+    this.checkpointer = new ProjectingMemorySaver({
+      sessionOfThread: (threadId) => this.state.sessionByThread.get(threadId),
+      applyProjection: (sessionId, checkpointId, messages) =>
+        this.applyProjection(sessionId, checkpointId, messages),
+    });
+    this.store = new MemoryStore(() => new Date());
+    this.sessions = {
+      create: (input, scope) => this.run(() => this.createSession(input, scope)),
+      get: (id, scope) => this.run(() => this.getSession(id, scope)),
+      list: (query, scope) => this.run(() => this.listSessions(query, scope)),
+      update: (id, input, scope) => this.run(() => this.updateSession(id, input, scope)),
+      updateMessageCount: (id, delta) => this.run(() => this.updateMessageCount(id, delta)),
+      delete: (id, scope) => this.run(() => this.deleteSession(id, scope)),
+    };
+    this.messages = {
+      create: (input) => this.run(() => this.createMessage(input)),
+      get: (sessionId, messageId, scope) =>
+        this.run(() => this.getMessage(sessionId, messageId, scope)),
+      page: (sessionId, query, scope) => this.run(() => this.pageMessages(sessionId, query, scope)),
+      listAll: (sessionId, scope) => this.run(() => this.listMessages(sessionId, scope)),
+      deleteBySession: (sessionId) => this.run(() => this.deleteMessages(sessionId)),
+    };
+    this.runs = {
+      create: (input) => this.run(() => this.createRun(input)),
+      update: (id, input) => this.run(() => this.updateRun(id, input)),
+      get: (id) => this.run(() => this.getRun(id)),
+      list: (sessionId) => this.run(() => this.listRuns(sessionId)),
+      getActive: (sessionId) => this.run(() => this.getActiveRun(sessionId)),
+      listActive: () => this.run(() => this.listActiveRuns()),
+    };
+  }
+
+  /** Repairs every session whose projection does not match its thread's latest checkpoint. */
+  async initialize(): Promise<void> {
+    this.closed = false;
+    for (const [sessionId, record] of [...this.state.sessions]) {
+      const latest = this.checkpointer.latestRootCheckpointId(record.session.threadId);
+      if (latest !== record.projectedCheckpointId) await this.rebuildMessageProjection(sessionId);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+
+  healthCheck(): Promise<StorageHealth> {
+    const started = performance.now();
+    const ok = !this.closed;
+    const health: StorageHealth = {
+      backend: this.kind,
+      ok,
+      latencyMs: performance.now() - started,
+    };
+    if (!ok) health.error = 'closed';
+    return Promise.resolve(health);
+  }
+
+  async rebuildMessageProjection(sessionId: string): Promise<{ messages: number }> {
+    for (;;) {
+      const record = this.requireSession(sessionId);
+      const threadId = record.session.threadId;
+      const latestId = this.checkpointer.latestRootCheckpointId(threadId);
+      const tuple =
+        latestId === null
+          ? undefined
+          : await this.checkpointer.getTuple({
+              configurable: {
+                thread_id: threadId,
+                checkpoint_ns: ROOT_CHECKPOINT_NS,
+                checkpoint_id: latestId,
+              },
+            });
+      // A checkpoint written while we read projected itself; start over from the new latest.
+      if (this.checkpointer.latestRootCheckpointId(threadId) !== latestId) continue;
+      this.requireSession(sessionId);
+      this.applyProjection(sessionId, latestId, tuple ? checkpointMessages(tuple.checkpoint) : []);
+      return { messages: this.state.messages.get(sessionId)?.length ?? 0 };
+    }
+  }
+
+  /** Runs a synchronous operation as a promise, turning throws into rejections. */
+  private run<T>(operation: () => T): Promise<T> {
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private requireSession(id: string): SessionRecord {
+    const record = this.state.sessions.get(id);
+    if (!record) throw StorageError.sessionNotFound(id);
+    return record;
+  }
+
+  private visibleSession(id: string, scope: Scope): SessionRecord | undefined {
+    const record = this.state.sessions.get(id);
+    return record && scopeMatches(scope, record.session.scopes) ? record : undefined;
+  }
+
+  private requireVisibleSession(id: string, scope: Scope): SessionRecord {
+    const record = this.visibleSession(id, parseInput(StringMapSchema, scope, 'scope'));
+    if (!record) throw StorageError.sessionNotFound(id);
+    return record;
+  }
+
+  // Sessions
+
+  private createSession(input: CreateSessionInput, scope: Scope): Session {
+    const data = parseInput(CreateSessionInputSchema, input, 'session');
+    const scopes = parseInput(StringMapSchema, scope, 'scope');
+    const id = data.id ?? randomUUID();
+    if (this.state.sessions.has(id))
+      throw new StorageError('CONFLICT', `Session already exists: ${id}`);
+    const now = this.now();
+    const session: Session = {
+      id,
+      threadId: randomUUID(),
+      title: data.title ?? null,
+      status: 'active',
+      agentName: data.agentName,
+      config: data.config,
+      scopes,
+      metadata: data.metadata,
+      messageCount: 0,
+      version: 1,
+      parentId: data.parentId ?? null,
+      workspacePath: data.workspacePath ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.state.sessions.set(id, { session: copy(session), projectedCheckpointId: null });
+    this.state.sessionByThread.set(session.threadId, id);
+    this.state.messages.set(id, []);
+    return session;
+  }
+
+  private getSession(id: string, scope: Scope): Session | null {
+    const record = this.visibleSession(id, parseInput(StringMapSchema, scope, 'scope'));
+    return record ? copy(record.session) : null;
+  }
+
+  private listSessions(query: ListSessionsQuery, scope: Scope): SessionPage {
+    const { limit, offset, status, metadata } = parseInput(
+      ListSessionsQuerySchema,
+      query,
+      'session query',
+    );
+    const callerScope = parseInput(StringMapSchema, scope, 'scope');
+    const matching = [...this.state.sessions.values()]
+      .map((record) => record.session)
+      .filter(
+        (session) =>
+          scopeMatches(callerScope, session.scopes) &&
+          metadataMatches(metadata, session.metadata) &&
+          (status === undefined || session.status === status),
+      )
+      .sort(
+        (a, b) =>
+          b.updatedAt.getTime() - a.updatedAt.getTime() ||
+          b.createdAt.getTime() - a.createdAt.getTime() ||
+          a.id.localeCompare(b.id),
+      );
+    return { sessions: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+  }
+
+  private updateSession(id: string, input: UpdateSessionInput, scope: Scope): Session {
+    const data = parseInput(UpdateSessionInputSchema, input, 'session update');
+    const record = this.requireVisibleSession(id, scope);
+    const current = record.session;
+    if (data.expectedVersion !== undefined && data.expectedVersion !== current.version) {
+      throw new StorageError(
+        'VERSION_CONFLICT',
+        `Session ${id} is at version ${current.version}, not ${data.expectedVersion}`,
+      );
+    }
+    const next: Session = {
+      ...current,
+      title: data.title !== undefined ? data.title : current.title,
+      status: data.status ?? current.status,
+      agentName: data.agentName ?? current.agentName,
+      config: data.config ?? current.config,
+      metadata: data.metadata ?? current.metadata,
+      version: current.version + 1,
+      updatedAt: this.now(),
+    };
+    record.session = copy(next);
+    return next;
+  }
+
+  private updateMessageCount(id: string, delta: number): number {
+    if (!Number.isInteger(delta)) {
+      throw new StorageError(
+        'VALIDATION_ERROR',
+        'Invalid message count delta: must be an integer',
+        {
+          issues: [{ path: 'delta', message: 'must be an integer' }],
+        },
+      );
+    }
+    const record = this.requireSession(id);
+    record.session.messageCount = Math.max(0, record.session.messageCount + delta);
+    return record.session.messageCount;
+  }
+
+  private deleteSession(id: string, scope: Scope): boolean {
+    const record = this.visibleSession(id, parseInput(StringMapSchema, scope, 'scope'));
+    if (!record) return false;
+    const { threadId } = record.session;
+    this.state.sessions.delete(id);
+    this.state.sessionByThread.delete(threadId);
+    this.state.messages.delete(id);
+    for (const [runId, run] of this.state.runs)
+      if (run.sessionId === id) this.state.runs.delete(runId);
+    this.checkpointer.deleteThreadNow(threadId);
+    this.store.deleteWhereNamespaceContains(threadNamespaceLabel(threadId));
+    return true;
+  }
+
+  // Messages
+
+  private createMessage(input: CreateMessageInput): Message {
+    const data = parseInput(CreateMessageInputSchema, input, 'message');
+    const record = this.requireSession(data.sessionId);
+    const rows = this.state.messages.get(data.sessionId) ?? [];
+    const id = data.id ?? randomUUID();
+    if (rows.some((row) => row.message.id === id)) {
+      throw new StorageError('CONFLICT', `Message already exists: ${id}`);
+    }
+    const message: Message = {
+      id,
+      sessionId: data.sessionId,
+      role: data.role,
+      content: data.content,
+      toolCalls: data.toolCalls,
+      toolCallId: data.toolCallId ?? null,
+      tokenCount: data.tokenCount ?? null,
+      modelUsed: data.modelUsed ?? null,
+      parentId: data.parentId ?? null,
+      metadata: data.metadata,
+      createdAt: this.now(),
+    };
+    const seq = rows.length === 0 ? 0 : (rows[rows.length - 1]?.seq ?? 0) + 1;
+    rows.push({ message: copy(message), seq, pending: true });
+    this.state.messages.set(data.sessionId, rows);
+    record.session.messageCount += 1;
+    return message;
+  }
+
+  private getMessage(sessionId: string, messageId: string, scope: Scope): Message | null {
+    if (!this.visibleSession(sessionId, parseInput(StringMapSchema, scope, 'scope'))) return null;
+    const row = this.state.messages
+      .get(sessionId)
+      ?.find((candidate) => candidate.message.id === messageId);
+    return row ? copy(row.message) : null;
+  }
+
+  private pageMessages(sessionId: string, query: MessagePageQuery, scope: Scope): MessagePage {
+    const { limit, offset } = parseInput(MessagePageQuerySchema, query, 'message page query');
+    this.requireVisibleSession(sessionId, scope);
+    const rows = this.state.messages.get(sessionId) ?? [];
+    return {
+      messages: rows.slice(offset, offset + limit).map((row) => copy(row.message)),
+      total: rows.length,
+      hasMore: offset + limit < rows.length,
+    };
+  }
+
+  private listMessages(sessionId: string, scope: Scope): Message[] {
+    this.requireVisibleSession(sessionId, scope);
+    return (this.state.messages.get(sessionId) ?? []).map((row) => copy(row.message));
+  }
+
+  private deleteMessages(sessionId: string): number {
+    const record = this.state.sessions.get(sessionId);
+    if (!record) return 0;
+    const deleted = this.state.messages.get(sessionId)?.length ?? 0;
+    this.state.messages.set(sessionId, []);
+    record.session.messageCount = 0;
+    return deleted;
+  }
+
+  /** Makes the session's rows the projection of `messages` (see planProjection). Synchronous. */
+  private applyProjection(
+    sessionId: string,
+    checkpointId: string | null,
+    messages: BaseMessage[],
+  ): void {
+    const record = this.requireSession(sessionId);
+    const rows = this.state.messages.get(sessionId) ?? [];
+    const byId = new Map(rows.map((row) => [row.message.id, row]));
+    const plan = planProjection(
+      rows.map((row) => ({ id: row.message.id, pending: row.pending })),
+      projectCheckpointMessages(sessionId, messages),
+    );
+    const now = this.now();
+    const next = plan.rows.map((planned): MessageRecord => {
+      if (planned.kind === 'pending') {
+        const row = byId.get(planned.id) as MessageRecord;
+        return { ...row, seq: planned.seq };
+      }
+      const { seq: _seq, ...message } = planned.message;
+      const createdAt = byId.get(message.id)?.message.createdAt ?? now;
+      return { message: copy({ ...message, createdAt }), seq: planned.seq, pending: false };
+    });
+    this.state.messages.set(sessionId, next);
+    record.session.messageCount = plan.messageCount;
+    record.projectedCheckpointId = checkpointId;
+  }
+
+  // Runs
+
+  private activeRunOf(sessionId: string): Run | undefined {
+    for (const run of this.state.runs.values()) {
+      if (run.sessionId === sessionId && isActiveRunStatus(run.status)) return run;
+    }
+    return undefined;
+  }
+
+  private createRun(input: CreateRunInput): { run: Run; created: boolean } {
+    const data = parseInput(CreateRunInputSchema, input, 'run');
+    this.requireSession(data.sessionId);
+    if (data.idempotencyKey) {
+      for (const run of this.state.runs.values()) {
+        if (run.sessionId === data.sessionId && run.idempotencyKey === data.idempotencyKey) {
+          return { run: copy(run), created: false };
+        }
+      }
+    }
+    const active = this.activeRunOf(data.sessionId);
+    if (active) {
+      throw new StorageError(
+        'RUN_IN_PROGRESS',
+        `Session ${data.sessionId} already has active run ${active.id}`,
+      );
+    }
+    const id = data.id ?? randomUUID();
+    if (this.state.runs.has(id)) throw new StorageError('CONFLICT', `Run already exists: ${id}`);
+    const now = this.now();
+    const run: Run = {
+      id,
+      sessionId: data.sessionId,
+      status: data.status,
+      inputMessageId: data.inputMessageId ?? null,
+      idempotencyKey: data.idempotencyKey ?? null,
+      usage: null,
+      error: null,
+      createdAt: now,
+      startedAt: data.status === 'running' ? now : null,
+      finishedAt: null,
+      updatedAt: now,
+    };
+    this.state.runs.set(id, copy(run));
+    return { run, created: true };
+  }
+
+  private updateRun(id: string, input: UpdateRunInput): Run {
+    const data = parseInput(UpdateRunInputSchema, input, 'run update');
+    const current = this.state.runs.get(id);
+    if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+    if (data.status !== undefined && isActiveRunStatus(data.status)) {
+      const active = this.activeRunOf(current.sessionId);
+      if (active && active.id !== id) {
+        throw new StorageError(
+          'RUN_IN_PROGRESS',
+          `Session ${current.sessionId} already has active run ${active.id}`,
+        );
+      }
+    }
+    const next: Run = {
+      ...current,
+      status: data.status ?? current.status,
+      usage: data.usage !== undefined ? data.usage : current.usage,
+      error: data.error !== undefined ? data.error : current.error,
+      startedAt: data.startedAt !== undefined ? data.startedAt : current.startedAt,
+      finishedAt: data.finishedAt !== undefined ? data.finishedAt : current.finishedAt,
+      updatedAt: this.now(),
+    };
+    this.state.runs.set(id, copy(next));
+    return next;
+  }
+
+  private getRun(id: string): Run | null {
+    const run = this.state.runs.get(id);
+    return run ? copy(run) : null;
+  }
+
+  private listRuns(sessionId: string): Run[] {
+    return [...this.state.runs.values()]
+      .filter((run) => run.sessionId === sessionId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.id.localeCompare(b.id))
+      .map(copy);
+  }
+
+  private getActiveRun(sessionId: string): Run | null {
+    const run = this.activeRunOf(sessionId);
+    return run ? copy(run) : null;
+  }
+
+  private listActiveRuns(): Run[] {
+    return [...this.state.runs.values()]
+      .filter((run) => isActiveRunStatus(run.status))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .map(copy);
+  }
+}
+
+/**
+ * Creates an empty in-process storage backend (kind `memory`): for tests and ephemeral use;
+ * nothing survives the process.
+ */
+export function createMemoryStorage(): StorageBackend {
+  return new MemoryStorage();
+}

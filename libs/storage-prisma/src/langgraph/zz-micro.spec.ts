@@ -1,0 +1,26 @@
+import { openSqlite } from '../db';
+import { createTestDatabase } from '../testing-db';
+import { CheckpointSql } from './checkpoint-sql';
+jest.setTimeout(600_000);
+test('micro', async () => {
+  const t = await createTestDatabase('sqlite');
+  if (t.provider !== 'sqlite') throw new Error();
+  const o = await openSqlite(t.path);
+  const db = o.db;
+  const sql = new CheckpointSql(db, 'sqlite');
+  const SZ = Number(process.env.SZ ?? 5000);
+  for (let i = 0; i < 50; i++) await sql.upsertCheckpoint(db, { threadId: 't', checkpointNs: '', checkpointId: `c${i}`, parentCheckpointId: null, type: 'json', checkpoint: new Uint8Array(SZ), metadata: new Uint8Array(100) });
+  const N = 1000;
+  const time = async (name: string, fn: () => Promise<unknown>) => { for (let i = 0; i < 50; i++) await fn(); const t0 = performance.now(); for (let i = 0; i < N; i++) await fn(); console.log(name, ((performance.now() - t0) / N * 1000).toFixed(0), 'us'); };
+  await time('SELECT 1 raw', () => db.$queryRawUnsafe('SELECT 1'));
+  await time('checkpointBlob', () => sql.checkpointBlob('t', '', 'c3'));
+  await time('checkpointsWithWrites', () => sql.checkpointsWithWrites({ threadId: 't', checkpointNs: '', limit: 1 }));
+  await time('upsert', () => sql.upsertCheckpoint(db, { threadId: 't', checkpointNs: '', checkpointId: `c1`, parentCheckpointId: null, type: 'json', checkpoint: new Uint8Array(SZ), metadata: new Uint8Array(100) }));
+  await time('insertWrites', () => sql.insertWrites([{ threadId: 't', checkpointNs: '', checkpointId: 'c1', taskId: 'x', idx: 0, channel: 'a', type: 'json', value: new Uint8Array(200), taskPath: '' }, { threadId: 't', checkpointNs: '', checkpointId: 'c1', taskId: 'x', idx: 1, channel: 'a', type: 'json', value: new Uint8Array(200), taskPath: '' }], false));
+  const Database = require('better-sqlite3');
+  const raw = new Database(t.path);
+  const st = raw.prepare('SELECT checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?');
+  await time('better-sqlite3 select', async () => st.get('t', '', 'c3'));
+  raw.close();
+  await o.close(); await t.cleanup();
+});

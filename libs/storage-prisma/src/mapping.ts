@@ -1,0 +1,112 @@
+import type {
+  Message,
+  Run,
+  RunError,
+  Session,
+  SessionConfig,
+  StringMap,
+  ToolCall,
+  Usage,
+} from '@cognition/contracts';
+import type { Scope } from '@cognition/storage';
+import type {
+  Message as MessageRow,
+  Run as RunRow,
+  Session as SessionRow,
+  SessionMetadata as MetadataRow,
+  SessionScope as ScopeRow,
+} from './generated/postgres/client';
+import type { Prisma } from './generated/postgres/client';
+
+/** Rows fetched with every session read, so scopes and metadata come back in one query. */
+export const SESSION_INCLUDE = { scopes: true, metadata: true } as const;
+
+export type SessionWithRelations = SessionRow & { scopes: ScopeRow[]; metadata: MetadataRow[] };
+
+function rowsToMap(rows: readonly { key: string; value: string }[]): StringMap {
+  const map: StringMap = {};
+  for (const row of rows) map[row.key] = row.value;
+  return map;
+}
+
+export function mapToRows(map: StringMap): { key: string; value: string }[] {
+  return Object.entries(map).map(([key, value]) => ({ key, value }));
+}
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  return JSON.parse(text) as T;
+}
+
+export function toSession(row: SessionWithRelations): Session {
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    title: row.title,
+    status: row.status as Session['status'],
+    agentName: row.agentName,
+    config: parseJson<SessionConfig>(row.config, {}),
+    scopes: rowsToMap(row.scopes),
+    metadata: rowsToMap(row.metadata),
+    messageCount: row.messageCount,
+    version: row.version,
+    parentId: row.parentId,
+    workspacePath: row.workspacePath,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function toMessage(row: MessageRow): Message {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    role: row.role as Message['role'],
+    content: row.content,
+    toolCalls: parseJson<ToolCall[]>(row.toolCalls, []),
+    toolCallId: row.toolCallId,
+    tokenCount: row.tokenCount,
+    modelUsed: row.modelUsed,
+    parentId: row.parentId,
+    metadata: parseJson<StringMap>(row.metadata, {}),
+    createdAt: row.createdAt,
+  };
+}
+
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    status: row.status as Run['status'],
+    inputMessageId: row.inputMessageId,
+    idempotencyKey: row.idempotencyKey,
+    usage: parseJson<Usage | null>(row.usage, null),
+    error: parseJson<RunError | null>(row.error, null),
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/**
+ * Sessions visible to `scope`: one `EXISTS` per scope key (an indexed lookup on
+ * `session_scopes(session_id, key)`), so filtering happens in SQL on both providers.
+ */
+export function scopeWhere(scope: Scope): Prisma.SessionWhereInput[] {
+  return Object.entries(scope).map(([key, value]) => ({ scopes: { some: { key, value } } }));
+}
+
+/** Sessions whose metadata matches every predicate exactly. */
+export function metadataWhere(predicates: StringMap | undefined): Prisma.SessionWhereInput[] {
+  return Object.entries(predicates ?? {}).map(([key, value]) => ({
+    metadata: { some: { key, value } },
+  }));
+}
+
+/** Message rows in thread order: (seq, created_at, id). */
+export const MESSAGE_ORDER: Prisma.MessageOrderByWithRelationInput[] = [
+  { seq: 'asc' },
+  { createdAt: 'asc' },
+  { id: 'asc' },
+];

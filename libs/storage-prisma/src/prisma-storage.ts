@@ -1,0 +1,232 @@
+import type { Checkpoint } from '@langchain/langgraph-checkpoint';
+import type { StorageBackend, StorageBackendKind, StorageHealth } from '@cognition/storage';
+import {
+  checkpointMessages,
+  isLatestCheckpointId,
+  parseInput,
+  ROOT_CHECKPOINT_NS,
+  StorageError,
+} from '@cognition/storage';
+import { z } from 'zod';
+import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db';
+import { createPostgresHandle, createSqliteHandle } from './db';
+import { guard, toStorageError } from './errors';
+import { PrismaCheckpointSaver } from './langgraph/checkpoint-saver';
+import { deleteThreadItems } from './langgraph/namespace';
+import { PrismaStore } from './langgraph/store';
+import { PrismaMessageStore } from './message-store';
+import { writeProjectionInTx } from './projection';
+import { PrismaRunStore } from './run-store';
+import { PrismaSessionStore } from './session-store';
+
+/**
+ * Where the Prisma backend keeps its data. `path` is a SQLite file (the server defaults it to
+ * `<workspace>/.cognition/state.db`); `poolSize` bounds the Postgres connections of this process.
+ * `migrationsDir` overrides where the committed migrations are read (see `migrate.ts`).
+ */
+export type PrismaStorageConfig =
+  | ({ provider: 'sqlite'; path: string } & OpenOptions)
+  | ({ provider: 'postgresql'; url: string; poolSize?: number } & OpenOptions);
+
+/** Concurrent rebuilds lose to a checkpoint written meanwhile; they retry this many times. */
+const REBUILD_ATTEMPTS = 5;
+
+class StaleProjection extends Error {}
+
+/**
+ * A StorageBackend on SQLite or PostgreSQL through Prisma driver adapters. Construction connects
+ * to nothing; `initialize()` migrates, connects and repairs drifted projections.
+ */
+export function createPrismaStorage(config: PrismaStorageConfig): StorageBackend {
+  const parsed = parseInput(PrismaStorageConfigSchema, config, 'storage config');
+  const handle =
+    parsed.provider === 'sqlite'
+      ? createSqliteHandle(parsed.path, parsed)
+      : createPostgresHandle(parsed.url, parsed);
+  return new PrismaStorage(handle);
+}
+
+const OpenOptionsSchema = {
+  migrationsDir: z.string().min(1).optional(),
+  transactionMaxWaitMs: z.number().int().positive().optional(),
+  transactionTimeoutMs: z.number().int().positive().optional(),
+};
+
+const PrismaStorageConfigSchema = z.discriminatedUnion('provider', [
+  z
+    .object({ provider: z.literal('sqlite'), path: z.string().min(1), ...OpenOptionsSchema })
+    .strict(),
+  z
+    .object({
+      provider: z.literal('postgresql'),
+      url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL'),
+      poolSize: z.number().int().min(1).max(1000).optional(),
+      ...OpenOptionsSchema,
+    })
+    .strict(),
+]);
+
+class PrismaStorage implements StorageBackend {
+  readonly kind: StorageBackendKind;
+  readonly sessions: PrismaSessionStore;
+  readonly messages: PrismaMessageStore;
+  readonly runs: PrismaRunStore;
+  readonly checkpointer: PrismaCheckpointSaver;
+  readonly store: PrismaStore;
+  private readonly db: PrismaDb;
+  private initializing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly handle: DatabaseHandle) {
+    this.db = handle.db;
+    this.kind = handle.provider === 'sqlite' ? 'sqlite' : 'postgres';
+    this.sessions = new PrismaSessionStore(this.db, (tx, threadId) =>
+      this.deleteThread(tx, threadId),
+    );
+    this.messages = new PrismaMessageStore(this.db);
+    this.runs = new PrismaRunStore(this.db);
+    this.checkpointer = new PrismaCheckpointSaver(this.db, {
+      onRootCheckpoint: projectIfLatest,
+    });
+    this.store = new PrismaStore(this.db);
+  }
+
+  /**
+   * Idempotent, and repeatable: every call re-checks the projections (an operator may call it
+   * again after repairing data by hand). Concurrent calls share one run.
+   */
+  initialize(): Promise<void> {
+    if (this.closed)
+      return Promise.reject(new StorageError('UNAVAILABLE', 'Storage backend is closed'));
+    this.initializing ??= (async () => {
+      try {
+        await this.handle.migrate();
+        await this.handle.connect();
+        await this.repairDrift();
+      } catch (error) {
+        throw toStorageError(error, 'initialize storage');
+      } finally {
+        this.initializing = undefined;
+      }
+    })();
+    return this.initializing;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.handle.close();
+  }
+
+  async healthCheck(): Promise<StorageHealth> {
+    const started = performance.now();
+    const pool = this.handle.poolStats?.();
+    const base = { backend: this.kind, ...(pool ? { pool } : {}) };
+    try {
+      await this.db.$queryRawUnsafe('SELECT 1');
+      return { ...base, ok: true, latencyMs: performance.now() - started };
+    } catch (error) {
+      return {
+        ...base,
+        ok: false,
+        latencyMs: performance.now() - started,
+        error: toStorageError(error, 'health check').message,
+      };
+    }
+  }
+
+  /**
+   * Re-derives the rows from the latest root checkpoint. The checkpoint is read outside the
+   * write transaction (through the saver, which owns its encoding); the transaction then checks
+   * that it is still the latest after taking the session row's lock, and starts over otherwise,
+   * so a checkpoint committed meanwhile is never overwritten by an older projection.
+   */
+  rebuildMessageProjection(sessionId: string): Promise<{ messages: number }> {
+    return guard('rebuild message projection', async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        const session = await this.db.session.findUnique({
+          where: { id: sessionId },
+          select: { threadId: true },
+        });
+        if (!session) throw StorageError.sessionNotFound(sessionId);
+        const { threadId } = session;
+        const tuple = await this.checkpointer.getTuple({
+          configurable: { thread_id: threadId, checkpoint_ns: ROOT_CHECKPOINT_NS },
+        });
+        const checkpointId = tuple?.checkpoint.id ?? null;
+        try {
+          return await this.db.$transaction(async (tx) => {
+            await writeProjectionInTx(
+              tx,
+              threadId,
+              checkpointId,
+              tuple ? checkpointMessages(tuple.checkpoint) : [],
+            );
+            if ((await latestRootCheckpointId(tx, threadId)) !== checkpointId)
+              throw new StaleProjection();
+            return { messages: await tx.message.count({ where: { sessionId } }) };
+          });
+        } catch (error) {
+          if (!(error instanceof StaleProjection) || attempt >= REBUILD_ATTEMPTS) throw error;
+        }
+      }
+    });
+  }
+
+  /**
+   * Rebuilds every session whose projection cannot be trusted: its recorded
+   * `projected_checkpoint_id` differs from the latest root checkpoint of its thread (a crash
+   * between writes, or rows edited by hand), or its `message_count` differs from its row count.
+   */
+  private async repairDrift(): Promise<void> {
+    const sessions = await this.db.session.findMany({
+      select: { id: true, threadId: true, projectedCheckpointId: true, messageCount: true },
+    });
+    if (sessions.length === 0) return;
+    const [latest, counts] = await Promise.all([
+      this.db.checkpoint.groupBy({
+        by: ['threadId'],
+        where: { checkpointNs: ROOT_CHECKPOINT_NS },
+        _max: { checkpointId: true },
+      }),
+      this.db.message.groupBy({ by: ['sessionId'], _count: { _all: true } }),
+    ]);
+    const latestByThread = new Map(latest.map((row) => [row.threadId, row._max.checkpointId]));
+    const countBySession = new Map(counts.map((row) => [row.sessionId, row._count._all]));
+    for (const session of sessions) {
+      const drifted =
+        (latestByThread.get(session.threadId) ?? null) !== session.projectedCheckpointId ||
+        (countBySession.get(session.id) ?? 0) !== session.messageCount;
+      if (drifted) await this.rebuildMessageProjection(session.id);
+    }
+  }
+
+  private async deleteThread(tx: PrismaTx, threadId: string): Promise<void> {
+    await tx.checkpointWrite.deleteMany({ where: { threadId } });
+    await tx.checkpoint.deleteMany({ where: { threadId } });
+    await deleteThreadItems(tx, threadId);
+  }
+}
+
+/**
+ * The saver's hook: a late write of a checkpoint older than the thread's latest (a fork, a
+ * replay) must not replace the projection of the latest one.
+ */
+async function projectIfLatest(
+  tx: PrismaTx,
+  threadId: string,
+  checkpointId: string,
+  checkpoint: Checkpoint,
+): Promise<void> {
+  if (!isLatestCheckpointId(checkpointId, await latestRootCheckpointId(tx, threadId))) return;
+  await writeProjectionInTx(tx, threadId, checkpointId, checkpointMessages(checkpoint));
+}
+
+/** Checkpoint ids are uuid6, ordered by time, so the greatest id is the latest checkpoint. */
+async function latestRootCheckpointId(tx: PrismaTx, threadId: string): Promise<string | null> {
+  const row = await tx.checkpoint.findFirst({
+    where: { threadId, checkpointNs: ROOT_CHECKPOINT_NS },
+    orderBy: { checkpointId: 'desc' },
+    select: { checkpointId: true },
+  });
+  return row?.checkpointId ?? null;
+}

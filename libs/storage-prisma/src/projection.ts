@@ -1,0 +1,94 @@
+import type { ProjectedMessage } from '@cognition/storage';
+import { planProjection, projectCheckpointMessages } from '@cognition/storage';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { PrismaTx } from './db';
+import type { Message as MessageRow } from './generated/postgres/client';
+
+/** The columns a projected row owns (everything but id, session_id and created_at). */
+type ProjectedColumns = Pick<
+  MessageRow,
+  | 'seq'
+  | 'role'
+  | 'content'
+  | 'toolCalls'
+  | 'toolCallId'
+  | 'tokenCount'
+  | 'modelUsed'
+  | 'parentId'
+  | 'metadata'
+  | 'source'
+>;
+
+function columnsOf(message: ProjectedMessage): ProjectedColumns {
+  return {
+    seq: message.seq,
+    role: message.role,
+    content: message.content,
+    toolCalls: JSON.stringify(message.toolCalls),
+    toolCallId: message.toolCallId,
+    tokenCount: message.tokenCount,
+    modelUsed: message.modelUsed,
+    parentId: message.parentId,
+    metadata: JSON.stringify(message.metadata),
+    source: 'checkpoint',
+  };
+}
+
+function sameColumns(row: MessageRow, want: ProjectedColumns): boolean {
+  return (Object.keys(want) as (keyof ProjectedColumns)[]).every((key) => row[key] === want[key]);
+}
+
+/**
+ * Rewrites the message rows of the session owning `threadId` (if any) to match `messages` (see
+ * `checkpointMessages` of `@cognition/storage`) of root checkpoint `checkpointId` (null: the thread has no checkpoint), inside
+ * the caller's transaction, so rows and checkpoint commit or roll back together.
+ *
+ * The rows follow `planProjection` of `@cognition/storage`, shared by every backend. After it runs:
+ * - one row per checkpoint message, id = LangChain message id, `seq` = position,
+ *   `source = 'checkpoint'`; rows that already existed keep their `created_at`, new rows get now;
+ * - `source = 'checkpoint'` rows no longer in the checkpoint are deleted;
+ * - `source = 'direct'` rows not (yet) in the checkpoint (accepted user input the graph has not
+ *   checkpointed) are kept, ordered after the checkpointed ones;
+ * - `message_count` = row count and `projected_checkpoint_id` = `checkpointId`.
+ * Only rows whose columns differ are written, so a long thread costs one read per step.
+ */
+export async function writeProjectionInTx(
+  tx: PrismaTx,
+  threadId: string,
+  checkpointId: string | null,
+  messages: readonly BaseMessage[],
+): Promise<void> {
+  const session = await tx.session.findUnique({ where: { threadId }, select: { id: true } });
+  if (!session) return;
+  const sessionId = session.id;
+  const existing = await tx.message.findMany({
+    where: { sessionId },
+    orderBy: [{ seq: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+  });
+  const plan = planProjection(
+    existing.map((row) => ({ id: row.id, pending: row.source !== 'checkpoint' })),
+    projectCheckpointMessages(sessionId, messages),
+  );
+  const existingById = new Map(existing.map((row) => [row.id, row]));
+  const now = new Date();
+  const toCreate: (ProjectedColumns & { id: string; sessionId: string; createdAt: Date })[] = [];
+  for (const planned of plan.rows) {
+    const id = planned.kind === 'projected' ? planned.message.id : planned.id;
+    const row = existingById.get(id);
+    if (planned.kind === 'pending') {
+      if (row && row.seq !== planned.seq)
+        await tx.message.update({ where: { id }, data: { seq: planned.seq } });
+      continue;
+    }
+    const want = columnsOf(planned.message);
+    if (!row) toCreate.push({ id, sessionId, createdAt: now, ...want });
+    else if (!sameColumns(row, want)) await tx.message.update({ where: { id }, data: want });
+  }
+  if (plan.deleteIds.length > 0)
+    await tx.message.deleteMany({ where: { id: { in: plan.deleteIds } } });
+  if (toCreate.length > 0) await tx.message.createMany({ data: toCreate });
+  await tx.session.update({
+    where: { id: sessionId },
+    data: { messageCount: plan.messageCount, projectedCheckpointId: checkpointId },
+  });
+}

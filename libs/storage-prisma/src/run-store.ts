@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { CreateRunInput, Run, UpdateRunInput } from '@cognition/contracts';
+import {
+  CreateRunInputSchema,
+  isActiveRunStatus,
+  UpdateRunInputSchema,
+} from '@cognition/contracts';
+import type { RunStore } from '@cognition/storage';
+import { parseInput, StorageError } from '@cognition/storage';
+import type { PrismaDb } from './db';
+import { guard, isForeignKeyViolation, isRecordNotFound, uniqueViolationFields } from './errors';
+import type { Prisma } from './generated/postgres/client';
+import { toRun } from './mapping';
+
+export class PrismaRunStore implements RunStore {
+  constructor(private readonly db: PrismaDb) {}
+
+  /**
+   * A plain insert with `active_session_id = session_id`: the unique index on that column lets
+   * exactly one of several concurrent creates (across processes) win; the others get
+   * RUN_IN_PROGRESS. The (session_id, idempotency_key) unique index settles idempotent retries
+   * the same way, so neither check is a read-then-write race.
+   */
+  async create(input: CreateRunInput): Promise<{ run: Run; created: boolean }> {
+    const data = parseInput(CreateRunInputSchema, input, 'run');
+    const id = data.id ?? randomUUID();
+    const key = data.idempotencyKey ?? null;
+    return guard('create run', async () => {
+      if (key !== null) {
+        const existing = await this.byIdempotencyKey(data.sessionId, key);
+        if (existing) return { run: existing, created: false };
+      }
+      const now = new Date();
+      try {
+        const row = await this.db.run.create({
+          data: {
+            id,
+            sessionId: data.sessionId,
+            status: data.status,
+            activeSessionId: data.sessionId,
+            inputMessageId: data.inputMessageId ?? null,
+            idempotencyKey: key,
+            createdAt: now,
+            startedAt: data.status === 'running' ? now : null,
+            updatedAt: now,
+          },
+        });
+        return { run: toRun(row), created: true };
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw StorageError.sessionNotFound(data.sessionId);
+        const fields = uniqueViolationFields(error);
+        // Checked whatever index reported the clash: with two creates racing on one key, Postgres
+        // may report the active-run index first although the winner holds the same key.
+        if (fields.length > 0 && key !== null) {
+          const existing = await this.byIdempotencyKey(data.sessionId, key);
+          if (existing) return { run: existing, created: false };
+        }
+        if (fields.includes('active_session_id')) {
+          throw new StorageError(
+            'RUN_IN_PROGRESS',
+            `Session ${data.sessionId} already has an active run`,
+            {
+              cause: error,
+            },
+          );
+        }
+        if (fields.includes('id')) {
+          throw new StorageError('CONFLICT', `Run already exists: ${id}`, { cause: error });
+        }
+        throw error;
+      }
+    });
+  }
+
+  async update(id: string, input: UpdateRunInput): Promise<Run> {
+    const data = parseInput(UpdateRunInputSchema, input, 'run update');
+    return guard('update run', async () => {
+      const patch: Prisma.RunUncheckedUpdateInput = { updatedAt: new Date() };
+      if (data.usage !== undefined)
+        patch.usage = data.usage === null ? null : JSON.stringify(data.usage);
+      if (data.error !== undefined)
+        patch.error = data.error === null ? null : JSON.stringify(data.error);
+      if (data.startedAt !== undefined) patch.startedAt = data.startedAt;
+      if (data.finishedAt !== undefined) patch.finishedAt = data.finishedAt;
+      try {
+        if (data.status !== undefined) {
+          const current = await this.db.run.findUnique({
+            where: { id },
+            select: { sessionId: true },
+          });
+          if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+          patch.status = data.status;
+          patch.activeSessionId = isActiveRunStatus(data.status) ? current.sessionId : null;
+        }
+        return toRun(await this.db.run.update({ where: { id }, data: patch }));
+      } catch (error) {
+        if (isRecordNotFound(error))
+          throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+        if (uniqueViolationFields(error).includes('active_session_id')) {
+          throw new StorageError(
+            'RUN_IN_PROGRESS',
+            `Another run of this session is already active`,
+            {
+              cause: error,
+            },
+          );
+        }
+        throw error;
+      }
+    });
+  }
+
+  async get(id: string): Promise<Run | null> {
+    return guard('get run', async () => {
+      const row = await this.db.run.findUnique({ where: { id } });
+      return row ? toRun(row) : null;
+    });
+  }
+
+  async list(sessionId: string): Promise<Run[]> {
+    return guard('list runs', async () => {
+      const rows = await this.db.run.findMany({
+        where: { sessionId },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      });
+      return rows.map(toRun);
+    });
+  }
+
+  async getActive(sessionId: string): Promise<Run | null> {
+    return guard('get active run', async () => {
+      const row = await this.db.run.findUnique({ where: { activeSessionId: sessionId } });
+      return row ? toRun(row) : null;
+    });
+  }
+
+  async listActive(): Promise<Run[]> {
+    return guard('list active runs', async () => {
+      const rows = await this.db.run.findMany({
+        where: { activeSessionId: { not: null } },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return rows.map(toRun);
+    });
+  }
+
+  private async byIdempotencyKey(sessionId: string, key: string): Promise<Run | null> {
+    const row = await this.db.run.findUnique({
+      where: { sessionId_idempotencyKey: { sessionId, idempotencyKey: key } },
+    });
+    return row ? toRun(row) : null;
+  }
+}

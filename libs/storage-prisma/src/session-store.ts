@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { ListSessionsQuery, Session, SessionPage, StringMap } from '@cognition/contracts';
+import {
+  CreateSessionInputSchema,
+  ListSessionsQuerySchema,
+  StringMapSchema,
+  UpdateSessionInputSchema,
+} from '@cognition/contracts';
+import type { CreateSessionInput, UpdateSessionInput } from '@cognition/contracts';
+import type { Scope, SessionStore } from '@cognition/storage';
+import { parseInput, StorageError } from '@cognition/storage';
+import { z } from 'zod';
+import type { PrismaDb, PrismaTx } from './db';
+import { guard, isUniqueViolation } from './errors';
+import { mapToRows, metadataWhere, scopeWhere, SESSION_INCLUDE, toSession } from './mapping';
+import type { Prisma } from './generated/postgres/client';
+
+const DeltaSchema = z.number().int().safe();
+
+/** Removes every trace of a thread outside the session row (checkpoints, writes, store items). */
+export type ThreadCleanup = (tx: PrismaTx, threadId: string) => Promise<void>;
+
+export function parseScope(scope: Scope): StringMap {
+  return parseInput(StringMapSchema, scope, 'scope');
+}
+
+export class PrismaSessionStore implements SessionStore {
+  constructor(
+    private readonly db: PrismaDb,
+    private readonly cleanupThread: ThreadCleanup,
+  ) {}
+
+  async create(input: CreateSessionInput, scope: Scope): Promise<Session> {
+    const data = parseInput(CreateSessionInputSchema, input, 'session');
+    const scopes = parseScope(scope);
+    const id = data.id ?? randomUUID();
+    const now = new Date();
+    return guard('create session', async () => {
+      try {
+        const row = await this.db.session.create({
+          data: {
+            id,
+            threadId: randomUUID(),
+            title: data.title ?? null,
+            agentName: data.agentName,
+            config: JSON.stringify(data.config),
+            parentId: data.parentId ?? null,
+            workspacePath: data.workspacePath ?? null,
+            createdAt: now,
+            updatedAt: now,
+            scopes: { createMany: { data: mapToRows(scopes) } },
+            metadata: { createMany: { data: mapToRows(data.metadata) } },
+          },
+          include: SESSION_INCLUDE,
+        });
+        return toSession(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new StorageError('CONFLICT', `Session already exists: ${id}`, { cause: error });
+        }
+        throw error;
+      }
+    });
+  }
+
+  async get(id: string, scope: Scope): Promise<Session | null> {
+    const scopes = parseScope(scope);
+    return guard('get session', async () => {
+      const row = await this.db.session.findFirst({
+        where: { id, AND: scopeWhere(scopes) },
+        include: SESSION_INCLUDE,
+      });
+      return row ? toSession(row) : null;
+    });
+  }
+
+  async list(query: ListSessionsQuery, scope: Scope): Promise<SessionPage> {
+    const q = parseInput(ListSessionsQuerySchema, query, 'session query');
+    const scopes = parseScope(scope);
+    const where: Prisma.SessionWhereInput = {
+      AND: [...scopeWhere(scopes), ...metadataWhere(q.metadata)],
+      ...(q.status ? { status: q.status } : {}),
+    };
+    return guard('list sessions', async () => {
+      const [rows, total] = await this.db.$transaction([
+        this.db.session.findMany({
+          where,
+          include: SESSION_INCLUDE,
+          orderBy: [{ updatedAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+          skip: q.offset,
+          take: q.limit,
+        }),
+        this.db.session.count({ where }),
+      ]);
+      return { sessions: rows.map(toSession), total };
+    });
+  }
+
+  /**
+   * One conditional `UPDATE ... WHERE id = ? [AND version = ?] AND <in scope>` decides the write;
+   * only when it matches nothing does a read tell "missing" from "version conflict".
+   */
+  async update(id: string, input: UpdateSessionInput, scope: Scope): Promise<Session> {
+    const data = parseInput(UpdateSessionInputSchema, input, 'session update');
+    const scopes = parseScope(scope);
+    return guard('update session', () =>
+      this.db.$transaction(async (tx) => {
+        const changed = await tx.session.updateMany({
+          where: {
+            id,
+            ...(data.expectedVersion === undefined ? {} : { version: data.expectedVersion }),
+            AND: scopeWhere(scopes),
+          },
+          data: {
+            ...(data.title !== undefined ? { title: data.title } : {}),
+            ...(data.status !== undefined ? { status: data.status } : {}),
+            ...(data.agentName !== undefined ? { agentName: data.agentName } : {}),
+            ...(data.config !== undefined ? { config: JSON.stringify(data.config) } : {}),
+            version: { increment: 1 },
+            updatedAt: new Date(),
+          },
+        });
+        if (changed.count === 0) {
+          const current = await tx.session.findFirst({
+            where: { id, AND: scopeWhere(scopes) },
+            select: { version: true },
+          });
+          if (!current) throw StorageError.sessionNotFound(id);
+          throw new StorageError(
+            'VERSION_CONFLICT',
+            `Session ${id} is at version ${current.version}, not ${String(data.expectedVersion)}`,
+          );
+        }
+        if (data.metadata !== undefined) {
+          await tx.sessionMetadata.deleteMany({ where: { sessionId: id } });
+          await tx.sessionMetadata.createMany({
+            data: mapToRows(data.metadata).map((row) => ({ sessionId: id, ...row })),
+          });
+        }
+        const row = await tx.session.findUniqueOrThrow({ where: { id }, include: SESSION_INCLUDE });
+        return toSession(row);
+      }),
+    );
+  }
+
+  async updateMessageCount(id: string, delta: number): Promise<number> {
+    const by = parseInput(DeltaSchema, delta, 'message count delta');
+    return guard('update message count', async () => {
+      const rows = await this.db.session.updateManyAndReturn({
+        where: { id },
+        data: { messageCount: { increment: by } },
+        select: { messageCount: true },
+      });
+      const row = rows[0];
+      if (!row) throw StorageError.sessionNotFound(id);
+      return row.messageCount;
+    });
+  }
+
+  /**
+   * One transaction: the thread's checkpoints and store items go with the session row, whose
+   * foreign keys cascade to scopes, metadata, messages and runs.
+   */
+  async delete(id: string, scope: Scope): Promise<boolean> {
+    const scopes = parseScope(scope);
+    return guard('delete session', () =>
+      this.db.$transaction(async (tx) => {
+        const session = await tx.session.findFirst({
+          where: { id, AND: scopeWhere(scopes) },
+          select: { threadId: true },
+        });
+        if (!session) return false;
+        await this.cleanupThread(tx, session.threadId);
+        const deleted = await tx.session.deleteMany({ where: { id } });
+        return deleted.count > 0;
+      }),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import { scopedStore } from '../scoped-store';
+import { useFreshBackend } from './context';
+import type { StorageHarnessFactory } from './harness';
+import { isolationTests } from './isolation-conformance';
+import { messageTests } from './messages-conformance';
+import { projectionTests } from './projection-conformance';
+import { runTests } from './runs-conformance';
+import { sessionTests } from './sessions-conformance';
+import { runStoreConformance } from './store-conformance';
+
+/**
+ * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
+ * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, scope isolation,
+ * cascade delete, message projection and its repair, pagination edges, exact text round-trips,
+ * typed validation errors, lifecycle), plus the store conformance for `backend.store` both raw
+ * and through `scopedStore`.
+ *
+ * Call it at the top level of a backend's spec file:
+ * ```ts
+ * runStorageConformance('sqlite', async () => {
+ *   const backend = createSqliteStorage({ path: tempFile() });
+ *   return { backend, tamper: sqliteTamper(backend), cleanup: async () => { await backend.close(); rm(...) } };
+ * });
+ * ```
+ * See `StorageConformanceHarness` for the factory contract: a fresh empty backend per test,
+ * calls never overlap, `cleanup()` closes and releases it, `tamper` writes behind the port.
+ */
+export function runStorageConformance(name: string, factory: StorageHarnessFactory): void {
+  describe(`${name}: storage conformance`, () => {
+    const ctx = useFreshBackend(factory);
+    sessionTests(ctx);
+    messageTests(ctx);
+    runTests(ctx);
+    projectionTests(ctx);
+    isolationTests(ctx);
+  });
+
+  const storeOf = (scoped: boolean) => async () => {
+    const harness = await factory();
+    await harness.backend.initialize();
+    const store = scoped
+      ? scopedStore(harness.backend.store, { tenant: 'conformance' })
+      : harness.backend.store;
+    return { store, cleanup: () => harness.cleanup() };
+  };
+  runStoreConformance(`${name} backend.store`, storeOf(false));
+  runStoreConformance(`${name} scopedStore(backend.store)`, storeOf(true));
+}
