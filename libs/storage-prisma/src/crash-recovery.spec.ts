@@ -1,4 +1,3 @@
-jest.mock('./langgraph/store', () => ({ PrismaStore: class {} }), { virtual: true }); // TEMP
 import type { Message } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
 import { checkpointMessages, projectCheckpointMessages, StorageError } from '@cognition/storage';
@@ -176,7 +175,7 @@ describe('crash recovery of a turn (SQLite, reopened on the same file)', () => {
         caught = error;
       }
       expect(caught).toBeInstanceOf(StorageError);
-      expect((caught as StorageError).details.cause ?? caught).toBeDefined();
+      expect((caught as StorageError).details.cause).toBe(CRASH);
       const reopened = await startBackend();
       const after = await reopened.checkpointer.getTuple({
         configurable: { thread_id: turn.threadId, checkpoint_ns: '' },

@@ -1,4 +1,3 @@
-jest.mock('./langgraph/store', () => ({ PrismaStore: class {} }), { virtual: true }); // TEMP
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,

@@ -1,4 +1,3 @@
-jest.mock('./langgraph/store', () => ({ PrismaStore: class {} }), { virtual: true }); // TEMP
 import type { StorageBackend } from '@cognition/storage';
 import { isStorageError } from '@cognition/storage';
 import { runStorageConformance } from '@cognition/storage/testing';

@@ -1,4 +1,3 @@
-jest.mock('./langgraph/store', () => ({ PrismaStore: class {} }), { virtual: true }); // TEMP
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '@cognition/storage';
@@ -47,6 +46,10 @@ describe('prisma storage (SQLite) lifecycle', () => {
       expect(health.pool).toBeUndefined();
       await backend.close();
       await backend.close();
+      expect(await backend.healthCheck()).toMatchObject({
+        ok: false,
+        error: expect.any(String) as string,
+      });
       await expectStorageError(backend.initialize(), 'UNAVAILABLE');
     } finally {
       await backend.close();

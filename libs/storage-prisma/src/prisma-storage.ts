@@ -11,9 +11,7 @@ import { z } from 'zod';
 import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db';
 import { createPostgresHandle, createSqliteHandle } from './db';
 import { guard, toStorageError } from './errors';
-import { PrismaCheckpointSaver } from './langgraph/checkpoint-saver';
-import { deleteThreadItems } from './langgraph/namespace';
-import { PrismaStore } from './langgraph/store';
+import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
 import { writeProjectionInTx } from './projection';
 import { PrismaRunStore } from './run-store';
@@ -103,6 +101,7 @@ class PrismaStorage implements StorageBackend {
         await this.handle.migrate();
         await this.handle.connect();
         await this.repairDrift();
+        this.store.start();
       } catch (error) {
         throw toStorageError(error, 'initialize storage');
       } finally {
@@ -114,6 +113,7 @@ class PrismaStorage implements StorageBackend {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.store.stop();
     await this.handle.close();
   }
 
@@ -121,6 +121,8 @@ class PrismaStorage implements StorageBackend {
     const started = performance.now();
     const pool = this.handle.poolStats?.();
     const base = { backend: this.kind, ...(pool ? { pool } : {}) };
+    if (this.closed)
+      return { ...base, ok: false, latencyMs: 0, error: 'storage backend is closed' };
     try {
       await this.db.$queryRawUnsafe('SELECT 1');
       return { ...base, ok: true, latencyMs: performance.now() - started };

@@ -1,4 +1,3 @@
-jest.mock('./langgraph/store', () => ({ PrismaStore: class {} }), { virtual: true }); // TEMP
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

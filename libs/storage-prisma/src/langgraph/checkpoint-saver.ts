@@ -49,6 +49,10 @@ export interface PrismaCheckpointSaverOptions {
   provider?: DatabaseProvider;
 }
 
+/** Bounds of the recent-puts cache (see {@link RecentCheckpoints}). */
+const RECENT_MAX_THREADS = 256;
+const RECENT_MAX_BYTES = 32 * 1024 * 1024;
+
 /** Rows of one `list` page are loaded with their writes in one query per this many rows. */
 const LIST_PAGE_SIZE = 100;
 
@@ -72,6 +76,7 @@ const LIST_PAGE_SIZE = 100;
 export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   private readonly onRootCheckpoint: RootCheckpointHook | undefined;
   private readonly sql: CheckpointSql;
+  private readonly recent = new RecentCheckpoints(RECENT_MAX_THREADS, RECENT_MAX_BYTES);
 
   constructor(
     private readonly db: PrismaDb,
@@ -180,7 +185,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     assertStorableString(checkpoint.id, 'checkpoint.id');
     if (checkpoint.id === '') throw invalid('checkpoint.id', 'must not be empty');
 
-    const [blob, [metadataType, metadataBytes]] = await Promise.all([
+    const [{ entries, blob }, [metadataType, metadataBytes]] = await Promise.all([
       this.dumpCheckpoint(threadId, checkpointNs, parentId, checkpoint, newVersions),
       this.serde.dumpsTyped(metadata),
     ]);
@@ -204,6 +209,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         await hook(tx, threadId, checkpoint.id, checkpoint);
       });
     });
+    this.recent.remember(threadId, checkpointNs, checkpoint.id, entries);
     return {
       configurable: {
         thread_id: threadId,
@@ -259,6 +265,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
 
   async deleteThread(threadId: string): Promise<void> {
     assertStorableString(threadId, 'threadId');
+    this.recent.forgetThread(threadId);
     await guard('Cannot delete thread checkpoints', () =>
       this.db.$transaction([
         this.db.checkpointWrite.deleteMany({ where: { threadId } }),
@@ -278,16 +285,14 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     parentId: string | null,
     checkpoint: Checkpoint,
     newVersions: ChannelVersions,
-  ): Promise<Uint8Array> {
+  ): Promise<{ entries: ChannelEntry[]; blob: Uint8Array }> {
     const { channel_values: values = {}, ...skeleton } = checkpoint;
     const versions = checkpoint.channel_versions ?? {};
     const carried = Object.keys(versions).filter((channel) => !(channel in newVersions));
-    const [[skeletonType, skeletonBytes], parentBlob, entries] = await Promise.all([
+    const [[skeletonType, skeletonBytes], parentEntries, entries] = await Promise.all([
       this.serde.dumpsTyped(skeleton),
       carried.length > 0 && parentId !== null
-        ? guard('Cannot read parent checkpoint', () =>
-            this.sql.checkpointBlob(threadId, checkpointNs, parentId),
-          )
+        ? this.parentEntries(threadId, checkpointNs, parentId)
         : undefined,
       Promise.all(
         Object.entries(newVersions)
@@ -298,16 +303,36 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
           }),
       ),
     ]);
-    if (parentBlob) {
-      const parentEntries = new Map(
-        decodeCheckpointBlob(parentBlob).entries.map((entry) => [entry.channel, entry]),
-      );
+    if (parentEntries) {
+      const byChannel = new Map(parentEntries.map((entry) => [entry.channel, entry]));
       for (const channel of carried) {
-        const entry = parentEntries.get(channel);
+        const entry = byChannel.get(channel);
         if (entry && entry.version === String(versions[channel])) entries.push(entry);
       }
     }
-    return encodeCheckpointBlob({ skeletonType, skeleton: skeletonBytes, entries });
+    return {
+      entries,
+      blob: encodeCheckpointBlob({ skeletonType, skeleton: skeletonBytes, entries }),
+    };
+  }
+
+  /** The channel entries of the parent: from the recent-puts cache, else read back. */
+  private async parentEntries(
+    threadId: string,
+    checkpointNs: string,
+    parentId: string,
+  ): Promise<ChannelEntry[] | undefined> {
+    const cached = this.recent.get(threadId, checkpointNs, parentId);
+    if (cached) return cached;
+    const blob = await guard('Cannot read parent checkpoint', () =>
+      this.sql.checkpointBlob(threadId, checkpointNs, parentId),
+    );
+    if (!blob) return undefined;
+    // Copies, so a child's cached entries never pin the whole parent blob.
+    return decodeCheckpointBlob(blob).entries.map((entry) => ({
+      ...entry,
+      value: entry.value.slice(),
+    }));
   }
 
   private async loadMetadata(row: CheckpointRow): Promise<CheckpointMetadata> {
@@ -407,6 +432,65 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       channel_values: channelValues,
     };
   }
+}
+
+/**
+ * The channel entries of the checkpoint this saver stored last per (thread, namespace), so the
+ * next `put` of that thread (whose parent it almost always is) copies the unchanged channels
+ * without reading the parent back. It only ever returns what this process itself wrote for that
+ * exact (thread, namespace, checkpoint id); bounded by thread count and bytes, oldest dropped.
+ */
+class RecentCheckpoints {
+  private readonly byKey = new Map<
+    string,
+    { checkpointId: string; entries: ChannelEntry[]; bytes: number }
+  >();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxThreads: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  get(threadId: string, checkpointNs: string, checkpointId: string): ChannelEntry[] | undefined {
+    const hit = this.byKey.get(recentKey(threadId, checkpointNs));
+    return hit?.checkpointId === checkpointId ? hit.entries : undefined;
+  }
+
+  remember(
+    threadId: string,
+    checkpointNs: string,
+    checkpointId: string,
+    entries: ChannelEntry[],
+  ): void {
+    const key = recentKey(threadId, checkpointNs);
+    this.drop(key);
+    const bytes = entries.reduce((sum, entry) => sum + entry.value.length, 0);
+    if (bytes > this.maxBytes) return;
+    this.byKey.set(key, { checkpointId, entries, bytes });
+    this.bytes += bytes;
+    for (const oldest of this.byKey.keys()) {
+      if (this.byKey.size <= this.maxThreads && this.bytes <= this.maxBytes) break;
+      this.drop(oldest);
+    }
+  }
+
+  forgetThread(threadId: string): void {
+    const prefix = recentKey(threadId, '');
+    for (const key of [...this.byKey.keys()]) if (key.startsWith(prefix)) this.drop(key);
+  }
+
+  private drop(key: string): void {
+    const entry = this.byKey.get(key);
+    if (!entry) return;
+    this.bytes -= entry.bytes;
+    this.byKey.delete(key);
+  }
+}
+
+/** NUL cannot occur in stored ids (see `assertStorableString`), so the key is unambiguous. */
+function recentKey(threadId: string, checkpointNs: string): string {
+  return `${threadId}\u0000${checkpointNs}`;
 }
 
 /** Groups writes by checkpoint, each group in `writesSortKey` order `(task_path, task_id, idx)`. */

@@ -1,0 +1,348 @@
+import { StorageError } from '@cognition/storage';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type {
+  Checkpoint,
+  CheckpointMetadata,
+  CheckpointTuple,
+} from '@langchain/langgraph-checkpoint';
+import { ERROR, INTERRUPT, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
+import type { CheckpointSaverTestInitializer } from '@langchain/langgraph-checkpoint-validation';
+import type { DatabaseProvider, OpenedDatabase, PrismaTx } from '../db';
+import { openPostgres, openSqlite } from '../db';
+import type { TestDatabase } from '../testing-db';
+import { createTestDatabase } from '../testing-db';
+import { PrismaCheckpointSaver } from './checkpoint-saver';
+
+// The validation package is consumed through CommonJS (its vitest CLI cannot load initializers
+// here); these functions register describe/it blocks on jest's globals.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const validation = require('@langchain/langgraph-checkpoint-validation') as {
+  validate(initializer: CheckpointSaverTestInitializer<PrismaCheckpointSaver>): void;
+  deltaChannelHistoryTests(
+    initializer: CheckpointSaverTestInitializer<PrismaCheckpointSaver>,
+  ): void;
+};
+
+/**
+ * The checkpointer specs shared by both providers: LangGraph's checkpoint validation suite in full
+ * (plus its opt-in delta-channel-history suite), then the behaviour specific to this saver. One
+ * fresh database per spec file; every validation group starts from empty tables, because `list`
+ * without a thread id sees every row.
+ */
+export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
+  let database: TestDatabase;
+  let opened: OpenedDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(provider);
+    opened =
+      database.provider === 'sqlite'
+        ? await openSqlite(database.path)
+        : await openPostgres(database.url);
+  });
+
+  afterAll(async () => {
+    await opened.close();
+    await database.cleanup();
+  });
+
+  const wipe = async (): Promise<void> => {
+    await opened.db.checkpointWrite.deleteMany();
+    await opened.db.checkpoint.deleteMany();
+    await opened.db.storeItem.deleteMany();
+  };
+
+  const initializer: CheckpointSaverTestInitializer<PrismaCheckpointSaver> = {
+    checkpointerName: `PrismaCheckpointSaver (${provider})`,
+    createCheckpointer: () => new PrismaCheckpointSaver(opened.db),
+    destroyCheckpointer: wipe,
+  };
+  validation.validate(initializer);
+  describe('opt-in validation', () => validation.deltaChannelHistoryTests(initializer));
+
+  describe(`PrismaCheckpointSaver (${provider})`, () => {
+    let saver: PrismaCheckpointSaver;
+    beforeEach(async () => {
+      await wipe();
+      saver = new PrismaCheckpointSaver(opened.db);
+    });
+
+    const config = (
+      thread_id: string,
+      checkpoint_ns = '',
+      checkpoint_id?: string,
+    ): RunnableConfig => ({
+      configurable: { thread_id, checkpoint_ns, ...(checkpoint_id ? { checkpoint_id } : {}) },
+    });
+    const checkpointOf = (
+      values: Record<string, unknown>,
+      versions: Record<string, number>,
+    ): Checkpoint => ({
+      ...emptyCheckpoint(),
+      id: uuid6(-1),
+      channel_values: values,
+      channel_versions: versions,
+    });
+    const meta = (step: number) => ({ source: 'loop' as const, step, parents: {} });
+
+    describe('root checkpoint hook', () => {
+      it('runs inside the put transaction for root checkpoints only, with the full checkpoint', async () => {
+        const calls: {
+          threadId: string;
+          checkpointId: string;
+          values: unknown;
+          rowVisible: boolean;
+        }[] = [];
+        const hooked = new PrismaCheckpointSaver(opened.db, {
+          onRootCheckpoint: async (tx: PrismaTx, threadId, checkpointId, checkpoint) => {
+            const row = await tx.checkpoint.findFirst({ where: { threadId, checkpointId } });
+            calls.push({
+              threadId,
+              checkpointId,
+              values: checkpoint.channel_values,
+              rowVisible: row !== null,
+            });
+            await tx.storeItem.create({
+              data: { namespace: 'hook', key: checkpointId, value: '{}' },
+            });
+          },
+        });
+        const first = checkpointOf({ messages: ['a'], other: 1 }, { messages: 1, other: 1 });
+        const firstConfig = await hooked.put(config('t'), first, meta(0), {
+          messages: 1,
+          other: 1,
+        });
+        const second = checkpointOf({ messages: ['a', 'b'], other: 1 }, { messages: 2, other: 1 });
+        await hooked.put(firstConfig, second, meta(1), { messages: 2 });
+        await hooked.put(config('t', 'child'), checkpointOf({}, {}), meta(0), {});
+        expect(calls).toEqual([
+          {
+            threadId: 't',
+            checkpointId: first.id,
+            values: { messages: ['a'], other: 1 },
+            rowVisible: true,
+          },
+          {
+            threadId: 't',
+            checkpointId: second.id,
+            values: { messages: ['a', 'b'], other: 1 },
+            rowVisible: true,
+          },
+        ]);
+        expect(await opened.db.storeItem.count({ where: { namespace: 'hook' } })).toBe(2);
+      });
+
+      it('stores nothing when the hook throws, and surfaces its error', async () => {
+        const failing = new PrismaCheckpointSaver(opened.db, {
+          onRootCheckpoint: async (tx) => {
+            await tx.storeItem.create({ data: { namespace: 'hook', key: 'k', value: '{}' } });
+            throw new StorageError('CONFLICT', 'projection refused');
+          },
+        });
+        const checkpoint = checkpointOf({ messages: ['a'] }, { messages: 1 });
+        await expect(
+          failing.put(config('t'), checkpoint, meta(0), { messages: 1 }),
+        ).rejects.toMatchObject({
+          code: 'CONFLICT',
+          message: 'projection refused',
+        });
+        expect(await saver.getTuple(config('t'))).toBeUndefined();
+        expect(await opened.db.storeItem.count()).toBe(0);
+      });
+    });
+
+    describe('bad input', () => {
+      it('rejects missing or unstorable ids with a VALIDATION_ERROR naming the field', async () => {
+        const checkpoint = checkpointOf({}, {});
+        await expect(
+          saver.put({ configurable: {} }, checkpoint, meta(0), {}),
+        ).rejects.toMatchObject({
+          code: 'VALIDATION_ERROR',
+          details: { issues: [{ path: 'configurable.thread_id' }] },
+        });
+        await expect(saver.put(config('a\u0000b'), checkpoint, meta(0), {})).rejects.toMatchObject({
+          code: 'VALIDATION_ERROR',
+          details: { issues: [{ path: 'configurable.thread_id' }] },
+        });
+        await expect(saver.putWrites(config('t'), [['c', 1]], 'task')).rejects.toMatchObject({
+          code: 'VALIDATION_ERROR',
+          details: { issues: [{ path: 'configurable.checkpoint_id' }] },
+        });
+        const listing = saver.list(config('t'), { limit: -1 });
+        await expect(listing.next()).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+        expect(await opened.db.checkpoint.count()).toBe(0);
+      });
+    });
+
+    describe('channel values', () => {
+      it('carries unchanged channels over from a parent this process did not write', async () => {
+        const parent = checkpointOf(
+          { messages: ['hi'], count: 1, stale: 'x' },
+          { messages: 1, count: 1, stale: 1 },
+        );
+        const parentConfig = await saver.put(config('t'), parent, meta(0), {
+          messages: 1,
+          count: 1,
+          stale: 1,
+        });
+        const fresh = new PrismaCheckpointSaver(opened.db);
+        // `stale` claims a version its parent never stored: it has no value to carry.
+        const child = checkpointOf(
+          { messages: ['hi'], count: 2, stale: 'x' },
+          { messages: 1, count: 2, stale: 7 },
+        );
+        const childConfig = await fresh.put(parentConfig, child, meta(1), { count: 2 });
+        expect((await fresh.getTuple(childConfig))?.checkpoint.channel_values).toEqual({
+          messages: ['hi'],
+          count: 2,
+        });
+        expect((await saver.getTuple(childConfig))?.checkpoint.channel_values).toEqual({
+          messages: ['hi'],
+          count: 2,
+        });
+      });
+
+      it('does not carry values from a parent deleted with its thread', async () => {
+        const parent = checkpointOf({ messages: ['hi'] }, { messages: 1 });
+        const parentConfig = await saver.put(config('t'), parent, meta(0), { messages: 1 });
+        await saver.deleteThread('t');
+        const childConfig = await saver.put(
+          parentConfig,
+          checkpointOf({ messages: ['hi'] }, { messages: 1 }),
+          meta(1),
+          {},
+        );
+        expect((await saver.getTuple(childConfig))?.checkpoint.channel_values).toEqual({});
+      });
+
+      it('round-trips messages, bytes and a large state exactly', async () => {
+        const bytes = new Uint8Array([0, 1, 2, 254, 255]);
+        const big = 'x'.repeat(1_500_000);
+        const values = {
+          messages: [new HumanMessage({ content: 'hi', id: 'm1' }), new AIMessage('yo')],
+          bytes,
+          big,
+        };
+        const stored = await saver.put(
+          config('t'),
+          checkpointOf(values, { messages: 1, bytes: 1, big: 1 }),
+          meta(0),
+          {
+            messages: 1,
+            bytes: 1,
+            big: 1,
+          },
+        );
+        const tuple = await saver.getTuple(stored);
+        const restored = tuple?.checkpoint.channel_values as typeof values;
+        expect(restored.messages[0]).toBeInstanceOf(HumanMessage);
+        expect(restored.messages[1]).toBeInstanceOf(AIMessage);
+        expect(restored.messages.map((m) => m.content)).toEqual(['hi', 'yo']);
+        expect(restored.bytes).toEqual(bytes);
+        expect(restored.big).toBe(big);
+      });
+    });
+
+    describe('writes', () => {
+      it('keeps the first regular write of a task and replaces special writes', async () => {
+        const stored = await saver.put(config('t'), checkpointOf({}, {}), meta(0), {});
+        await saver.putWrites(stored, [['channel', 'first']], 'task');
+        await saver.putWrites(stored, [['channel', 'second']], 'task');
+        await saver.putWrites(stored, [[ERROR, 'boom-1']], 'task');
+        await saver.putWrites(stored, [[ERROR, 'boom-2']], 'task');
+        await saver.putWrites(
+          stored,
+          [
+            [INTERRUPT, 'ask'],
+            ['channel', 'mixed'],
+          ],
+          'other',
+        );
+        await saver.putWrites(
+          stored,
+          [
+            [INTERRUPT, 'ask-again'],
+            ['channel', 'mixed-again'],
+          ],
+          'other',
+        );
+        const tuple = await saver.getTuple(stored);
+        expect(tuple?.pendingWrites).toEqual([
+          ['other', INTERRUPT, 'ask'],
+          ['other', 'channel', 'mixed'],
+          ['task', ERROR, 'boom-2'],
+          ['task', 'channel', 'first'],
+        ]);
+      });
+
+      it('returns pending writes in (task_path, task_id, idx) order', async () => {
+        const stored = await saver.put(config('t'), checkpointOf({}, {}), meta(0), {});
+        await saver.putWrites(
+          stored,
+          [
+            ['c', 'b1'],
+            ['c', 'b2'],
+          ],
+          'task-a',
+          '~b',
+        );
+        await saver.putWrites(stored, [['c', 'a1']], 'task-z', '~a');
+        await saver.putWrites(stored, [['c', 'input']], 'task-m');
+        const tuple = await saver.getTuple(stored);
+        expect(tuple?.pendingWrites?.map(([, , value]) => value)).toEqual([
+          'input',
+          'a1',
+          'b1',
+          'b2',
+        ]);
+      });
+    });
+
+    describe('list', () => {
+      const putChain = async (threadId: string, count: number): Promise<string[]> => {
+        let current = config(threadId);
+        const ids: string[] = [];
+        for (let step = 0; step < count; step += 1) {
+          const checkpoint = checkpointOf({ step }, { step: step + 1 });
+          current = await saver.put(
+            current,
+            checkpoint,
+            { ...meta(step), parity: step % 2 } as CheckpointMetadata,
+            { step: step + 1 },
+          );
+          await saver.putWrites(current, [['w', step]], `task-${step}`);
+          ids.push(checkpoint.id);
+        }
+        return ids.reverse();
+      };
+      const collect = async (
+        iterator: AsyncGenerator<CheckpointTuple>,
+      ): Promise<CheckpointTuple[]> => {
+        const out: CheckpointTuple[] = [];
+        for await (const tuple of iterator) out.push(tuple);
+        return out;
+      };
+
+      it('pages through long histories newest first, with writes, filters and limits', async () => {
+        const ids = await putChain('long', 230);
+        await putChain('other', 3);
+        const all = await collect(saver.list(config('long')));
+        expect(all.map((tuple) => tuple.checkpoint.id)).toEqual(ids);
+        expect(all.every((tuple, i) => tuple.pendingWrites?.[0]?.[2] === 229 - i)).toBe(true);
+        const odd = await collect(
+          saver.list(config('long'), { filter: { parity: 1 }, limit: 110 }),
+        );
+        expect(odd.map((tuple) => tuple.checkpoint.id)).toEqual(
+          ids.filter((_, i) => i % 2 === 0).slice(0, 110),
+        );
+        const before = await collect(
+          saver.list(config('long'), { before: config('long', '', ids[200]), limit: 5 }),
+        );
+        expect(before.map((tuple) => tuple.checkpoint.id)).toEqual(ids.slice(201, 206));
+        expect(await collect(saver.list({ configurable: {} }))).toHaveLength(233);
+        expect(await collect(saver.list(config('long'), { limit: 0 }))).toEqual([]);
+      });
+    });
+  });
+}

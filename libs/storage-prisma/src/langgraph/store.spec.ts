@@ -1,0 +1,3 @@
+import { runPrismaStoreSpecs } from './store-spec-cases';
+
+runPrismaStoreSpecs('sqlite');
