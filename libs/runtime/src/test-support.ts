@@ -128,3 +128,22 @@ export function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<voi
     tick();
   });
 }
+
+/** The error `fn` throws (fails the test when it does not throw). */
+export function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw');
+}
+
+/** Jest's asymmetric matchers, typed `unknown` rather than `any` for the type-checked lint. */
+export const match = {
+  anyString: (): unknown => expect.any(String),
+  containing: (text: string): unknown => expect.stringContaining(text),
+  matching: (pattern: RegExp): unknown => expect.stringMatching(pattern),
+  arrayContaining: (items: unknown[]): unknown => expect.arrayContaining(items),
+  objectContaining: (shape: object): unknown => expect.objectContaining(shape),
+};

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { MUTATING_TOOLS, TOOL_NAMES } from '../tools/names';
 import { AGENTS_DIR, parseAgentFile } from './load-agents';
 import { AgentRegistry } from './registry';
+import { match, thrownBy } from '../test-support';
 
 describe('agent registry', () => {
   let workspace: string;
@@ -72,7 +73,7 @@ describe('agent registry', () => {
     const dir = join(workspace, AGENTS_DIR);
     const paths = error?.issues.map((i) => i.path) ?? [];
     expect(paths).toEqual(
-      expect.arrayContaining([
+      match.arrayContaining([
         `${join(dir, 'bad-tools.md')}: tools.1`,
         `${join(dir, 'no-frontmatter.md')}: (frontmatter)`,
         `${join(dir, 'bad-yaml.yaml')}: (yaml)`,
@@ -88,7 +89,7 @@ describe('agent registry', () => {
     await put('readonly.md', '---\ndescription: sneaky\n---\nI can write.\n');
     await expect(AgentRegistry.load(workspace)).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
-      message: expect.stringContaining('redefines the built-in agent "readonly"'),
+      message: match.containing('redefines the built-in agent "readonly"'),
     });
     const a = parseAgentFile('/x/a.md', '---\ndescription: one\nname: same\n---\nP\n');
     const b = parseAgentFile('/x/b.yaml', 'description: two\nname: same\nsystem_prompt: P\n');
@@ -96,11 +97,9 @@ describe('agent registry', () => {
   });
 
   it('reports unknown agents with the field name for a 422', () => {
-    expect(() => new AgentRegistry().resolvePrimary('ghost')).toThrow(
-      expect.objectContaining({
-        code: 'VALIDATION_ERROR',
-        issues: [{ path: 'agentName', message: expect.stringContaining('unknown agent "ghost"') }],
-      }),
-    );
+    expect(thrownBy(() => new AgentRegistry().resolvePrimary('ghost'))).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      issues: [{ path: 'agentName', message: match.containing('unknown agent "ghost"') }],
+    });
   });
 });

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CompletionPayload } from './callback-dispatcher';
 import { CallbackDispatcher, signPayload } from './callback-dispatcher';
+import { match } from '../test-support';
 
 const payload: CompletionPayload = {
   session_id: 's',
@@ -50,8 +51,9 @@ describe('CallbackDispatcher', () => {
         [3, 500, false],
       ]);
       expect(r.hits).toHaveLength(3);
-      expect(r.hits[1]!.at - r.hits[0]!.at).toBeGreaterThanOrEqual(15);
-      expect(r.hits[2]!.at - r.hits[1]!.at).toBeGreaterThanOrEqual(35);
+      const at = r.hits.map((h) => h.at);
+      expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(15);
+      expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(35);
       expect(r.hits[0]?.signature).toBeUndefined();
     } finally {
       await r.close();
@@ -80,6 +82,6 @@ describe('CallbackDispatcher', () => {
     await delivery;
     const attempts = dispatcher.attempts('r1');
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ ok: false, status: null, error: expect.any(String) });
+    expect(attempts[0]).toMatchObject({ ok: false, status: null, error: match.anyString() });
   });
 });

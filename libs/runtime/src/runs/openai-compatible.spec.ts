@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import type { LlmConfigInput } from '../providers/config';
 import type { TestRuntime, TestRuntimeOptions } from '../test-support';
-import { collect, createTestRuntime, sendAndCollect, waitFor } from '../test-support';
+import { collect, createTestRuntime, match, sendAndCollect, waitFor } from '../test-support';
 import { FakeOpenAIServer } from '../testing/fake-openai-server';
 
 // These tests drive the real openai_compatible provider (LangChain's OpenAI client) over loopback.
@@ -154,7 +154,7 @@ describe('openai_compatible provider against the fake server', () => {
     server.enqueue({ text: 'Hello world.' });
     await sendAndCollect(rt, session, 'Finish');
     expect(server.requests[1]?.body.messages?.map((m) => m.content)).toEqual([
-      expect.any(String),
+      match.anyString(),
       'Say hello',
       'Hello wor',
       'Finish',
@@ -227,7 +227,7 @@ describe('openai_compatible provider against the fake server', () => {
     const down1 = await sendAndCollect(rt, session, 'two');
     expect(lastEvent(down1.events)).toMatchObject({ type: 'error', code: 'PROVIDER_ERROR' });
     expect(lastEvent(down1.events)?.type === 'error' && lastEvent(down1.events)).toMatchObject({
-      message: expect.stringContaining('HTTP 500'),
+      message: match.containing('HTTP 500'),
     });
     await sendAndCollect(rt, session, 'three');
     expect(rt.runs.breakerSnapshots()[0]?.state).toBe('OPEN');
@@ -304,7 +304,7 @@ describe('openai_compatible provider against the fake server', () => {
         output: 'All done.',
         token_usage: { input: 7, output: 3 },
         model_used: 'fake-model',
-        completed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        completed_at: match.matching(/^\d{4}-\d\d-\d\dT/),
         error: null,
       });
     } finally {

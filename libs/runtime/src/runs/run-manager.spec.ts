@@ -2,7 +2,14 @@ import type { AgentEventEnvelope } from '@cognition/contracts';
 import { AgentEventEnvelopeSchema } from '@cognition/contracts';
 import { isToolMessage } from '@langchain/core/messages';
 import type { TestRuntime } from '../test-support';
-import { collect, createTestRuntime, sendAndCollect, waitFor } from '../test-support';
+import {
+  collect,
+  createTestRuntime,
+  match,
+  sendAndCollect,
+  thrownBy,
+  waitFor,
+} from '../test-support';
 import { hangingCommand } from '../testing/fake-execution-backend';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
@@ -158,6 +165,25 @@ describe('RunManager (scripted model)', () => {
     await rt.runs.abort(session.id, {});
   });
 
+  it('lets exactly one of two concurrent sends start a run, without an orphan message', async () => {
+    const model = new ScriptedChatModel([{ text: 'slow', hang: true }]);
+    rt = await createTestRuntime({ chatModel: model });
+    const session = await rt.createSession();
+    const results = await Promise.allSettled([
+      rt.runs.send({ sessionId: session.id, scope: {}, content: 'a' }),
+      rt.runs.send({ sessionId: session.id, scope: {}, content: 'b' }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = results.find((r) => r.status === 'rejected');
+    expect(rejected?.status === 'rejected' && rejected.reason).toMatchObject({
+      code: 'RUN_IN_PROGRESS',
+    });
+    expect((await rt.storage.messages.listAll(session.id, {})).map((m) => m.content)).toEqual([
+      'a',
+    ]);
+    await rt.runs.abort(session.id, {});
+  });
+
   it('aborts a running tool within a second and records the run as aborted', async () => {
     let started = false;
     const model = new ScriptedChatModel([
@@ -217,7 +243,7 @@ describe('RunManager (scripted model)', () => {
     expect((await rt.storage.sessions.get(session.id, {}))?.status).toBe('active');
     // The failed turn's user message stays in the history the next call sees.
     expect(model.calls[1]?.messages.map((m) => m.content)).toEqual([
-      expect.any(String),
+      match.anyString(),
       'one',
       'two',
     ]);
@@ -273,7 +299,7 @@ describe('RunManager (scripted model)', () => {
     const session = await rt.createSession();
     const a = await sendAndCollect(rt, session, 'a');
     const b = await sendAndCollect(rt, session, 'b');
-    expect(a.events[a.events.length - 1]!.id < b.events[0]!.id).toBe(true);
+    expect((a.events[a.events.length - 1]?.id ?? 'z') < (b.events[0]?.id ?? '')).toBe(true);
     // A session-wide stream without a cursor follows the latest run only.
     const latest = await collect(await rt.runs.events(session.id, {}));
     expect(latest).toEqual(b.events);
@@ -310,15 +336,13 @@ describe('RunManager (scripted model)', () => {
     await expect(rt.runs.events(session.id, {}, { runId: 'run_missing' })).rejects.toMatchObject({
       code: 'RUN_NOT_FOUND',
     });
-    expect(() => rt.runs.validateSessionInput({ agentName: 'ghost' })).toThrow(
-      expect.objectContaining({
-        code: 'VALIDATION_ERROR',
-        issues: [expect.objectContaining({ path: 'agentName' })],
-      }),
-    );
-    expect(() => rt.runs.validateSessionInput({ config: { model: 'gpt-unknown' } })).toThrow(
-      expect.objectContaining({ issues: [expect.objectContaining({ path: 'config.model' })] }),
-    );
+    expect(thrownBy(() => rt.runs.validateSessionInput({ agentName: 'ghost' }))).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      issues: [match.objectContaining({ path: 'agentName' })],
+    });
+    expect(
+      thrownBy(() => rt.runs.validateSessionInput({ config: { model: 'gpt-unknown' } })),
+    ).toMatchObject({ issues: [match.objectContaining({ path: 'config.model' })] });
   });
 
   it('delegates to a subagent with the task tool and emits a delegation event', async () => {

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CircuitBreaker } from '@cognition/circuit-breaker';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import type { CircuitBreakerOptions } from '@cognition/circuit-breaker';
+import type { CircuitBreakerOptions, CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   AgentEventEnvelope,
   ErrorCode,
@@ -205,6 +205,7 @@ export class RunManager {
   private readonly maxSteps: number;
   private readonly abortWaitMs: number;
   private readonly active = new Map<string, ActiveRun>();
+  private readonly sendLocks = new Map<string, Promise<void>>();
   private readonly closing = new AbortController();
   private accepting = true;
 
@@ -248,8 +249,29 @@ export class RunManager {
         { issues },
       );
     }
-    const { sessionId, scope, content, callbackUrl, idempotencyKey } = parsed.data;
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
+    // Serialising sends per session keeps a losing concurrent send from persisting a user
+    // message that no run will ever answer (storage still arbitrates between nodes).
+    return this.withSessionLock(parsed.data.sessionId, () => this.sendLocked(parsed.data));
+  }
+
+  private async withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.sendLocks.get(sessionId) ?? Promise.resolve();
+    const current = previous.then(fn, fn);
+    const settled = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sendLocks.set(sessionId, settled);
+    try {
+      return await current;
+    } finally {
+      if (this.sendLocks.get(sessionId) === settled) this.sendLocks.delete(sessionId);
+    }
+  }
+
+  private async sendLocked(input: z.output<typeof SendInputSchema>): Promise<SendResult> {
+    const { sessionId, scope, content, callbackUrl, idempotencyKey } = input;
     const session = await this.requireSession(sessionId, scope);
     if (idempotencyKey) {
       const replayed = await this.findByIdempotencyKey(session.id, idempotencyKey, scope);
@@ -261,7 +283,7 @@ export class RunManager {
         `Session ${session.id} is ${session.status} and accepts no messages`,
       );
     }
-    const parentId = parsed.data.parentId ?? null;
+    const parentId = input.parentId ?? null;
     if (parentId !== null && !(await this.storage.messages.get(session.id, parentId, scope))) {
       throw RuntimeError.field('parentId', `no message ${parentId} in this session`);
     }
@@ -274,7 +296,7 @@ export class RunManager {
       role: 'user',
       content,
       parentId,
-      metadata: parsed.data.metadata ?? {},
+      metadata: input.metadata ?? {},
     });
     const { run, created } = await this.storage.runs.create({
       id: newRunId(),
@@ -390,7 +412,7 @@ export class RunManager {
   }
 
   /** Figures of the LLM circuit breakers (and any other breaker of the shared registry). */
-  breakerSnapshots() {
+  breakerSnapshots(): CircuitBreakerSnapshot[] {
     return this.breakers.snapshots();
   }
 
@@ -565,8 +587,7 @@ export class RunManager {
         recursionLimit: this.maxSteps,
       };
       const state = await graph.getState(config);
-      const history = ((state.values as { messages?: BaseMessage[] }).messages ??
-        []) as BaseMessage[];
+      const history = (state.values as { messages?: BaseMessage[] }).messages ?? [];
       const repairs = danglingToolCalls(history).map(
         (call) =>
           new ToolMessage({

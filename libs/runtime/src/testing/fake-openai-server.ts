@@ -84,11 +84,12 @@ export class FakeOpenAIServer {
   ) {}
 
   static async start(options: FakeOpenAIServerOptions = {}): Promise<FakeOpenAIServer> {
-    let instance: FakeOpenAIServer | undefined;
+    const holder: { instance?: FakeOpenAIServer } = {};
     const server = createServer((req, res) => {
-      if (instance) void instance.handle(req, res);
+      if (holder.instance) void holder.instance.handle(req, res);
     });
-    instance = new FakeOpenAIServer(server, options);
+    const instance = new FakeOpenAIServer(server, options);
+    holder.instance = instance;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return instance;
   }

@@ -98,11 +98,7 @@ export class ScriptedChatModel extends BaseChatModel {
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions> {
     const bound = new ScriptedChatModel([], this.shared);
     bound.boundTools = tools.map(toolName);
-    return bound as unknown as Runnable<
-      BaseLanguageModelInput,
-      AIMessageChunk,
-      BaseChatModelCallOptions
-    >;
+    return bound;
   }
 
   private next(messages: BaseMessage[]): ScriptedStep {

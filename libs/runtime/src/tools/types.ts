@@ -43,5 +43,5 @@ export function capOutput(text: string, max: number = TOOL_OUTPUT_MAX_CHARS): st
 
 /** Declares a tool while keeping its argument type tied to its schema. */
 export function defineTool<S extends z.ZodType>(tool: RuntimeTool<S>): RuntimeTool {
-  return tool as unknown as RuntimeTool;
+  return tool;
 }
