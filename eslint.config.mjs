@@ -85,6 +85,20 @@ export default tseslint.config(
     },
   },
   {
+    // Tests compose real implementations (e.g. a runtime spec on the memory backend), as the
+    // server does; production sources stay bound by the layering above.
+    files: ['**/*.spec.ts', '**/spec-helpers.ts', '**/test-support.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEventEnvelope, Session, SessionConfig } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- specs drive the runtime against the in-memory backend, as the brief asks; production code never imports an implementation
 import { createMemoryStorage } from '@cognition/storage-memory';
 import type { AgentDefinition } from './agents/agent';
 import { AgentRegistry } from './agents/registry';
