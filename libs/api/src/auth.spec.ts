@@ -1,3 +1,4 @@
+import type * as NodeCrypto from 'node:crypto';
 import type { AuthConfig } from './auth';
 import { resolveCaller, scopeHeaderName } from './auth';
 import { ApiError, toHttpError } from './errors';
@@ -13,7 +14,7 @@ const KEYED: AuthConfig = {
 };
 
 // The module object auth.ts calls into (a namespace import would be a copy under CommonJS).
-const nodeCrypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+const nodeCrypto = jest.requireActual<typeof NodeCrypto>('node:crypto');
 
 function apiErrorOf(fn: () => unknown): ApiError {
   try {

@@ -119,7 +119,8 @@ describe('toHttpError', () => {
 
   it('carries field issues of validation errors as `errors`', () => {
     const parsed = z.object({ title: z.string().max(3) }).safeParse({ title: 'toolong' });
-    const storageError = StorageError.validation(parsed.error!, 'session input');
+    if (parsed.success) throw new Error('expected the parse to fail');
+    const storageError = StorageError.validation(parsed.error, 'session input');
     expect(toHttpError(storageError)).toEqual({
       status: 422,
       body: {

@@ -1,7 +1,6 @@
 import type { Scope, StorageBackend } from '@cognition/storage';
 // Procedure tests run on the real in-process backend; production code never imports an
 // implementation (only apps/server picks one).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { TRPCError } from '@trpc/server';
 import { createCaller } from './caller';

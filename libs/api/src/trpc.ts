@@ -5,16 +5,19 @@ import { describeError, toTRPCError } from './errors';
 
 /**
  * tRPC is initialised here and only here. Every error shape carries our `code` and, for
- * validation failures, the offending fields, so tRPC clients can branch like REST clients do.
+ * validation failures, the offending fields (`errors`), so tRPC clients can branch like REST
+ * clients do; 500-class messages are generic and stacks are never sent.
  */
 const t = initTRPC.context<ApiContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const described = describeError(error);
+    // Stacks name files and internals; callers get our code and message instead.
+    const { stack: _stack, ...data } = shape.data;
     return {
       ...shape,
       message: described.message,
-      data: { ...shape.data, code: described.code, errors: described.issues ?? [] },
+      data: { ...data, code: described.code, errors: described.issues ?? [] },
     };
   },
 });

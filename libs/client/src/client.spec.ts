@@ -4,7 +4,6 @@ import { startTestApiServer } from '@cognition/api/testing';
 import type { StorageBackend } from '@cognition/storage';
 // The round trip needs a real backend behind the test server; the client itself never
 // depends on one.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { TRPCClientError } from '@trpc/client';
 import { createServer } from 'node:http';
@@ -75,17 +74,23 @@ describe('createCognitionClient against the API', () => {
     expect((await clientFor('bob').sessions.list.query()).total).toBe(0);
   });
 
+  /** The TRPCClientError a call rejected with; fails the test when it resolved. */
+  async function clientErrorOf(call: Promise<unknown>): Promise<ApiClientError> {
+    const outcome = await call.then(
+      () => new Error('expected the call to fail, it succeeded'),
+      (error: unknown) => error,
+    );
+    if (outcome instanceof TRPCClientError) return outcome as ApiClientError;
+    throw outcome;
+  }
+
   it('surfaces our error code and field issues on TRPCClientError', async () => {
     const alice = clientFor('alice');
-    const missing = await alice.sessions.get.query({ id: 'nope' }).catch((e: unknown) => e);
-    expect(missing).toBeInstanceOf(TRPCClientError);
-    const notFound = missing as ApiClientError;
+    const notFound = await clientErrorOf(alice.sessions.get.query({ id: 'nope' }));
     expect(notFound.message).toBe('Session not found: nope');
     expect(notFound.data).toMatchObject({ code: 'SESSION_NOT_FOUND', httpStatus: 404 });
 
-    const invalid = await alice.sessions.create
-      .mutate({ title: 'x'.repeat(201) })
-      .catch((e: unknown) => e as ApiClientError);
+    const invalid = await clientErrorOf(alice.sessions.create.mutate({ title: 'x'.repeat(201) }));
     expect(invalid.data).toMatchObject({
       code: 'VALIDATION_ERROR',
       httpStatus: 422,
@@ -94,15 +99,11 @@ describe('createCognitionClient against the API', () => {
   });
 
   it('is rejected with 401 for a wrong key and 403 without scope headers', async () => {
-    const wrongKey = await clientFor('alice', 'sk-wrong')
-      .sessions.list.query()
-      .catch((e: unknown) => e as ApiClientError);
+    const wrongKey = await clientErrorOf(clientFor('alice', 'sk-wrong').sessions.list.query());
     expect(wrongKey.data).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401 });
 
     const unscoped = createCognitionClient({ url: server.url, apiKey: 'sk-test' });
-    const forbidden = await unscoped.sessions.list
-      .query()
-      .catch((e: unknown) => e as ApiClientError);
+    const forbidden = await clientErrorOf(unscoped.sessions.list.query());
     expect(forbidden.data).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403 });
     expect(forbidden.message).toContain('X-Cognition-Scope-User');
   });
@@ -117,9 +118,9 @@ describe('createCognitionClient transport', () => {
     server = createServer((req, res) => {
       seen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
       if (req.headers.accept === 'text/event-stream') {
-        // A stream that never sends data: enough for the client to be connected.
+        // tRPC's SSE handshake: the client reports `started` once it sees this event.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(': connected\n\n');
+        res.write('event: connected\ndata: {}\n\n');
         return;
       }
       res.writeHead(503).end();
@@ -159,18 +160,28 @@ describe('createCognitionClient transport', () => {
         };
       };
     };
-    await new Promise<void>((resolve, reject) => {
-      const subscription = untyped.runs.events.subscribe(
-        { runId: 'r1' },
-        {
-          onStarted: () => {
-            subscription.unsubscribe();
-            resolve();
+    let subscription: { unsubscribe(): void } | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        // A failing run must not leave a reconnecting EventSource behind.
+        const timer = setTimeout(() => reject(new Error('subscription never started')), 5000);
+        subscription = untyped.runs.events.subscribe(
+          { runId: 'r1' },
+          {
+            onStarted: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            onError: () => {
+              clearTimeout(timer);
+              reject(new Error('subscription failed'));
+            },
           },
-          onError: () => reject(new Error('subscription failed')),
-        },
-      );
-    });
+        );
+      });
+    } finally {
+      subscription?.unsubscribe();
+    }
 
     const query = seen.find((r) => r.path.startsWith('/trpc/health.get'));
     const stream = seen.find((r) => r.path.startsWith('/trpc/runs.events'));

@@ -64,16 +64,16 @@ describe('messages router', () => {
 
   describe('get', () => {
     it('returns a message of the session', async () => {
-      const [id] = await addMessages(1);
-      const message = await bed.as().messages.get({ sessionId, messageId: id! });
+      const [id = ''] = await addMessages(1);
+      const message = await bed.as().messages.get({ sessionId, messageId: id });
       expect(message).toMatchObject({ id, sessionId, role: 'user', content: 'm0' });
       expect(message.createdAt).toBeInstanceOf(Date);
     });
 
     it('404s a message that belongs to another session', async () => {
       const otherSession = (await bed.as().sessions.create({})).id;
-      const [foreignId] = await addMessages(1, otherSession);
-      const error = await trpcErrorOf(bed.as().messages.get({ sessionId, messageId: foreignId! }));
+      const [foreignId = ''] = await addMessages(1, otherSession);
+      const error = await trpcErrorOf(bed.as().messages.get({ sessionId, messageId: foreignId }));
       expect(error.code).toBe('NOT_FOUND');
       expect(toHttpError(error)).toEqual({
         status: 404,

@@ -112,7 +112,8 @@ describe('sessions router', () => {
     });
 
     it('rejects a limit above the maximum and unknown filters', async () => {
-      for (const query of [{ limit: 100_000 }, { limit: 0 }, { offset: -1 }, { owner: 'x' }]) {
+      const queries: unknown[] = [{ limit: 100_000 }, { limit: 0 }, { offset: -1 }, { owner: 'x' }];
+      for (const query of queries) {
         const error = await trpcErrorOf(bed.as().sessions.list(query as never));
         expect(toHttpError(error).status).toBe(422);
       }
@@ -191,8 +192,11 @@ describe('sessions router', () => {
   describe('scope isolation', () => {
     it("treats another tenant's session exactly like a missing one on every procedure", async () => {
       const own = await bed.as(ALICE).sessions.create({ title: 'alice only' });
-      await bed.storage.messages.create({ sessionId: own.id, role: 'user', content: 'secret' });
-      const [message] = (await bed.storage.messages.page(own.id, {}, ALICE)).messages;
+      const message = await bed.storage.messages.create({
+        sessionId: own.id,
+        role: 'assistant',
+        content: 'reply',
+      });
 
       const bob = bed.as(BOB);
       const attempts: Promise<unknown>[] = [
@@ -200,7 +204,7 @@ describe('sessions router', () => {
         bob.sessions.update({ id: own.id, title: 'hijacked' }),
         bob.sessions.delete({ id: own.id }),
         bob.messages.list({ sessionId: own.id }),
-        bob.messages.get({ sessionId: own.id, messageId: message!.id }),
+        bob.messages.get({ sessionId: own.id, messageId: message.id }),
       ];
       for (const attempt of attempts) {
         const error = await trpcErrorOf(attempt);

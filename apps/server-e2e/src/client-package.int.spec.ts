@@ -1,0 +1,260 @@
+import type { TestApiServer } from '@cognition/api/testing';
+import { startTestApiServer } from '@cognition/api/testing';
+import type { StorageBackend } from '@cognition/storage';
+import { createMemoryStorage } from '@cognition/storage-memory';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The client as a consumer gets it: build and pack @cognition/client, install the tarball in a
+ * directory outside the monorepo (so no workspace source or alias can leak in), typecheck a
+ * consumer script against the bundled .d.ts (and prove a wrong one fails), then run it against a
+ * real server.
+ */
+
+const run = promisify(execFile);
+const repoRoot = path.resolve(__dirname, '../../..');
+const clientRoot = path.join(repoRoot, 'libs/client');
+const API_KEY = 'sk-package-e2e';
+
+interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion; never throws, so failures can be asserted on. */
+async function attempt(file: string, args: string[], cwd: string): Promise<ExecResult> {
+  try {
+    const { stdout, stderr } = await run(file, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code?: unknown; stdout?: string; stderr?: string };
+    return {
+      code: typeof failure.code === 'number' ? failure.code : 1,
+      stdout: failure.stdout ?? '',
+      stderr: failure.stderr ?? String(error),
+    };
+  }
+}
+
+/** Runs a command that must succeed; a failure reports its output. */
+async function exec(file: string, args: string[], cwd: string): Promise<ExecResult> {
+  const result = await attempt(file, args, cwd);
+  if (result.code !== 0) {
+    const command = [path.basename(file), ...args].join(' ');
+    throw new Error(`${command} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+const consumerMain = (url: string): string => `
+import { createCognitionClient } from '@cognition/client';
+import type { RouterOutputs, Session } from '@cognition/client';
+
+const client = createCognitionClient({
+  url: ${JSON.stringify(url)},
+  apiKey: ${JSON.stringify(API_KEY)},
+  scopes: { user: 'package-user' },
+});
+
+async function main(): Promise<void> {
+  const created: Session = await client.sessions.create.mutate({
+    title: 'from the tarball',
+    metadata: { via: 'npm-pack' },
+  });
+  const page: RouterOutputs['sessions']['list'] = await client.sessions.list.query({ limit: 10 });
+  const version: string = (await client.health.get.query()).version;
+  let notFoundCode: unknown = null;
+  try {
+    await client.sessions.get.query({ id: 'does-not-exist' });
+  } catch (error) {
+    notFoundCode = (error as { data?: { code?: unknown } }).data?.code;
+  }
+  console.log(
+    JSON.stringify({
+      id: created.id,
+      title: created.title,
+      createdAtIsDate: created.createdAt instanceof Date,
+      listed: page.sessions.map((session) => session.id),
+      total: page.total,
+      version,
+      notFoundCode,
+    }),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  throw error;
+});
+`;
+
+/** Each line is a type error a real (non-`any`) client type must catch. */
+const consumerTypeErrors = `
+import { createCognitionClient } from '@cognition/client';
+
+const client = createCognitionClient({ url: 'http://127.0.0.1:1/trpc' });
+
+export async function misuse(): Promise<void> {
+  await client.sessions.create.mutate({ title: 42 }); // @line title-number
+  await client.sessions.get.query({ identifier: 'x' }); // @line unknown-field
+  const total: string = (await client.sessions.list.query()).total; // @line total-string
+  await client.sessions.archive.mutate({ id: 'x' }); // @line unknown-procedure
+  createCognitionClient({ url: 'x', scopes: { user: 1 } }); // @line scope-number
+  void total;
+}
+`;
+
+function tsconfig(entry: string): string {
+  return JSON.stringify(
+    {
+      compilerOptions: {
+        strict: true,
+        target: 'ES2022',
+        module: 'node16',
+        moduleResolution: 'node16',
+        // tRPC's own declarations use Disposable; checked because skipLibCheck is off.
+        lib: ['ES2022', 'DOM', 'ESNext.Disposable'],
+        types: [],
+        outDir: 'out',
+        skipLibCheck: false,
+      },
+      files: [entry],
+    },
+    null,
+    2,
+  );
+}
+
+describe('@cognition/client as an npm package', () => {
+  let workDir: string;
+  let storage: StorageBackend;
+  let server: TestApiServer;
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(path.join(os.tmpdir(), 'cognition-client-pkg-'));
+    storage = createMemoryStorage();
+    await storage.initialize();
+    server = await startTestApiServer({
+      storage,
+      version: '9.9.9-pkg',
+      auth: {
+        scoping: { enabled: true, keys: ['user'] },
+        apiKeys: [{ id: 'package-test', key: API_KEY }],
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await storage?.close();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('builds, packs, installs outside the repo, typechecks and talks to a server', async () => {
+    await exec(process.execPath, [path.join(clientRoot, 'build.mjs')], repoRoot);
+
+    const packDir = path.join(workDir, 'pack');
+    await mkdir(packDir);
+    const packed = await exec('npm', ['pack', '--json', '--pack-destination', packDir], clientRoot);
+    const [{ filename, files }] = JSON.parse(packed.stdout) as [
+      { filename: string; files: { path: string }[] },
+    ];
+    const shipped = files.map((file) => file.path).sort();
+    expect(shipped).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'dist/index.d.ts',
+        'dist/index.js',
+        'dist/index.mjs',
+        'package.json',
+      ]),
+    );
+    expect(shipped.filter((file) => file.startsWith('src/'))).toEqual([]);
+    const tarball = path.join(packDir, path.basename(filename));
+    expect(await readdir(packDir)).toContain(path.basename(filename));
+
+    const consumer = path.join(workDir, 'consumer');
+    await mkdir(path.join(consumer, 'src'), { recursive: true });
+    await writeFile(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'cognition-client-consumer', private: true, type: 'commonjs' }),
+    );
+    await exec(
+      'npm',
+      [
+        'install',
+        tarball,
+        'typescript@5.9',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+      ],
+      consumer,
+    );
+
+    await writeFile(path.join(consumer, 'src/main.ts'), consumerMain(server.url));
+    await writeFile(path.join(consumer, 'src/misuse.ts'), consumerTypeErrors);
+    await writeFile(path.join(consumer, 'tsconfig.json'), tsconfig('src/main.ts'));
+    await writeFile(path.join(consumer, 'tsconfig.misuse.json'), tsconfig('src/misuse.ts'));
+    const tsc = path.join(consumer, 'node_modules/typescript/bin/tsc');
+
+    // The typed consumer compiles with strict settings and full library checking...
+    await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer);
+
+    // ...and the misuse file fails, once per deliberate mistake: the types are real, not `any`.
+    const failure = await attempt(
+      process.execPath,
+      [tsc, '-p', 'tsconfig.misuse.json', '--noEmit'],
+      consumer,
+    );
+    expect(failure.code).not.toBe(0);
+    const diagnostics = failure.stdout + failure.stderr;
+    const lines = consumerTypeErrors.split('\n');
+    for (const marker of [
+      'title-number',
+      'unknown-field',
+      'total-string',
+      'unknown-procedure',
+      'scope-number',
+    ]) {
+      const lineNumber = lines.findIndex((line) => line.includes(`@line ${marker}`)) + 1;
+      expect(diagnostics).toMatch(new RegExp(`src/misuse\\.ts\\(${lineNumber},\\d+\\): error TS`));
+    }
+    expect(diagnostics).not.toMatch(/node_modules\/@cognition\/client/);
+
+    const ran = await exec(process.execPath, ['out/main.js'], consumer);
+    const result = JSON.parse(ran.stdout.trim()) as {
+      id: string;
+      title: string;
+      createdAtIsDate: boolean;
+      listed: string[];
+      total: number;
+      version: string;
+      notFoundCode: string;
+    };
+    expect(result).toMatchObject({
+      title: 'from the tarball',
+      createdAtIsDate: true,
+      total: 1,
+      version: '9.9.9-pkg',
+      notFoundCode: 'SESSION_NOT_FOUND',
+    });
+    expect(result.listed).toEqual([result.id]);
+
+    const stored = await storage.sessions.get(result.id, { user: 'package-user' });
+    expect(stored).toMatchObject({ title: 'from the tarball', scopes: { user: 'package-user' } });
+    const seenByServer = server.requests.filter((request) =>
+      request.path.includes('sessions.create'),
+    );
+    expect(seenByServer[0]?.headers).toMatchObject({
+      authorization: `Bearer ${API_KEY}`,
+      'x-cognition-scope-user': 'package-user',
+    });
+  }, 300_000);
+});
