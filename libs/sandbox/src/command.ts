@@ -1,4 +1,5 @@
 import { parse } from 'shell-quote';
+import type { ParseEntry } from 'shell-quote';
 import { SandboxError } from './errors';
 
 /**
@@ -15,7 +16,7 @@ export function parseCommand(command: string, env: Readonly<Record<string, strin
   if (command.includes('\0')) {
     throw new SandboxError('INVALID_COMMAND', 'command must not contain NUL characters');
   }
-  let entries: ReturnType<typeof parse>;
+  let entries: ParseEntry[];
   try {
     // A lone `$` (as in `$(`) stays literal; unknown variables expand to '' like in a shell.
     entries = parse(command, (name) => (name === '' ? '$' : (env[name] ?? '')));

@@ -50,8 +50,9 @@ export const DOCKER_DEFAULTS = {
 } as const;
 
 /**
- * After a stop signal, how long to wait for the exec's stream to end before giving up on it
- * (a process that left the process group can keep the stream open).
+ * After SIGKILL, how long to wait for the exec's stream to end before restarting the container
+ * (the last resort: the group could not be signalled, or a process that left it holds the
+ * stream open).
  */
 const STREAM_END_GRACE_MS = 3_000;
 
@@ -67,13 +68,16 @@ const EXEC_WRAPPER =
   'kill -KILL -"$c" 2>/dev/null; rm -f "$1"; exit "$s"';
 
 /**
- * Signals the group named in the pid file: TERM, then KILL after a grace (seconds, `$2`) unless
- * the wrapper already removed the pid file (the group is gone; its id may be reused).
+ * Sends signal `$2` to the process group whose id is in the pid file `$1`. Shell builtins only
+ * (`[`, `read`, `kill`): it must work while a fork bomb holds every pid the container may have.
+ * Exit 3: no pid file (not written yet, or the wrapper already removed it: the group is gone).
  */
-const KILL_SCRIPT =
-  'i=0; while [ ! -s "$1" ] && [ "$i" -lt 20 ]; do sleep 0.1; i=$((i+1)); done; ' +
-  'p=$(cat "$1" 2>/dev/null) || exit 0; kill -TERM -"$p" 2>/dev/null; ' +
-  'sleep "$2"; [ -e "$1" ] && kill -KILL -"$p" 2>/dev/null; exit 0';
+const SIGNAL_SCRIPT =
+  '[ -s "$1" ] || exit 3; read -r p < "$1" || exit 3; kill -"$2" -"$p" 2>/dev/null; exit 0';
+
+/** Attempts at getting a signal exec into a container whose pids may be exhausted. */
+const SIGNAL_ATTEMPTS = 10;
+const SIGNAL_RETRY_MS = 100;
 
 export interface DockerSandboxConfig extends CommonSandboxConfig {
   /** Where the engine is (default: the socket /var/run/docker.sock). */
@@ -132,9 +136,9 @@ interface ResolvedDockerConfig extends ResolvedCommonConfig {
 export interface DockerSandboxFactory extends ExecutionBackendFactory {
   readonly kind: 'docker';
   /**
-   * Removes the managed containers (label `cognition.managed=true`) of sessions that are not in
-   * `existingSessionIds`; call it at startup. Resolves to the session ids whose container was
-   * removed.
+   * Removes the managed containers (label `cognition.managed=true`, named with this factory's
+   * prefix) of sessions that are not in `existingSessionIds`; call it at startup. Resolves to
+   * the session ids whose container was removed.
    */
   reconcile(existingSessionIds: Iterable<string>): Promise<string[]>;
   /** The name of a session's container. */
@@ -197,6 +201,8 @@ export function createDockerSandbox(config: DockerSandboxConfig = {}): DockerSan
       for (const container of containers) {
         const sessionId = container.Labels[SESSION_LABEL];
         if (sessionId === undefined || keep.has(sessionId)) continue;
+        // Only this factory's naming scheme: another prefix is another deployment's container.
+        if (!container.Names.includes(`/${containerName(sessionId)}`)) continue;
         await api.remove(container.Id);
         removed.push(sessionId);
       }
@@ -248,6 +254,7 @@ class DockerExecutionBackend implements ExecutionBackend {
   readonly root: string;
   private readonly files: WorkspaceFiles;
   private container: Promise<Docker.Container> | undefined;
+  private restarting: Promise<void> = Promise.resolve();
   private terminated = false;
   private readonly stops = new Set<() => void>();
   private readonly terminateListeners: Array<() => void> = [];
@@ -348,6 +355,7 @@ class DockerExecutionBackend implements ExecutionBackend {
   ): Promise<{ exec: Docker.Exec; pidFile: string }> {
     const pidFile = `/tmp/.cognition-exec-${randomUUID()}.pid`;
     const create = async (): Promise<Docker.Exec> => {
+      await this.restarting;
       const container = await this.ensureContainer();
       return this.api.call(() =>
         container.exec({
@@ -389,15 +397,26 @@ class DockerExecutionBackend implements ExecutionBackend {
       let stream: Duplex | undefined;
       const timers: NodeJS.Timeout[] = [];
 
+      // TERM to the command's group, KILL after the grace, and if the stream still has not
+      // ended, restart the container (workspace and container survive; /tmp and other
+      // commands of the session do not).
       const stop = (): void => {
         if (stopping) return;
         stopping = true;
-        this.signalGroup(pidFile).catch(() => undefined);
-        // If the stream does not end (the kill exec could not run, or a process escaped the
-        // group holding the stream open), stop waiting for it.
-        timers.push(
-          setTimeout(() => stream?.destroy(), this.config.killGraceMs + STREAM_END_GRACE_MS),
-        );
+        const later = (ms: number, step: () => Promise<unknown>): void => {
+          timers.push(
+            setTimeout(() => {
+              if (!settled) step().catch(() => undefined);
+            }, ms),
+          );
+        };
+        const pending = (): boolean => !settled;
+        later(0, () => this.signalGroup(pidFile, 'TERM', pending));
+        later(this.config.killGraceMs, () => this.signalGroup(pidFile, 'KILL', pending));
+        later(this.config.killGraceMs + STREAM_END_GRACE_MS, async () => {
+          await this.restartContainer();
+          stream?.destroy();
+        });
       };
       const onAbort = (): void => stop();
       const cleanup = (): void => {
@@ -409,6 +428,8 @@ class DockerExecutionBackend implements ExecutionBackend {
       const finish = (): void => {
         if (settled) return;
         cleanup();
+        // The hijacked socket is half-open after 'end'; close our side too.
+        stream?.destroy();
         this.api
           .call(() => exec.inspect())
           .then(
@@ -450,15 +471,56 @@ class DockerExecutionBackend implements ExecutionBackend {
     });
   }
 
-  /** TERM to the command's process group, KILL after the grace; runs as another exec. */
-  private async signalGroup(pidFile: string): Promise<void> {
+  /** Signals a command's process group from another exec; false if it never got in. */
+  private async signalGroup(
+    pidFile: string,
+    signalName: 'TERM' | 'KILL',
+    pending: () => boolean,
+  ): Promise<boolean> {
+    for (let attempt = 0; attempt < SIGNAL_ATTEMPTS && pending(); attempt += 1) {
+      const container = await this.container;
+      if (container === undefined) return false;
+      const exitCode = await this.runQuiet(container, [
+        'sh',
+        '-c',
+        SIGNAL_SCRIPT,
+        'cognition-signal',
+        pidFile,
+        signalName,
+      ]).catch(() => -1);
+      if (exitCode === 0) return true;
+      await new Promise((resolve) => setTimeout(resolve, SIGNAL_RETRY_MS));
+    }
+    return false;
+  }
+
+  /** Runs a housekeeping command in the container and returns its exit code. */
+  private async runQuiet(container: Docker.Container, cmd: string[]): Promise<number> {
+    const exec = await this.api.call(() =>
+      container.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true }),
+    );
+    const stream = await this.api.call(() => exec.start({ hijack: true, stdin: false }));
+    await new Promise<void>((resolve) => {
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', () => resolve());
+      stream.resume();
+    });
+    stream.destroy();
+    const info = await this.api.call(() => exec.inspect());
+    return info.ExitCode ?? -1;
+  }
+
+  /**
+   * Kills every process of the container by restarting it (same container, same mounts). New
+   * commands wait for the restart to finish.
+   */
+  private async restartContainer(): Promise<void> {
     const container = await this.container;
     if (container === undefined) return;
-    const grace = (this.config.killGraceMs / 1000).toFixed(3);
-    const killer = await this.api.call(() =>
-      container.exec({ Cmd: ['sh', '-c', KILL_SCRIPT, 'cognition-kill', pidFile, grace] }),
-    );
-    await this.api.call(() => killer.start({ Detach: true }));
+    const restarting = this.api.call(() => container.restart({ t: 0 })).then(() => undefined);
+    this.restarting = restarting.catch(() => undefined);
+    await restarting;
   }
 
   private ensureContainer(): Promise<Docker.Container> {
@@ -496,7 +558,7 @@ class DockerExecutionBackend implements ExecutionBackend {
       }
       return existing;
     }
-    const created = await this.create(hostRoot).catch(async (error: unknown) => {
+    const created = await this.create(hostRoot).catch((error: unknown) => {
       // 409: another backend of the same session created it first.
       if (dockerStatus(error) !== 409) throw error;
       return existing;

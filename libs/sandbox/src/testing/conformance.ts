@@ -31,11 +31,15 @@ export async function expectSandboxError(
   }
   if (!(caught instanceof SandboxError)) {
     throw new Error(
-      `expected a SandboxError ${code}, got ${caught === undefined ? 'success' : String(caught)}`,
+      `expected a SandboxError ${code}, got ${caught === undefined ? 'success' : describeValue(caught)}`,
     );
   }
   expect(caught.code).toBe(code);
   return caught;
+}
+
+function describeValue(value: unknown): string {
+  return value instanceof Error ? `${value.name}: ${value.message}` : JSON.stringify(value);
 }
 
 /**
