@@ -41,9 +41,9 @@ const externalPackages = {
   },
 };
 
-if (process.argv.includes('--if-needed') && upToDate()) {
-  process.stdout.write('server build is up to date\n');
-} else {
+/** Builds the bundle; with `ifNeeded`, only when an input changed since the last build. */
+export async function buildServer({ ifNeeded = false } = {}) {
+  if (ifNeeded && upToDate()) return { built: false };
   const started = Date.now();
   mkdirSync(outdir, { recursive: true });
   const result = await build({
@@ -59,12 +59,22 @@ if (process.argv.includes('--if-needed') && upToDate()) {
     plugins: [externalPackages],
     metafile: true,
     logLevel: 'warning',
-  }).catch(() => {
-    // esbuild has already printed the errors.
-    process.exit(1);
   });
   writeFileSync(metaFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs) }));
   process.stdout.write(
     `server built in ${Date.now() - started} ms -> ${path.relative(root, outdir)}\n`,
   );
+  return { built: true };
+}
+
+export const serverMain = path.join(outdir, 'main.js');
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { built } = await buildServer({ ifNeeded: process.argv.includes('--if-needed') }).catch(
+    () => {
+      // esbuild has already printed the errors.
+      process.exit(1);
+    },
+  );
+  if (!built) process.stdout.write('server build is up to date\n');
 }

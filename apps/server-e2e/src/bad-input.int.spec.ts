@@ -18,11 +18,33 @@ const MAX_BODY = 256 * 1024;
 const oddUnicode = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\u0000', '\uFEFF', '\u202Eevil', 'e\u0301\u0301\u0301', '𝕏'.repeat(30), '\uD800', '\uDFFF\uD800', '../..', '%00', '😀\u200D😀'),
+  fc.constantFrom(
+    '\u0000',
+    '\uFEFF',
+    '\u202Eevil',
+    'e\u0301\u0301\u0301',
+    '𝕏'.repeat(30),
+    '\uD800',
+    '\uDFFF\uD800',
+    '../..',
+    '%00',
+    '😀\u200D😀',
+  ),
 );
 
-const notAString = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }));
-const notAnObject = fc.oneof(fc.integer(), fc.boolean(), fc.string({ maxLength: 20 }), fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }));
+const notAString = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+);
+const notAnObject = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.string({ maxLength: 20 }),
+  fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+);
 const hugeString = fc.integer({ min: 201, max: 400_000 }).map((n) => 'x'.repeat(n));
 const badAgentName = fc.oneof(
   fc.constant(''),
@@ -32,46 +54,110 @@ const badAgentName = fc.oneof(
 );
 const badConfig = fc.oneof(
   notAnObject,
-  fc.record({ temperature: fc.oneof(fc.double({ min: 2.0001, max: 1e9, noNaN: true }), fc.double({ max: -0.0001, min: -1e9, noNaN: true }), fc.string()) }),
-  fc.record({ max_tokens: fc.oneof(fc.constant(0), fc.double({ min: 0.1, max: 0.9 }), fc.string()) }),
+  fc.record({
+    temperature: fc.oneof(
+      fc.double({ min: 2.0001, max: 1e9, noNaN: true }),
+      fc.double({ max: -0.0001, min: -1e9, noNaN: true }),
+      fc.string(),
+    ),
+  }),
+  fc.record({
+    max_tokens: fc.oneof(fc.constant(0), fc.double({ min: 0.1, max: 0.9 }), fc.string()),
+  }),
   fc.record({ maxTokens: fc.integer({ min: 1, max: 10 }) }),
-  fc.dictionary(oddUnicode.filter((k) => !['provider_id', 'model', 'temperature', 'max_tokens'].includes(k)), fc.string(), { minKeys: 1, maxKeys: 2 }),
+  fc.dictionary(
+    oddUnicode.filter((k) => !['provider_id', 'model', 'temperature', 'max_tokens'].includes(k)),
+    fc.string(),
+    { minKeys: 1, maxKeys: 2 },
+  ),
 );
 const badMetadata = fc.oneof(
   notAnObject,
-  fc.dictionary(oddUnicode.filter((k) => k.length > 0 && k.length <= 128), notAString, { minKeys: 1, maxKeys: 3 }),
+  fc.dictionary(
+    oddUnicode.filter((k) => k.length > 0 && k.length <= 128),
+    notAString,
+    { minKeys: 1, maxKeys: 3 },
+  ),
   fc.record({ k: fc.integer({ min: 2049, max: 10_000 }).map((n) => 'v'.repeat(n)) }),
 );
 const unknownField = oddUnicode.filter(
-  (k) => !['title', 'agent_name', 'metadata', 'config', 'status', 'expected_version', '__proto__'].includes(k),
+  (k) =>
+    ![
+      'title',
+      'agent_name',
+      'metadata',
+      'config',
+      'status',
+      'expected_version',
+      '__proto__',
+    ].includes(k),
 );
 
 /** A session body (create or patch) that is invalid in exactly one generated way. */
 function badSessionBody(patch: boolean) {
   const validBase = fc.record({ title: fc.string({ maxLength: 50 }) }, { requiredKeys: [] });
   return fc.oneof(
-    fc.record({ title: fc.oneof(notAString.filter((v) => v !== null), hugeString) }),
+    fc.record({
+      title: fc.oneof(
+        notAString.filter((v) => v !== null),
+        hugeString,
+      ),
+    }),
     fc.record({ agent_name: badAgentName }),
     fc.record({ config: badConfig }),
     fc.record({ metadata: badMetadata }),
-    fc.tuple(validBase, unknownField, fc.jsonValue()).map(([body, key, value]) => ({ ...body, [key]: value })),
+    fc
+      .tuple(validBase, unknownField, fc.jsonValue())
+      .map(([body, key, value]) => ({ ...body, [key]: value })),
     ...(patch
       ? [
-          fc.record({ status: fc.oneof(oddUnicode.filter((s) => !['active', 'suspended', 'completed', 'failed', 'error'].includes(s)), notAString) }),
-          fc.record({ expected_version: fc.oneof(fc.integer({ max: 0 }), fc.double({ min: 1.1, max: 9.9 }), fc.string({ maxLength: 3 })) }),
+          fc.record({
+            status: fc.oneof(
+              oddUnicode.filter(
+                (s) => !['active', 'suspended', 'completed', 'failed', 'error'].includes(s),
+              ),
+              notAString,
+            ),
+          }),
+          fc.record({
+            expected_version: fc.oneof(
+              fc.integer({ max: 0 }),
+              fc.double({ min: 1.1, max: 9.9 }),
+              fc.string({ maxLength: 3 }),
+            ),
+          }),
         ]
       : []),
   );
 }
 
-const BODY_FIELDS = new Set(['title', 'agent_name', 'metadata', 'config', 'status', 'expected_version']);
+const BODY_FIELDS = new Set([
+  'title',
+  'agent_name',
+  'metadata',
+  'config',
+  'status',
+  'expected_version',
+]);
 
 /** Raw text that is not a valid body: not JSON, not a JSON object, or an object with an unknown field. */
 const malformedJson = fc
   .oneof(
     fc.json().map((s) => s.slice(0, Math.max(0, s.length - 1))),
     fc.string({ unit: 'binary', maxLength: 200 }),
-    fc.constantFrom('{', '{"title": }', "{'title': 'x'}", '{"title": "x",}', 'null', '[]', '[1,2]', '"str"', '42', 'true', '{"a":1}{"b":2}'),
+    fc.constantFrom(
+      '{',
+      '{"title": }',
+      "{'title': 'x'}",
+      '{"title": "x",}',
+      'null',
+      '[]',
+      '[1,2]',
+      '"str"',
+      '42',
+      'true',
+      '{"a":1}{"b":2}',
+    ),
   )
   .filter((text) => {
     if (text.trim().length === 0) return false; // an empty body is a valid (empty) create
@@ -86,7 +172,10 @@ const malformedJson = fc
 
 /** Percent-encodes every UTF-8 byte (encodeURIComponent throws on lone surrogates). */
 function encodePathSegment(value: string): string {
-  return Array.from(Buffer.from(value, 'utf8'), (byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+  return Array.from(
+    Buffer.from(value, 'utf8'),
+    (byte) => `%${byte.toString(16).padStart(2, '0')}`,
+  ).join('');
 }
 
 const badId = fc.oneof(
@@ -95,10 +184,24 @@ const badId = fc.oneof(
   oddUnicode.filter((s) => s.length > 0),
 );
 const badQuery = fc.oneof(
-  fc.record({ limit: fc.oneof(fc.constantFrom('0', '-1', '501', '1e3', '1.5', 'abc', ''), oddUnicode) }),
+  fc.record({
+    limit: fc.oneof(fc.constantFrom('0', '-1', '501', '1e3', '1.5', 'abc', ''), oddUnicode),
+  }),
   fc.record({ offset: fc.oneof(fc.constantFrom('-1', 'x', '9999999999'), oddUnicode) }),
-  fc.record({ status: oddUnicode.filter((s) => !['active', 'suspended', 'completed', 'failed', 'error'].includes(s)) }),
-  fc.tuple(unknownField.filter((k) => k.length > 0 && !k.startsWith('metadata.') && !['limit', 'offset', 'status'].includes(k)), fc.string({ maxLength: 10 })).map(([k, v]) => ({ [k]: v })),
+  fc.record({
+    status: oddUnicode.filter(
+      (s) => !['active', 'suspended', 'completed', 'failed', 'error'].includes(s),
+    ),
+  }),
+  fc
+    .tuple(
+      unknownField.filter(
+        (k) =>
+          k.length > 0 && !k.startsWith('metadata.') && !['limit', 'offset', 'status'].includes(k),
+      ),
+      fc.string({ maxLength: 10 }),
+    )
+    .map(([k, v]) => ({ [k]: v })),
 );
 
 function queryString(query: Record<string, string>): string {
@@ -108,8 +211,11 @@ function queryString(query: Record<string, string>): string {
 function expectRejected(res: HttpResponse, what: string): void {
   const ok = res.status >= 400 && res.status < 500;
   if (!ok) throw new Error(`${what} -> ${res.status} ${res.text.slice(0, 300)}`);
-  const detail = res.json?.['detail'] ?? (res.json?.['error'] as { json?: { message?: unknown } } | undefined)?.json?.message;
-  if (typeof detail !== 'string' || detail.length === 0) throw new Error(`${what} -> ${res.status} without a message: ${res.text.slice(0, 300)}`);
+  const detail =
+    res.json?.['detail'] ??
+    (res.json?.['error'] as { json?: { message?: unknown } } | undefined)?.json?.message;
+  if (typeof detail !== 'string' || detail.length === 0)
+    throw new Error(`${what} -> ${res.status} without a message: ${res.text.slice(0, 300)}`);
 }
 
 describe('generated bad input against the built server', () => {
@@ -126,8 +232,13 @@ describe('generated bad input against the built server', () => {
 
   beforeAll(async () => {
     workspace = tempWorkspace();
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_MAX_BODY_BYTES: String(MAX_BODY) });
-    const created = await http(server.url, 'POST', '/sessions', { body: { title: 'keep me', metadata: { k: 'v' } } });
+    server = await startServerProcess({
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
+      COGNITION_MAX_BODY_BYTES: String(MAX_BODY),
+    });
+    const created = await http(server.url, 'POST', '/sessions', {
+      body: { title: 'keep me', metadata: { k: 'v' } },
+    });
     sessionId = String(created.json?.['id']);
     before = await stored();
   });
@@ -146,7 +257,10 @@ describe('generated bad input against the built server', () => {
   it('POST /sessions', async () => {
     await fc.assert(
       fc.asyncProperty(badSessionBody(false), async (body) => {
-        expectRejected(await http(server.url, 'POST', '/sessions', { body }), `POST ${JSON.stringify(body).slice(0, 200)}`);
+        expectRejected(
+          await http(server.url, 'POST', '/sessions', { body }),
+          `POST ${JSON.stringify(body).slice(0, 200)}`,
+        );
       }),
       params,
     );
@@ -155,7 +269,10 @@ describe('generated bad input against the built server', () => {
   it('PATCH /sessions/{id}', async () => {
     await fc.assert(
       fc.asyncProperty(badSessionBody(true), async (body) => {
-        expectRejected(await http(server.url, 'PATCH', `/sessions/${sessionId}`, { body }), `PATCH ${JSON.stringify(body).slice(0, 200)}`);
+        expectRejected(
+          await http(server.url, 'PATCH', `/sessions/${sessionId}`, { body }),
+          `PATCH ${JSON.stringify(body).slice(0, 200)}`,
+        );
       }),
       params,
     );
@@ -163,17 +280,28 @@ describe('generated bad input against the built server', () => {
 
   it('malformed JSON on every route with a body', async () => {
     await fc.assert(
-      fc.asyncProperty(malformedJson, fc.constantFrom('POST /sessions', 'PATCH /sessions/{id}'), async (text, route) => {
-        const [method = 'POST', path = '/sessions'] = route.replace('{id}', sessionId).split(' ');
-        expectRejected(await http(server.url, method, path, { rawBody: text }), `${route} ${JSON.stringify(text).slice(0, 100)}`);
-      }),
+      fc.asyncProperty(
+        malformedJson,
+        fc.constantFrom('POST /sessions', 'PATCH /sessions/{id}'),
+        async (text, route) => {
+          const [method = 'POST', path = '/sessions'] = route.replace('{id}', sessionId).split(' ');
+          expectRejected(
+            await http(server.url, method, path, { rawBody: text }),
+            `${route} ${JSON.stringify(text).slice(0, 100)}`,
+          );
+        },
+      ),
       params,
     );
   });
 
   it('bodies over the size limit', async () => {
     const big = JSON.stringify({ title: 'x', metadata: { blob: 'y'.repeat(MAX_BODY) } });
-    for (const [method, path] of [['POST', '/sessions'], ['PATCH', `/sessions/${sessionId}`], ['POST', '/trpc/sessions.create']] as const) {
+    for (const [method, path] of [
+      ['POST', '/sessions'],
+      ['PATCH', `/sessions/${sessionId}`],
+      ['POST', '/trpc/sessions.create'],
+    ] as const) {
       const res = await http(server.url, method, path, { rawBody: big });
       expect(res.status).toBe(413);
       expectRejected(res, `${method} ${path} oversized`);
@@ -192,38 +320,75 @@ describe('generated bad input against the built server', () => {
           ['GET', `/sessions/${sessionId}/messages/${enc}`],
           ['GET', `/sessions?${queryString(query)}`],
         ];
-        const [method, path] = requests[pick] ?? requests[0]!;
-        const res = await http(server.url, method, path, method === 'PATCH' ? { body: { title: 'x', unknown_field: 1 } } : {});
+        const [method, path] = requests[pick % requests.length] ?? ['GET', '/sessions/missing-id'];
+        const res = await http(
+          server.url,
+          method,
+          path,
+          method === 'PATCH' ? { body: { title: 'x', unknown_field: 1 } } : {},
+        );
         expectRejected(res, `${method} ${path.slice(0, 200)}`);
       }),
       params,
     );
     // Bad pagination of an existing session's messages.
     await fc.assert(
-      fc.asyncProperty(badQuery.filter((q) => !('status' in q)), async (query) => {
-        expectRejected(await http(server.url, 'GET', `/sessions/${sessionId}/messages?${queryString(query)}`), `messages ?${queryString(query)}`);
-      }),
+      fc.asyncProperty(
+        badQuery.filter((q) => !('status' in q)),
+        async (query) => {
+          expectRejected(
+            await http(server.url, 'GET', `/sessions/${sessionId}/messages?${queryString(query)}`),
+            `messages ?${queryString(query)}`,
+          );
+        },
+      ),
       params,
     );
   });
 
   it('the same bad input through /trpc', async () => {
     const camel = (body: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(body).map(([k, v]) => [k === 'agent_name' ? 'agentName' : k === 'expected_version' ? 'expectedVersion' : k, v]));
+      Object.fromEntries(
+        Object.entries(body).map(([k, v]) => [
+          k === 'agent_name' ? 'agentName' : k === 'expected_version' ? 'expectedVersion' : k,
+          v,
+        ]),
+      );
     await fc.assert(
       // `maxTokens` is the tRPC spelling, valid there: not bad input on this surface.
-      fc.asyncProperty(badSessionBody(true).filter((b) => !JSON.stringify(b).includes('"maxTokens"')), fc.boolean(), async (body, create) => {
-        const input = create && !('status' in body) && !('expected_version' in body) ? camel(body) : { id: sessionId, ...camel(body) };
-        const res = await http(server.url, 'POST', create ? '/trpc/sessions.create' : '/trpc/sessions.update', {
-          rawBody: JSON.stringify(superjson.serialize(input)),
-        });
-        expectRejected(res, `trpc ${JSON.stringify(input).slice(0, 200)}`);
-      }),
+      fc.asyncProperty(
+        badSessionBody(true).filter((b) => !JSON.stringify(b).includes('"maxTokens"')),
+        fc.boolean(),
+        async (body, create) => {
+          const input =
+            create && !('status' in body) && !('expected_version' in body)
+              ? camel(body)
+              : { id: sessionId, ...camel(body) };
+          const res = await http(
+            server.url,
+            'POST',
+            create ? '/trpc/sessions.create' : '/trpc/sessions.update',
+            {
+              rawBody: JSON.stringify(superjson.serialize(input)),
+            },
+          );
+          expectRejected(res, `trpc ${JSON.stringify(input).slice(0, 200)}`);
+        },
+      ),
       params,
     );
     // Missing required fields.
-    for (const [path, input] of [['sessions.get', {}], ['sessions.update', { title: 'x' }], ['messages.get', { sessionId }], ['sessions.delete', null]] as const) {
-      const res = await http(server.url, 'GET', `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`);
+    for (const [path, input] of [
+      ['sessions.get', {}],
+      ['sessions.update', { title: 'x' }],
+      ['messages.get', { sessionId }],
+      ['sessions.delete', null],
+    ] as const) {
+      const res = await http(
+        server.url,
+        'GET',
+        `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`,
+      );
       expectRejected(res, `trpc ${path} ${JSON.stringify(input)}`);
     }
   });

@@ -2,16 +2,23 @@ import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import { http } from './support/http';
-import { SERVER_CLI, SERVER_MAIN } from './support/paths';
+import { SERVER_BIN, SERVER_CLI, SERVER_MAIN } from './support/paths';
 import type { ServerProcess } from './support/server-process';
 import { startServerProcess, tempWorkspace } from './support/server-process';
 
 const run = promisify(execFile);
 
 /** Runs a built entry point to completion and returns its exit code and output. */
-async function runToExit(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runToExit(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [file, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, [file, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -23,7 +30,10 @@ async function runToExit(file: string, args: string[], env: Record<string, strin
  * Opens a raw connection and sends the head and the first half of a POST /sessions body, so
  * the request is in flight on the server until `finish()` sends the rest.
  */
-async function startSlowRequest(url: string, body: string): Promise<{ finish(): void; response: Promise<string> }> {
+async function startSlowRequest(
+  url: string,
+  body: string,
+): Promise<{ finish(): void; response: Promise<string> }> {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => {
@@ -68,25 +78,26 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Invalid configuration (3 problems)');
     expect(result.stderr).toContain('COGNITION_PORT');
-    expect(result.stderr).toContain('COGNITION_PERSISTENCE_BACKEND: expected one of sqlite, postgres, memory (got "mongodb")');
+    expect(result.stderr).toContain(
+      'COGNITION_PERSISTENCE_BACKEND: expected one of sqlite, postgres, memory (got "mongodb")',
+    );
     expect(result.stderr).toContain('COGNITION_SANDBOX_BACKEND: expected one of local, docker');
   });
 
-  it('keeps data across a restart on SQLite', async () => {
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
-    const created = await http(server.url, 'POST', '/sessions', { body: { title: 'durable', metadata: { n: '1' } } });
+  it('on SIGTERM lets an in-flight request finish, refuses new connections, exits 0; data survives the restart', async () => {
+    server = await startServerProcess({
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
+      COGNITION_SHUTDOWN_GRACE_SECONDS: '10',
+    });
+    const created = await http(server.url, 'POST', '/sessions', {
+      body: { title: 'durable', metadata: { n: '1' } },
+    });
     const id = String(created.json?.['id']);
-    expect(await server.stop()).toBe(0);
 
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
-    const again = await http(server.url, 'GET', `/sessions/${id}`);
-    expect(again.status).toBe(200);
-    expect(again.json).toEqual(created.json);
-  });
-
-  it('on SIGTERM lets an in-flight request finish, refuses new connections, and exits 0', async () => {
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_SHUTDOWN_GRACE_SECONDS: '10' });
-    const slow = await startSlowRequest(server.url, JSON.stringify({ title: 'in flight during shutdown' }));
+    const slow = await startSlowRequest(
+      server.url,
+      JSON.stringify({ title: 'in flight during shutdown' }),
+    );
     await sleep(200);
     server.child.kill('SIGTERM');
     await sleep(300);
@@ -100,21 +111,42 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     expect(await server.exited).toBe(0);
     expect(server.stdout.some((line) => line.includes('Cognition stopped'))).toBe(true);
 
-    // The request really was stored before storage closed.
     server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
+    const again = await http(server.url, 'GET', `/sessions/${id}`);
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(created.json);
     const list = await http(server.url, 'GET', '/sessions?limit=500');
     expect(JSON.stringify(list.json)).toContain('in flight during shutdown');
+
+    // `cognition health` against this healthy server, then against nothing.
+    const healthy = await runToExit(SERVER_CLI, ['health', '--url', server.url], {});
+    expect(healthy.code).toBe(0);
+    expect(JSON.parse(healthy.stdout)).toMatchObject({
+      status: 'healthy',
+      storage: { backend: 'sqlite', ok: true },
+    });
+    const port = new URL(server.url).port;
+    expect(await server.stop()).toBe(0);
+    const down = await runToExit(SERVER_CLI, ['health'], { COGNITION_PORT: port });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`Cannot reach http://127.0.0.1:${port}/health`);
   });
 
   it('cuts requests still running when the grace period ends (exit 1), and exits at once on a second signal', async () => {
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_SHUTDOWN_GRACE_SECONDS: '0.5' });
+    server = await startServerProcess({
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
+      COGNITION_SHUTDOWN_GRACE_SECONDS: '0.5',
+    });
     const stuck = await startSlowRequest(server.url, JSON.stringify({ title: 'never finished' }));
     await sleep(100);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(1);
     await stuck.response;
 
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir, COGNITION_SHUTDOWN_GRACE_SECONDS: '30' });
+    server = await startServerProcess({
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
+      COGNITION_SHUTDOWN_GRACE_SECONDS: '30',
+    });
     const held = await startSlowRequest(server.url, JSON.stringify({ title: 'held' }));
     await sleep(100);
     const started = Date.now();
@@ -124,19 +156,6 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     expect(await server.exited).toBe(130);
     expect(Date.now() - started).toBeLessThan(5000);
     await held.response;
-  });
-
-  it('cognition health exits 0 against a healthy server and 1 when nothing answers', async () => {
-    server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
-    const healthy = await runToExit(SERVER_CLI, ['health', '--url', server.url], {});
-    expect(healthy.code).toBe(0);
-    expect(JSON.parse(healthy.stdout)).toMatchObject({ status: 'healthy', storage: { backend: 'sqlite', ok: true } });
-
-    const port = new URL(server.url).port;
-    expect(await server.stop()).toBe(0);
-    const down = await runToExit(SERVER_CLI, ['health'], { COGNITION_PORT: port });
-    expect(down.code).toBe(1);
-    expect(down.stderr).toContain(`Cannot reach http://127.0.0.1:${port}/health`);
   });
 
   it('cognition migrate applies the migrations once, then finds nothing to do', async () => {
@@ -157,7 +176,7 @@ describe('server lifecycle (built bundle, SQLite)', () => {
   });
 
   it('runs through the bin entry of apps/server/package.json', async () => {
-    const child = spawn(process.execPath, [require.resolve('../../server/bin/cognition.cjs'), 'help']);
+    const child = spawn(process.execPath, [SERVER_BIN, 'help']);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

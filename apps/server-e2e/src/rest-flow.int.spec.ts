@@ -14,20 +14,27 @@ import { startServerProcess, tempWorkspace } from './support/server-process';
  */
 interface Backend {
   name: string;
-  setup(): Promise<{ env: Record<string, string>; storage: () => StorageBackend; cleanup(): Promise<void> }>;
+  setup(): Promise<{
+    env: Record<string, string>;
+    storage: () => StorageBackend;
+    cleanup(): Promise<void>;
+  }>;
 }
 
 const backends: Backend[] = [
   {
     name: 'sqlite',
-    async setup() {
+    setup() {
       const workspace = tempWorkspace();
-      return {
+      return Promise.resolve({
         env: { COGNITION_WORKSPACE_ROOT: workspace.dir },
         storage: () =>
-          createPrismaStorage({ provider: 'sqlite', path: path.join(workspace.dir, '.cognition/state.db') }),
+          createPrismaStorage({
+            provider: 'sqlite',
+            path: path.join(workspace.dir, '.cognition/state.db'),
+          }),
         cleanup: () => Promise.resolve(workspace.remove()),
-      };
+      });
     },
   },
   {
@@ -36,7 +43,8 @@ const backends: Backend[] = [
       const database = await createTestDatabase();
       return {
         env: { COGNITION_PERSISTENCE_BACKEND: 'postgres', COGNITION_PERSISTENCE_URI: database.url },
-        storage: () => createPrismaStorage({ provider: 'postgresql', url: database.url, poolSize: 2 }),
+        storage: () =>
+          createPrismaStorage({ provider: 'postgresql', url: database.url, poolSize: 2 }),
         cleanup: () => database.drop(),
       };
     },
@@ -71,24 +79,37 @@ describe.each(backends)('the curl flow on $name', (backend) => {
   it('create, filter by metadata, patch, read messages, delete', async () => {
     // curl -X POST $URL/sessions -H "Content-Type: application/json" -d '{"title": "My session"}'
     const created = await http(server.url, 'POST', '/sessions', {
-      body: { title: 'PR review session', metadata: { workflow_id: 'pr-review', repository: 'myorg/myrepo', pr_number: '42' } },
+      body: {
+        title: 'PR review session',
+        metadata: { workflow_id: 'pr-review', repository: 'myorg/myrepo', pr_number: '42' },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-request-id')).toBeTruthy();
     expect(created.headers.get('x-content-type-options')).toBe('nosniff');
     const session = created.json ?? {};
-    expect(session).toMatchObject({ title: 'PR review session', status: 'active', agent_name: 'default', version: 1 });
+    expect(session).toMatchObject({
+      title: 'PR review session',
+      status: 'active',
+      agent_name: 'default',
+      version: 1,
+    });
     const id = String(session['id']);
 
     // The original docs' form: no Content-Type header at all.
     const other = await http(server.url, 'POST', '/sessions', {
-      rawBody: '{"title": "Code review", "agent_name": "readonly", "metadata": {"repository": "other/repo"}}',
+      rawBody:
+        '{"title": "Code review", "agent_name": "readonly", "metadata": {"repository": "other/repo"}}',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
     expect(other.status).toBe(201);
 
     // curl "$URL/sessions?metadata.repository=myorg/myrepo&metadata.pr_number=42"
-    const filtered = await http(server.url, 'GET', '/sessions?metadata.repository=myorg/myrepo&metadata.pr_number=42');
+    const filtered = await http(
+      server.url,
+      'GET',
+      '/sessions?metadata.repository=myorg/myrepo&metadata.pr_number=42',
+    );
     expect(filtered.status).toBe(200);
     expect(filtered.json?.['total']).toBe(1);
     expect((filtered.json?.['sessions'] as { id: string }[]).map((s) => s.id)).toEqual([id]);
@@ -99,8 +120,13 @@ describe.each(backends)('the curl flow on $name', (backend) => {
       body: { config: { model: 'gpt-4o-mini', temperature: 0.2 }, expected_version: 1 },
     });
     expect(patched.status).toBe(200);
-    expect(patched.json).toMatchObject({ config: { model: 'gpt-4o-mini', temperature: 0.2 }, version: 2 });
-    const stale = await http(server.url, 'PATCH', `/sessions/${id}`, { body: { title: 'late', expected_version: 1 } });
+    expect(patched.json).toMatchObject({
+      config: { model: 'gpt-4o-mini', temperature: 0.2 },
+      version: 2,
+    });
+    const stale = await http(server.url, 'PATCH', `/sessions/${id}`, {
+      body: { title: 'late', expected_version: 1 },
+    });
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({ code: 'VERSION_CONFLICT' });
 
@@ -109,7 +135,12 @@ describe.each(backends)('the curl flow on $name', (backend) => {
     await storage.initialize();
     try {
       await storage.messages.create({ sessionId: id, role: 'user', content: 'List the files. 📁' });
-      await storage.messages.create({ sessionId: id, role: 'assistant', content: 'README.md', modelUsed: 'gpt-4o-mini' });
+      await storage.messages.create({
+        sessionId: id,
+        role: 'assistant',
+        content: 'README.md',
+        modelUsed: 'gpt-4o-mini',
+      });
     } finally {
       await storage.close();
     }
@@ -119,7 +150,12 @@ describe.each(backends)('the curl flow on $name', (backend) => {
     expect(page.status).toBe(200);
     expect(page.json).toMatchObject({ total: 2, has_more: true });
     const first = (page.json?.['messages'] as Record<string, unknown>[])[0];
-    expect(first).toMatchObject({ session_id: id, role: 'user', content: 'List the files. 📁', tool_calls: [] });
+    expect(first).toMatchObject({
+      session_id: id,
+      role: 'user',
+      content: 'List the files. 📁',
+      tool_calls: [],
+    });
     const one = await http(server.url, 'GET', `/sessions/${id}/messages/${String(first?.['id'])}`);
     expect(one.json).toEqual(first);
     expect((await http(server.url, 'GET', `/sessions/${id}`)).json?.['message_count']).toBe(2);
@@ -135,14 +171,24 @@ describe.each(backends)('the curl flow on $name', (backend) => {
 
   it('serves the same sessions to the typed client on /trpc', async () => {
     const client = createCognitionClient({ url: `${server.url}/trpc` });
-    const created = await client.sessions.create.mutate({ title: 'from the client', metadata: { via: 'trpc' } });
+    const created = await client.sessions.create.mutate({
+      title: 'from the client',
+      metadata: { via: 'trpc' },
+    });
     expect(created.createdAt).toBeInstanceOf(Date);
     const rest = await http(server.url, 'GET', `/sessions/${created.id}`);
-    expect(rest.json).toMatchObject({ id: created.id, title: 'from the client', metadata: { via: 'trpc' } });
+    expect(rest.json).toMatchObject({
+      id: created.id,
+      title: 'from the client',
+      metadata: { via: 'trpc' },
+    });
     const listed = await client.sessions.list.query({ metadata: { via: 'trpc' } });
     expect(listed.sessions.map((s) => s.id)).toEqual([created.id]);
     const health = await http(server.url, 'GET', '/health');
-    expect(health.json).toMatchObject({ status: 'healthy', storage: { backend: backend.name, ok: true } });
+    expect(health.json).toMatchObject({
+      status: 'healthy',
+      storage: { backend: backend.name, ok: true },
+    });
     expect((await http(server.url, 'GET', '/ready')).json).toEqual({ ready: true });
   });
 });

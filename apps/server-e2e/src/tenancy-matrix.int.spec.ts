@@ -42,10 +42,18 @@ const ROUTES: RouteCase[] = [
     request: () => ({ method: 'GET', path: '/sessions' }),
     expected: { own: 200, other: 200, 'missing header': 403, 'bad key': 401 },
   },
-  { name: 'GET /sessions/{id}', request: (f) => ({ method: 'GET', path: `/sessions/${f.sessionId}` }), expected: SESSION_ROUTE },
+  {
+    name: 'GET /sessions/{id}',
+    request: (f) => ({ method: 'GET', path: `/sessions/${f.sessionId}` }),
+    expected: SESSION_ROUTE,
+  },
   {
     name: 'PATCH /sessions/{id}',
-    request: (f) => ({ method: 'PATCH', path: `/sessions/${f.sessionId}`, body: { metadata: { touched: 'yes' } } }),
+    request: (f) => ({
+      method: 'PATCH',
+      path: `/sessions/${f.sessionId}`,
+      body: { metadata: { touched: 'yes' } },
+    }),
     expected: SESSION_ROUTE,
   },
   {
@@ -86,17 +94,27 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
   function headers(tenant: Tenant | null, key = KEY): Record<string, string> {
-    return { Authorization: `Bearer ${key}`, ...(tenant ? { 'X-Cognition-Scope-User': tenant } : {}) };
+    return {
+      Authorization: `Bearer ${key}`,
+      ...(tenant ? { 'X-Cognition-Scope-User': tenant } : {}),
+    };
   }
 
   async function fixture(tenant: Tenant): Promise<Fixture> {
-    const created = await http(server.url, 'POST', '/sessions', { headers: headers(tenant), body: { title: `${tenant}'s` } });
+    const created = await http(server.url, 'POST', '/sessions', {
+      headers: headers(tenant),
+      body: { title: `${tenant}'s` },
+    });
     expect(created.status).toBe(201);
     const sessionId = String(created.json?.['id']);
     const storage = createPrismaStorage({ provider: 'postgresql', url: database.url, poolSize: 1 });
     await storage.initialize();
     try {
-      const message = await storage.messages.create({ sessionId, role: 'user', content: `${tenant} says hi` });
+      const message = await storage.messages.create({
+        sessionId,
+        role: 'user',
+        content: `${tenant} says hi`,
+      });
       return { sessionId, messageId: message.id };
     } finally {
       await storage.close();
@@ -125,7 +143,10 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
   });
 
   it('answers every route × tenant × case with the expected status, changing nothing it refuses', async () => {
-    const fixtures: Record<Tenant, Fixture> = { alice: await fixture('alice'), bob: await fixture('bob') };
+    const fixtures: Record<Tenant, Fixture> = {
+      alice: await fixture('alice'),
+      bob: await fixture('bob'),
+    };
     const results: string[] = [];
     const expected: string[] = [];
     for (const route of ROUTES) {
@@ -133,12 +154,18 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
         const otherTenant: Tenant = tenant === 'alice' ? 'bob' : 'alice';
         for (const kase of CASES) {
           // Destructive own-resource calls get a fresh resource so the others still have one.
-          const own = route.destructive && kase === 'own' ? await fixture(tenant) : fixtures[tenant];
+          const own =
+            route.destructive && kase === 'own' ? await fixture(tenant) : fixtures[tenant];
           const target = kase === 'other' ? fixtures[otherTenant] : own;
           const before = await snapshot(otherTenant);
           const req = route.request(target);
           const res = await http(server.url, req.method, req.path, {
-            headers: kase === 'missing header' ? headers(null) : kase === 'bad key' ? headers(tenant, `${KEY}-wrong`) : headers(tenant),
+            headers:
+              kase === 'missing header'
+                ? headers(null)
+                : kase === 'bad key'
+                  ? headers(tenant, `${KEY}-wrong`)
+                  : headers(tenant),
             ...(req.body !== undefined ? { body: req.body } : {}),
           });
           results.push(`${route.name} ${tenant} ${kase} -> ${res.status}`);
@@ -149,7 +176,8 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
               expect(await snapshot(otherTenant)).toEqual(before);
             }
           }
-          if (kase === 'missing header' && res.status === 403) expect(res.json?.['detail']).toContain('X-Cognition-Scope-User');
+          if (kase === 'missing header' && res.status === 403)
+            expect(res.json?.['detail']).toContain('X-Cognition-Scope-User');
         }
       }
     }
@@ -167,20 +195,40 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
   });
 
   it('applies the scope pinned to a key over the headers', async () => {
-    const res = await http(server.url, 'POST', '/sessions', { headers: headers('alice', PINNED_KEY), body: {} });
+    const res = await http(server.url, 'POST', '/sessions', {
+      headers: headers('alice', PINNED_KEY),
+      body: {},
+    });
     expect(res.status).toBe(201);
     expect(res.json?.['scopes']).toEqual({ user: 'bob' });
   });
 
   it('isolates tenants on /trpc through the typed client too', async () => {
-    const alice = createCognitionClient({ url: `${server.url}/trpc`, apiKey: KEY, scopes: { user: 'alice' } });
-    const bob = createCognitionClient({ url: `${server.url}/trpc`, apiKey: KEY, scopes: { user: 'bob' } });
+    const alice = createCognitionClient({
+      url: `${server.url}/trpc`,
+      apiKey: KEY,
+      scopes: { user: 'alice' },
+    });
+    const bob = createCognitionClient({
+      url: `${server.url}/trpc`,
+      apiKey: KEY,
+      scopes: { user: 'bob' },
+    });
     const session = await alice.sessions.create.mutate({ title: 'private' });
-    await expect(bob.sessions.get.query({ id: session.id })).rejects.toBeInstanceOf(TRPCClientError);
-    const error = await bob.sessions.get.query({ id: session.id }).catch((e: unknown) => e as TRPCClientError<never>);
-    expect((error as TRPCClientError<never>).data).toMatchObject({ httpStatus: 404, code: 'SESSION_NOT_FOUND' });
+    await expect(bob.sessions.get.query({ id: session.id })).rejects.toBeInstanceOf(
+      TRPCClientError,
+    );
+    const error = await bob.sessions.get
+      .query({ id: session.id })
+      .catch((e: unknown) => e as TRPCClientError<never>);
+    expect((error as TRPCClientError<never>).data).toMatchObject({
+      httpStatus: 404,
+      code: 'SESSION_NOT_FOUND',
+    });
     const noKey = createCognitionClient({ url: `${server.url}/trpc`, scopes: { user: 'alice' } });
-    const unauthorized = await noKey.sessions.list.query().catch((e: unknown) => e as TRPCClientError<never>);
+    const unauthorized = await noKey.sessions.list
+      .query()
+      .catch((e: unknown) => e as TRPCClientError<never>);
     expect((unauthorized as TRPCClientError<never>).data).toMatchObject({ httpStatus: 401 });
     expect((await alice.sessions.get.query({ id: session.id })).title).toBe('private');
   });

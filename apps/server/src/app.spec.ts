@@ -256,6 +256,7 @@ describe('REST sessions and messages', () => {
       'sort=asc',
       'metadata.a=1&metadata.a=2',
       'limit=1&limit=2',
+      '__proto__=1',
     ]) {
       const res = await request(t.app).get(`/sessions?${query}`);
       expect({ query, status: res.status }).toEqual({ query, status: 422 });

@@ -5,6 +5,7 @@ import {
   createApiContext,
   createCaller,
   resolveCaller,
+  scopeHeaderName,
   toHttpError,
   toTRPCError,
 } from '@cognition/api';
@@ -22,7 +23,6 @@ import { buildOpenApiDocument } from './openapi';
 import type { CallerPolicy, RestRoute } from './rest/route';
 import { expressPath } from './rest/route';
 import { REST_ROUTES } from './rest/routes';
-import { scopeHeaderName } from '@cognition/api';
 
 /** What the HTTP layer needs from the configuration. */
 export interface HttpConfig {
@@ -234,14 +234,14 @@ function splitQuery(
   route: RestRoute,
 ): { declared: Record<string, string | string[]>; extra: Record<string, string | string[]> } {
   const prefix = route.request.extraQueryPrefix;
-  const declared: Record<string, string | string[]> = {};
-  const extra: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(query)) {
-    if (prefix !== undefined && name.startsWith(prefix) && name.length > prefix.length)
-      extra[name] = value;
-    else declared[name] = value;
-  }
-  return { declared, extra };
+  const isExtra = ([name]: [string, unknown]) =>
+    prefix !== undefined && name.startsWith(prefix) && name.length > prefix.length;
+  const entries = Object.entries(query);
+  // fromEntries defines own properties, so a `__proto__` parameter is validated, not swallowed.
+  return {
+    declared: Object.fromEntries(entries.filter((entry) => !isExtra(entry))),
+    extra: Object.fromEntries(entries.filter(isExtra)),
+  };
 }
 
 function validate<T extends z.ZodType | undefined>(

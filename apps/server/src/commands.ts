@@ -2,8 +2,6 @@ import type { Logger } from 'pino';
 import type { Env } from './env';
 import { ConfigError, describePersistence, healthUrlFromEnv, loadConfig } from './env';
 import { createLogger } from './logger';
-import { startServer } from './server';
-import { migrateStorage } from './storage';
 import { VERSION } from './version';
 
 const USAGE = `Usage: cognition <command> [options]
@@ -82,6 +80,8 @@ async function serve(io: CliIo): Promise<number | null> {
   const logger = createLogger(config.logLevel);
   let running;
   try {
+    // Loaded on demand: `help` and `health` need none of the server's dependencies.
+    const { startServer } = await import('./server');
     running = await startServer(config, { logger });
   } catch (error) {
     logger.fatal({ err: error }, 'Cognition failed to start');
@@ -114,6 +114,7 @@ async function runMigrate(io: CliIo): Promise<number> {
   if (!config) return 1;
   const logger: Logger = createLogger(config.logLevel);
   try {
+    const { migrateStorage } = await import('./storage');
     const result = await migrateStorage(config.persistence);
     const target = describePersistence(config.persistence);
     if (!result) {

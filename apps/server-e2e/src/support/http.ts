@@ -16,7 +16,12 @@ export interface HttpOptions {
 }
 
 /** One raw HTTP exchange with the server (global fetch, no client library). */
-export async function http(baseUrl: string, method: string, path: string, options: HttpOptions = {}): Promise<HttpResponse> {
+export async function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: HttpOptions = {},
+): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.rawBody !== undefined) {
@@ -26,7 +31,11 @@ export async function http(baseUrl: string, method: string, path: string, option
     body = JSON.stringify(options.body);
     headers['Content-Type'] = 'application/json';
   }
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
   const text = await response.text();
   let json: Record<string, unknown> | undefined;
   try {

@@ -41,11 +41,16 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
 
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr.join('')}${stdout.join('\n')}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start:\n${stderr.join('')}${stdout.join('\n')}`)),
+      30_000,
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       let newline = buffered.indexOf('\n');
@@ -68,7 +73,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${String(code)} before listening:\n${stderr.join('')}${stdout.join('\n')}`));
+      reject(
+        new Error(
+          `server exited with ${String(code)} before listening:\n${stderr.join('')}${stdout.join('\n')}`,
+        ),
+      );
     });
   });
 

@@ -96,12 +96,13 @@ export const REST_ROUTES: RestRoute[] = [
       422: INVALID,
     },
     async handle({ api, query, extraQuery }) {
-      const metadata: Record<string, string> = {};
+      const predicates: [string, string][] = [];
       for (const [name, value] of Object.entries(extraQuery)) {
         // A repeated predicate cannot match one value; reject rather than guess.
         if (Array.isArray(value)) throw repeatedQuery(name);
-        metadata[name.slice(METADATA_QUERY_PREFIX.length)] = value;
+        predicates.push([name.slice(METADATA_QUERY_PREFIX.length), value]);
       }
+      const metadata = Object.fromEntries(predicates);
       const page = await api.sessions.list({
         ...(query.status !== undefined ? { status: query.status } : {}),
         ...(query.limit !== undefined ? { limit: query.limit } : {}),
