@@ -169,9 +169,41 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
           code: 'VALIDATION_ERROR',
           details: { issues: [{ path: 'configurable.checkpoint_id' }] },
         });
+        const refusing = new PrismaCheckpointSaver(opened.db, {
+          serde: {
+            dumpsTyped: (value: unknown) =>
+              value === 'poison'
+                ? Promise.reject(new Error('cannot serialize poison'))
+                : Promise.resolve(['json', new TextEncoder().encode(JSON.stringify(value))]),
+            loadsTyped: (_type: string, data: Uint8Array | string) =>
+              Promise.resolve(
+                JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data)),
+              ),
+          },
+        });
+        await expect(
+          refusing.put(config('t'), checkpointOf({ n: 'poison' }, { n: 1 }), meta(0), { n: 1 }),
+        ).rejects.toMatchObject({
+          code: 'VALIDATION_ERROR',
+          details: { issues: [{ path: 'checkpoint.channel_values.n' }] },
+        });
         const listing = saver.list(config('t'), { limit: -1 });
         await expect(listing.next()).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
         expect(await opened.db.checkpoint.count()).toBe(0);
+      });
+    });
+
+    it('reports a row it cannot decode as a STORAGE_ERROR', async () => {
+      await opened.db.checkpoint.create({
+        data: {
+          threadId: 'foreign',
+          checkpointId: 'c1',
+          checkpoint: new Uint8Array([1, 2, 3]),
+          metadata: new Uint8Array(),
+        },
+      });
+      await expect(saver.getTuple(config('foreign'))).rejects.toMatchObject({
+        code: 'STORAGE_ERROR',
       });
     });
 
@@ -273,6 +305,23 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
           ['other', 'channel', 'mixed'],
           ['task', ERROR, 'boom-2'],
           ['task', 'channel', 'first'],
+        ]);
+      });
+
+      it('treats channels named like Object.prototype members as regular writes', async () => {
+        const stored = await saver.put(config('t'), checkpointOf({}, {}), meta(0), {});
+        await saver.putWrites(
+          stored,
+          [
+            ['constructor', 1],
+            ['toString', 2],
+          ],
+          'task',
+        );
+        await saver.putWrites(stored, [['constructor', 3]], 'task');
+        expect((await saver.getTuple(stored))?.pendingWrites).toEqual([
+          ['task', 'constructor', 1],
+          ['task', 'toString', 2],
         ]);
       });
 

@@ -98,11 +98,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       'configurable.checkpoint_id',
     );
     const { rows, writes } = await guard('Cannot read checkpoint', () =>
-      this.sql.checkpointsWithWrites(
-        checkpointId
-          ? { threadId, checkpointNs, checkpointId }
-          : { threadId, checkpointNs, limit: 1 },
-      ),
+      this.sql.checkpointWithWrites(threadId, checkpointNs, checkpointId || undefined),
     );
     const [tuple] = await this.toTuples(rows, writes);
     return tuple;
@@ -187,7 +183,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
 
     const [{ entries, blob }, [metadataType, metadataBytes]] = await Promise.all([
       this.dumpCheckpoint(threadId, checkpointNs, parentId, checkpoint, newVersions),
-      this.serde.dumpsTyped(metadata),
+      this.dump(metadata, 'metadata'),
     ]);
     const row: CheckpointRow = {
       threadId,
@@ -242,8 +238,8 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     const rows = await Promise.all(
       writes.map(async ([channel, value], index): Promise<WriteRow> => {
         assertStorableString(channel, `writes[${index}][0]`);
-        const [type, bytes] = await this.serde.dumpsTyped(value);
-        const idx = WRITES_IDX_MAP[channel] ?? index;
+        const [type, bytes] = await this.dump(value, `writes[${index}][1]`);
+        const idx = specialIndex(channel) ?? index;
         return {
           threadId,
           checkpointNs,
@@ -259,7 +255,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     );
     // A batch of only special writes (error, interrupt, ...) replaces the task's previous ones;
     // regular writes are first-wins, so a retried task cannot change what was recorded.
-    const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const replace = writes.every(([channel]) => specialIndex(channel) !== undefined);
     await guard('Cannot store checkpoint writes', () => this.sql.insertWrites(rows, replace));
   }
 
@@ -290,7 +286,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     const versions = checkpoint.channel_versions ?? {};
     const carried = Object.keys(versions).filter((channel) => !(channel in newVersions));
     const [[skeletonType, skeletonBytes], parentEntries, entries] = await Promise.all([
-      this.serde.dumpsTyped(skeleton),
+      this.dump(skeleton, 'checkpoint'),
       carried.length > 0 && parentId !== null
         ? this.parentEntries(threadId, checkpointNs, parentId)
         : undefined,
@@ -298,7 +294,10 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         Object.entries(newVersions)
           .filter(([channel]) => channel in values)
           .map(async ([channel, version]): Promise<ChannelEntry> => {
-            const [type, value] = await this.serde.dumpsTyped(values[channel]);
+            const [type, value] = await this.dump(
+              values[channel],
+              `checkpoint.channel_values.${channel}`,
+            );
             return { channel, version: String(version), type, value };
           }),
       ),
@@ -335,6 +334,18 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     }));
   }
 
+  /** Serializes `value`; a value the serializer refuses is bad input named by `field`. */
+  private async dump(value: unknown, field: string): Promise<[string, Uint8Array]> {
+    try {
+      return await this.serde.dumpsTyped(value);
+    } catch (error) {
+      throw invalid(
+        field,
+        `cannot be serialized (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
+
   private async loadMetadata(row: CheckpointRow): Promise<CheckpointMetadata> {
     return (await this.serde.loadsTyped(row.type ?? 'json', row.metadata)) as CheckpointMetadata;
   }
@@ -346,7 +357,17 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   private async toTuples(rows: CheckpointRow[], writes: WriteRow[]): Promise<CheckpointTuple[]> {
     if (rows.length === 0) return [];
     const writesByCheckpoint = groupWrites(writes);
-    const checkpoints = await Promise.all(rows.map((row) => this.loadCheckpoint(row.checkpoint)));
+    const checkpoints = await Promise.all(
+      rows.map((row) =>
+        this.loadCheckpoint(row.checkpoint).catch((error: unknown) => {
+          throw new StorageError(
+            'STORAGE_ERROR',
+            `Cannot decode checkpoint ${row.checkpointId} of thread ${row.threadId}: ${String(error)}`,
+            { cause: error },
+          );
+        }),
+      ),
+    );
     const legacy = rows.filter(
       (row, i) => row.parentCheckpointId !== null && (checkpoints[i]?.v ?? 4) < 4,
     );
@@ -524,6 +545,14 @@ function providerOf(db: PrismaDb): DatabaseProvider {
     'STORAGE_ERROR',
     `Cannot tell the database provider of this Prisma client (${String(provider)}); pass options.provider`,
   );
+}
+
+/**
+ * The reserved index of a special channel (error, interrupt, ...), else undefined. An own-property
+ * check, so a channel named like an Object.prototype member is an ordinary channel.
+ */
+function specialIndex(channel: string): number | undefined {
+  return Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : undefined;
 }
 
 function writeKey(threadId: string, checkpointNs: string, checkpointId: string): string {
