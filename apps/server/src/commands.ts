@@ -84,6 +84,9 @@ async function serve(io: CliIo): Promise<number | null> {
     const { startServer } = await import('./server');
     running = await startServer(config, { logger });
   } catch (error) {
+    // Settings only checkable at startup (LLM providers file, provider combinations) read like
+    // the environment's own problems.
+    if (error instanceof ConfigError) io.stderr(`${error.message}\n`);
     logger.fatal({ err: error }, 'Cognition failed to start');
     return 1;
   }

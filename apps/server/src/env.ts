@@ -20,6 +20,9 @@ export interface ServerConfig {
   logLevel: LogLevel;
   shutdownGraceMs: number;
   sandbox: SandboxConfig;
+  llm: LlmSettings;
+  sse: SseConfig;
+  callbacks: CallbackConfig;
 }
 
 export type PersistenceConfig =
@@ -45,7 +48,51 @@ export interface SandboxConfig {
     memoryLimit: string;
     cpuLimit: number;
     timeoutSeconds: number;
+    /** `DOCKER_HOST` as given (`unix:///path` or `tcp://host:port`); null: the default socket. */
+    dockerHost: string | null;
+    /** `DOCKER_TLS_VERIFY=1`. */
+    tlsVerify: boolean;
+    /** `DOCKER_CERT_PATH`: directory holding `ca.pem`, `cert.pem`, `key.pem` (TLS). */
+    certPath: string | null;
   };
+}
+
+export const LLM_PROVIDER_KINDS = ['openai', 'anthropic', 'openai_compatible'] as const;
+
+/**
+ * The LLM settings as plain values. The runtime's `loadLlmConfig` validates their combination
+ * (and the providers file's content) at startup; here only each value's own shape is checked.
+ * Secrets stay in this object and are never logged.
+ */
+export interface LlmSettings {
+  provider: (typeof LLM_PROVIDER_KINDS)[number] | null;
+  model: string | null;
+  openaiApiKey: string | null;
+  anthropicApiKey: string | null;
+  openaiCompatibleBaseUrl: string | null;
+  openaiCompatibleApiKey: string | null;
+  /** Absolute path of the providers file (JSON or YAML), resolved against the workspace. */
+  providersFile: string | null;
+}
+
+/** The REST SSE stream's knobs. */
+export interface SseConfig {
+  /** Events kept per session for replay after a reconnect. */
+  bufferSize: number;
+  /** The `retry:` hint sent first on every stream (ms). */
+  retryMs: number;
+  /** Interval of `: ping` comments on an open stream (ms). */
+  heartbeatMs: number;
+}
+
+/** Completion callback delivery. */
+export interface CallbackConfig {
+  /** HMAC-SHA256 key; when set every callback carries `X-Cognition-Signature: sha256=<hex>`. */
+  secret: string | null;
+  maxAttempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  timeoutMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -120,6 +167,21 @@ const byteSizeText = z
       .int()
       .min(1024, 'expected at least 1kb')
       .max(1024 ** 3, 'expected at most 1gb'),
+  );
+
+const httpUrlText = z
+  .string()
+  .trim()
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected an http:// or https:// URL' },
   );
 
 function enumText<const T extends readonly [string, ...string[]]>(values: T) {
@@ -229,9 +291,44 @@ export const SETTINGS = {
   },
   COGNITION_DOCKER_CPU_LIMIT: { default: '1.0', schema: positiveNumberText(1024) },
   COGNITION_DOCKER_TIMEOUT: { default: '300', schema: positiveNumberText(86400) },
+  DOCKER_HOST: {
+    default: undefined,
+    schema: z
+      .string()
+      .trim()
+      .regex(
+        /^(unix:\/\/|tcp:\/\/|https?:\/\/)\S*$/,
+        'expected unix:///path/to/docker.sock or tcp://host:port',
+      ),
+  },
+  DOCKER_TLS_VERIFY: { default: 'false', schema: boolText },
+  DOCKER_CERT_PATH: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_LLM_PROVIDER: { default: undefined, schema: enumText(LLM_PROVIDER_KINDS) },
+  COGNITION_LLM_MODEL: { default: undefined, schema: z.string().trim().min(1).max(256) },
+  OPENAI_API_KEY: { default: undefined, schema: z.string().trim().min(1) },
+  ANTHROPIC_API_KEY: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_OPENAI_COMPATIBLE_BASE_URL: { default: undefined, schema: httpUrlText },
+  COGNITION_OPENAI_COMPATIBLE_API_KEY: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_PROVIDERS_FILE: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_SSE_BUFFER_SIZE: { default: '1000', schema: intText(10, 1_000_000) },
+  COGNITION_SSE_RETRY_INTERVAL: { default: '3000', schema: intText(100, 3_600_000) },
+  COGNITION_SSE_HEARTBEAT_INTERVAL: { default: '15', schema: positiveNumberText(3600) },
+  COGNITION_CALLBACK_SECRET: { default: undefined, schema: z.string().min(1) },
+  COGNITION_CALLBACK_MAX_ATTEMPTS: { default: '5', schema: intText(1, 20) },
+  COGNITION_CALLBACK_BACKOFF_SECONDS: { default: '1', schema: positiveNumberText(3600) },
+  COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: { default: '30', schema: positiveNumberText(86400) },
+  COGNITION_CALLBACK_TIMEOUT_SECONDS: { default: '10', schema: positiveNumberText(600) },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
+
+/** Settings whose values are never echoed in a problem or a log line. */
+const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set<SettingName>([
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'COGNITION_OPENAI_COMPATIBLE_API_KEY',
+  'COGNITION_CALLBACK_SECRET',
+]);
 type SettingValue<N extends SettingName> = z.output<(typeof SETTINGS)[N]['schema']>;
 
 /**
@@ -249,7 +346,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const result = (setting.schema as unknown as z.ZodType<SettingValue<N>>).safeParse(raw);
     if (result.success) return result.data;
     const message = result.error.issues[0]?.message ?? 'invalid value';
-    problems.push(`${name}: ${message} (got ${JSON.stringify(raw.slice(0, 80))})`);
+    problems.push(
+      SECRET_SETTINGS.has(name)
+        ? `${name}: ${message} (the value is not shown)`
+        : `${name}: ${message} (got ${JSON.stringify(raw.slice(0, 80))})`,
+    );
     return undefined;
   }
 
@@ -272,6 +373,27 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dockerMemory = read('COGNITION_DOCKER_MEMORY_LIMIT');
   const dockerCpu = read('COGNITION_DOCKER_CPU_LIMIT');
   const dockerTimeout = read('COGNITION_DOCKER_TIMEOUT');
+  const dockerHost = read('DOCKER_HOST');
+  const dockerTlsVerify = read('DOCKER_TLS_VERIFY');
+  const dockerCertPath = read('DOCKER_CERT_PATH');
+  const providersFile = read('COGNITION_PROVIDERS_FILE');
+  const llm: LlmSettings = {
+    provider: read('COGNITION_LLM_PROVIDER') ?? null,
+    model: read('COGNITION_LLM_MODEL') ?? null,
+    openaiApiKey: read('OPENAI_API_KEY') ?? null,
+    anthropicApiKey: read('ANTHROPIC_API_KEY') ?? null,
+    openaiCompatibleBaseUrl: read('COGNITION_OPENAI_COMPATIBLE_BASE_URL') ?? null,
+    openaiCompatibleApiKey: read('COGNITION_OPENAI_COMPATIBLE_API_KEY') ?? null,
+    providersFile: providersFile === undefined ? null : path.resolve(workspaceRoot, providersFile),
+  };
+  const sseBufferSize = read('COGNITION_SSE_BUFFER_SIZE');
+  const sseRetry = read('COGNITION_SSE_RETRY_INTERVAL');
+  const sseHeartbeat = read('COGNITION_SSE_HEARTBEAT_INTERVAL');
+  const callbackSecret = read('COGNITION_CALLBACK_SECRET');
+  const callbackAttempts = read('COGNITION_CALLBACK_MAX_ATTEMPTS');
+  const callbackBackoff = read('COGNITION_CALLBACK_BACKOFF_SECONDS');
+  const callbackMaxBackoff = read('COGNITION_CALLBACK_MAX_BACKOFF_SECONDS');
+  const callbackTimeout = read('COGNITION_CALLBACK_TIMEOUT_SECONDS');
 
   const persistence = resolvePersistence(backend, uri, poolSize, workspaceRoot, problems);
 
@@ -314,6 +436,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
+  if (
+    callbackBackoff !== undefined &&
+    callbackMaxBackoff !== undefined &&
+    callbackMaxBackoff < callbackBackoff
+  ) {
+    problems.push(
+      'COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: must not be below COGNITION_CALLBACK_BACKOFF_SECONDS',
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   // Every value below was parsed successfully (a failure would have added a problem).
@@ -336,7 +468,23 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
         memoryLimit: need(dockerMemory),
         cpuLimit: need(dockerCpu),
         timeoutSeconds: need(dockerTimeout),
+        dockerHost: dockerHost ?? null,
+        tlsVerify: need(dockerTlsVerify),
+        certPath: dockerCertPath === undefined ? null : path.resolve(cwd, dockerCertPath),
       },
+    },
+    llm,
+    sse: {
+      bufferSize: need(sseBufferSize),
+      retryMs: need(sseRetry),
+      heartbeatMs: Math.round(need(sseHeartbeat) * 1000),
+    },
+    callbacks: {
+      secret: callbackSecret ?? null,
+      maxAttempts: need(callbackAttempts),
+      initialDelayMs: Math.round(need(callbackBackoff) * 1000),
+      maxDelayMs: Math.round(need(callbackMaxBackoff) * 1000),
+      timeoutMs: Math.round(need(callbackTimeout) * 1000),
     },
   };
 }

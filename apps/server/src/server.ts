@@ -1,5 +1,7 @@
 import type { ApiServices } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import type { RunManager } from '@cognition/runtime';
+import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -9,6 +11,8 @@ import type { ServerState } from './app';
 import { createApp } from './app';
 import type { ServerConfig } from './env';
 import { describePersistence } from './env';
+import { createRuntime } from './runtime';
+import { createSandbox } from './sandbox';
 import { createStorage } from './storage';
 import { VERSION } from './version';
 
@@ -17,10 +21,12 @@ export interface RunningServer {
   url: string;
   server: Server;
   storage: StorageBackend;
+  runs: RunManager;
   /**
-   * Graceful shutdown: stop accepting connections, let in-flight requests finish within
-   * `config.shutdownGraceMs`, then cut what is left and close storage. Idempotent; resolves
-   * `timedOut: true` when requests had to be cut.
+   * Graceful shutdown: stop accepting connections, let in-flight requests and active runs finish
+   * within `config.shutdownGraceMs`, then cut what is left (remaining runs end `interrupted` with
+   * their terminal event) and close storage. Idempotent; resolves `timedOut: true` when requests
+   * or runs had to be cut.
    */
   shutdown(): Promise<{ timedOut: boolean }>;
 }
@@ -29,9 +35,15 @@ export interface StartOptions {
   logger: Logger;
   /** Storage to use instead of the configured backend (tests). */
   storage?: StorageBackend;
+  /** Sandbox to use instead of the configured backend (tests). */
+  sandbox?: ExecutionBackendFactory;
 }
 
-/** Opens storage (applying migrations), builds the app and listens. */
+/**
+ * Composes the server and listens: storage (migrations applied), one circuit-breaker registry
+ * shared by the sandbox, the runtime and `/health`, the sandbox, the agent runtime, then — before
+ * the port opens — recovery of runs a killed process left active.
+ */
 export async function startServer(
   config: ServerConfig,
   options: StartOptions,
@@ -41,7 +53,22 @@ export async function startServer(
   await storage.initialize();
 
   const breakers = new CircuitBreakerRegistry();
-  const services: ApiServices = { storage, breakers, version: VERSION };
+  let runs: RunManager;
+  let sandbox: ExecutionBackendFactory;
+  try {
+    sandbox = options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
+    runs = await createRuntime(config, { storage, sandbox, breakers, logger });
+    const recovered = await runs.recoverInterrupted();
+    logger.info(
+      { interruptedRuns: recovered.map((run) => run.id) },
+      `Recovered ${recovered.length} run(s) left active by a previous process: marked interrupted`,
+    );
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+
+  const services: ApiServices = { storage, runs, sandbox, breakers, version: VERSION };
   const state: ServerState = { shuttingDown: false };
   const app = createApp({ config, services, logger, state });
   const server = createServer(app);
@@ -55,6 +82,7 @@ export async function startServer(
       });
     });
   } catch (error) {
+    await runs.shutdown(1000);
     await storage.close();
     throw error;
   }
@@ -67,7 +95,7 @@ export async function startServer(
       url,
       version: VERSION,
       storage: storage.kind,
-      sandbox: config.sandbox.backend,
+      sandbox: sandbox.kind,
       workspaceRoot: config.workspaceRoot,
       scoping: config.scoping.enabled ? config.scoping.keys : false,
       apiKeys: config.apiKeys.length,
@@ -77,41 +105,66 @@ export async function startServer(
 
   let closing: Promise<{ timedOut: boolean }> | undefined;
   function shutdown(): Promise<{ timedOut: boolean }> {
-    closing ??= drain(server, state, config.shutdownGraceMs, logger).then(async (result) => {
-      await storage.close();
-      logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
-      return result;
-    });
+    closing ??= drain(server, runs, state, config.shutdownGraceMs, logger).then(
+      async (result) => {
+        await storage.close();
+        logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
+        return result;
+      },
+    );
     return closing;
   }
 
-  return { url, server, storage, shutdown };
+  return { url, server, storage, runs, shutdown };
 }
+
+/** Time runs get, after the grace period, to checkpoint and emit their terminal event. */
+const RUN_WIND_DOWN_MS = 5000;
 
 async function drain(
   server: Server,
+  runs: RunManager,
   state: ServerState,
   graceMs: number,
   logger: Logger,
 ): Promise<{ timedOut: boolean }> {
   state.shuttingDown = true;
-  logger.info({ graceMs }, 'Shutting down: no new connections, finishing in-flight requests');
+  logger.info(
+    { graceMs, activeRuns: runs.activeRunIds().length },
+    'Shutting down: no new connections or messages, finishing in-flight requests and runs',
+  );
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // A run whose client went away holds no connection; it still deserves the grace period.
+  let poll: NodeJS.Timeout | undefined;
+  const runsDone = new Promise<void>((resolve) => {
+    const check = () => {
+      if (runs.activeRunIds().length > 0) return false;
+      resolve();
+      return true;
+    };
+    if (!check()) poll = setInterval(check, 50);
+  });
   // Keep-alive connections become idle as their requests finish; close each as soon as it is.
   const sweeper = setInterval(() => server.closeIdleConnections(), 50);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
-    closed.then(() => false),
+    Promise.all([closed, runsDone]).then(() => false),
     new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(true), graceMs);
     }),
   ]);
   clearInterval(sweeper);
+  clearInterval(poll);
   clearTimeout(timer);
   if (timedOut) {
-    logger.warn({ graceMs }, 'Shutdown grace period elapsed: closing remaining connections');
-    server.closeAllConnections();
-    await closed;
+    logger.warn(
+      { graceMs, activeRuns: runs.activeRunIds() },
+      'Shutdown grace period elapsed: interrupting remaining runs and closing connections',
+    );
   }
+  // Remaining runs end `interrupted` with their terminal event, which also ends their streams.
+  await runs.shutdown(RUN_WIND_DOWN_MS);
+  if (timedOut) server.closeAllConnections();
+  await closed;
   return { timedOut };
 }

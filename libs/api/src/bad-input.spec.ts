@@ -121,7 +121,7 @@ describe('bad input never causes a 500 nor changes stored data', () => {
   });
 
   afterAll(async () => {
-    await bed.storage.close();
+    await bed.cleanup();
   });
 
   async function expectRejectedCleanly(call: () => Promise<unknown>): Promise<void> {

@@ -7,6 +7,7 @@ import type {
   StorageBackendKind,
   StorageHealth,
 } from '@cognition/storage';
+import type { RunService, SandboxReleaser } from './run-service';
 
 /** One circuit breaker's figures as reported by `health.get` (a `CircuitBreakerRegistry` snapshot). */
 export type BreakerSnapshot = CircuitBreakerSnapshot;
@@ -30,6 +31,14 @@ export interface ApiStorage {
  */
 export interface ApiServices {
   storage: ApiStorage;
+  /** The agent runtime (`RunManager` satisfies it): sends, aborts, event streams. */
+  runs: RunService;
+  /**
+   * Releases a deleted session's sandbox. Optional: without it only the runtime's own release
+   * (inside `runs.forgetSession`) happens.
+   */
+  sandbox?: SandboxReleaser;
+  /** Breakers outside the runtime (storage, sandbox...); `health.get` merges the runtime's. */
   breakers: { snapshots(): BreakerSnapshot[] };
   /** The server's version string, reported by `health.get`. */
   version: string;

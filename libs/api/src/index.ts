@@ -3,9 +3,20 @@ export type { AppRouter } from './routers/app';
 export { createCaller } from './caller';
 export { createApiContext } from './context';
 export type { ApiContext, ApiServices, ApiStorage, BreakerSnapshot, Caller } from './context';
+export type {
+  CallbackAttemptRecord,
+  RunAbortResult,
+  RunEventsOptions,
+  RunSendInput,
+  RunSendResult,
+  RunService,
+  SandboxReleaser,
+} from './run-service';
+export { SSE_CLIENT_RECONNECT_AFTER_MS, SSE_PING_INTERVAL_MS } from './trpc';
 export { resolveCaller, scopeHeaderName } from './auth';
 export type { ApiKeyConfig, AuthConfig, RequestHeaders, ResolveCallerOptions } from './auth';
 export { ApiError, describeError, errorCodeToStatus, toHttpError, toTRPCError } from './errors';
 export type { DescribedError } from './errors';
 export type { HealthReport } from './routers/health/health.handler';
+export type { RunDetail } from './routers/runs/get.handler';
 export type { RouterInputs, RouterOutputs } from './types';

@@ -3,6 +3,11 @@ import superjson from 'superjson';
 import type { ApiContext } from './context';
 import { describeError, toTRPCError } from './errors';
 
+/** Interval of SSE pings on every subscription (like the original Cognition's 15 s heartbeat). */
+export const SSE_PING_INTERVAL_MS = 15_000;
+/** Silence after which a client reconnects; three missed pings. */
+export const SSE_CLIENT_RECONNECT_AFTER_MS = 3 * SSE_PING_INTERVAL_MS;
+
 /**
  * tRPC is initialised here and only here. Every error shape carries our `code` and, for
  * validation failures, the offending fields (`errors`), so tRPC clients can branch like REST
@@ -10,6 +15,14 @@ import { describeError, toTRPCError } from './errors';
  */
 const t = initTRPC.context<ApiContext>().create({
   transformer: superjson,
+  sse: {
+    // Comment-free keep-alive: proxies and load balancers drop SSE connections that stay silent
+    // (a long tool call emits nothing), so every subscription carries a ping.
+    ping: { enabled: true, intervalMs: SSE_PING_INTERVAL_MS },
+    // Told to the client: no byte (not even a ping) for this long means a half-dead connection;
+    // it then reconnects with its last event id instead of waiting forever.
+    client: { reconnectAfterInactivityMs: SSE_CLIENT_RECONNECT_AFTER_MS },
+  },
   errorFormatter({ shape, error }) {
     const described = describeError(error);
     // Stacks name files and internals; callers get our code and message instead.

@@ -85,6 +85,7 @@ class PrismaStorage implements StorageBackend {
     this.runs = new PrismaRunStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {
       onRootCheckpoint: projectIfLatest,
+      provider: handle.provider,
     });
     this.store = new PrismaStore(this.db);
   }

@@ -1,12 +1,14 @@
 import { router } from '../trpc';
 import { healthRouter } from './health/health.router';
 import { messagesRouter } from './messages/messages.router';
+import { runsRouter } from './runs/runs.router';
 import { sessionsRouter } from './sessions/sessions.router';
 
 /** The whole tRPC API: one router per domain. */
 export const appRouter = router({
   sessions: sessionsRouter,
   messages: messagesRouter,
+  runs: runsRouter,
   health: healthRouter,
 });
 

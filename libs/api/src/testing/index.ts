@@ -1,16 +1,20 @@
 import type { StorageBackend } from '@cognition/storage';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { resolveCaller } from '../auth';
 import type { AuthConfig } from '../auth';
 import type { ApiServices } from '../context';
+import type { RunService, SandboxReleaser } from '../run-service';
 import { createApiContext } from '../context';
 import { toTRPCError } from '../errors';
 import { appRouter } from '../routers/app';
 
 export interface TestApiServerOptions {
   storage: StorageBackend;
+  /** The runtime behind `messages.send` / `runs.*` (e.g. a `RunManager` on a scripted model). */
+  runs: RunService;
+  sandbox?: SandboxReleaser;
   /** Default: no API keys, scoping disabled. */
   auth?: AuthConfig;
   version?: string;
@@ -22,6 +26,12 @@ export interface TestApiServer {
   url: string;
   /** Every request's headers as received, oldest first (lets tests check what a client sent). */
   requests: { path: string; headers: Record<string, string | string[] | undefined> }[];
+  /**
+   * Destroys the socket of every open subscription (SSE) request, as a network failure would,
+   * without ending the stream cleanly. Returns how many were dropped. Lets tests prove that a
+   * client resumes with its last event id.
+   */
+  dropSubscriptions(): number;
   close(): Promise<void>;
 }
 
@@ -35,6 +45,8 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
   const auth = options.auth ?? NO_AUTH;
   const services: ApiServices = {
     storage: options.storage,
+    runs: options.runs,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     breakers: options.breakers ?? { snapshots: () => [] },
     version: options.version ?? '0.0.0-test',
   };
@@ -52,6 +64,13 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
       }
     },
   });
+  const subscriptions = new Set<Socket>();
+  server.on('request', (req, res) => {
+    if (req.headers.accept !== 'text/event-stream') return;
+    const socket = req.socket;
+    subscriptions.add(socket);
+    res.once('close', () => subscriptions.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -60,6 +79,12 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
   return {
     url: `http://127.0.0.1:${port}/trpc`,
     requests,
+    dropSubscriptions: () => {
+      const open = [...subscriptions];
+      subscriptions.clear();
+      for (const socket of open) socket.destroy();
+      return open.length;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

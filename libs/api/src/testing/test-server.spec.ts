@@ -1,5 +1,6 @@
 import type { StorageBackend } from '@cognition/storage';
-import { createMemoryStorage } from '@cognition/storage-memory';
+import type { ApiTestBed } from '../spec-helpers';
+import { createApiTestBed } from '../spec-helpers';
 import type { TestApiServer } from './index';
 import { startTestApiServer } from './index';
 
@@ -10,14 +11,16 @@ interface WireError {
 }
 
 describe('startTestApiServer (tRPC over HTTP)', () => {
+  let bed: ApiTestBed;
   let storage: StorageBackend;
   let server: TestApiServer;
 
   beforeAll(async () => {
-    storage = createMemoryStorage();
-    await storage.initialize();
+    bed = await createApiTestBed();
+    storage = bed.storage;
     server = await startTestApiServer({
       storage,
+      runs: bed.runs,
       auth: {
         scoping: { enabled: true, keys: ['user'] },
         apiKeys: [{ id: 'k', key: 'secret-key' }],
@@ -28,7 +31,7 @@ describe('startTestApiServer (tRPC over HTTP)', () => {
   afterAll(async () => {
     jest.restoreAllMocks();
     await server.close();
-    await storage.close();
+    await bed.cleanup();
   });
 
   async function get(

@@ -46,10 +46,22 @@ async function countActiveSessions(ctx: ApiContext): Promise<number | null> {
   }
 }
 
+/** The runtime's breakers and the others; one entry per name (a shared registry reports once). */
+function mergeBreakers(...lists: BreakerSnapshot[][]): BreakerSnapshot[] {
+  const byName = new Map<string, BreakerSnapshot>();
+  for (const snapshot of lists.flat()) {
+    if (!byName.has(snapshot.name)) byName.set(snapshot.name, snapshot);
+  }
+  return [...byName.values()];
+}
+
 export async function healthHandler({ ctx }: { ctx: ApiContext }): Promise<HealthReport> {
   const storage = await checkStorage(ctx);
   const activeSessions = storage.ok ? await countActiveSessions(ctx) : null;
-  const circuitBreakers = ctx.services.breakers.snapshots();
+  const circuitBreakers = mergeBreakers(
+    ctx.services.runs.breakerSnapshots(),
+    ctx.services.breakers.snapshots(),
+  );
   const healthy =
     storage.ok && activeSessions !== null && circuitBreakers.every((b) => b.state !== 'OPEN');
   return {

@@ -11,7 +11,7 @@ describe('health router', () => {
 
   afterEach(async () => {
     jest.restoreAllMocks();
-    await bed.storage.close();
+    await bed.cleanup();
   });
 
   it('reports healthy storage, the version and active sessions within the caller scope', async () => {

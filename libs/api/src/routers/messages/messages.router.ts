@@ -1,9 +1,15 @@
 import { publicProcedure, router } from '../../trpc';
 import { getMessageHandler } from './get.handler';
 import { listMessagesHandler } from './list.handler';
-import { GetMessageApiInputSchema, ListMessagesApiInputSchema } from './schemas';
+import {
+  GetMessageApiInputSchema,
+  ListMessagesApiInputSchema,
+  SendMessageApiInputSchema,
+} from './schemas';
+import { sendMessageHandler } from './send.handler';
 
 export const messagesRouter = router({
   list: publicProcedure.input(ListMessagesApiInputSchema).query(listMessagesHandler),
   get: publicProcedure.input(GetMessageApiInputSchema).query(getMessageHandler),
+  send: publicProcedure.input(SendMessageApiInputSchema).mutation(sendMessageHandler),
 });

@@ -12,7 +12,7 @@ describe('messages router', () => {
   });
 
   afterEach(async () => {
-    await bed.storage.close();
+    await bed.cleanup();
   });
 
   async function addMessages(count: number, target = sessionId): Promise<string[]> {

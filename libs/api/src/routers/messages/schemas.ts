@@ -1,4 +1,9 @@
-import { IdSchema, MessagePageQuerySchema } from '@cognition/contracts';
+import {
+  IdSchema,
+  MESSAGE_CONTENT_MAX,
+  MessagePageQuerySchema,
+  StringMapSchema,
+} from '@cognition/contracts';
 import { z } from 'zod';
 
 export const ListMessagesApiInputSchema = MessagePageQuerySchema.extend({
@@ -10,3 +15,22 @@ export const GetMessageApiInputSchema = z
   .object({ sessionId: IdSchema, messageId: IdSchema })
   .strict();
 export type GetMessageApiInput = z.output<typeof GetMessageApiInputSchema>;
+
+/**
+ * `messages.send`: the same limits the runtime enforces, checked here first so a bad field is a
+ * 422 naming it before anything is stored.
+ */
+export const SendMessageApiInputSchema = z
+  .object({
+    sessionId: IdSchema,
+    content: z.string().min(1).max(MESSAGE_CONTENT_MAX),
+    parentId: IdSchema.nullish(),
+    callbackUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .max(2048)
+      .nullish(),
+    idempotencyKey: z.string().min(1).max(256).nullish(),
+    metadata: StringMapSchema.optional(),
+  })
+  .strict();
+export type SendMessageApiInput = z.output<typeof SendMessageApiInputSchema>;

@@ -2,7 +2,12 @@ import type { Session } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
 import type { CreateSessionApiInput } from './schemas';
 
-/** Creates an `active` session whose scopes are the caller's scope (never taken from the body). */
+/**
+ * Creates an `active` session whose scopes are the caller's scope (never taken from the body).
+ * The agent and LLM overrides are checked against the runtime first (unknown or subagent-only
+ * agent, unknown provider, model no enabled provider serves: 422 naming the field), so a session
+ * that could never run is not stored.
+ */
 export function createSessionHandler({
   ctx,
   input,
@@ -10,5 +15,6 @@ export function createSessionHandler({
   ctx: ApiContext;
   input: CreateSessionApiInput;
 }): Promise<Session> {
+  ctx.services.runs.validateSessionInput({ agentName: input.agentName, config: input.config });
   return ctx.services.storage.sessions.create(input, ctx.caller.scope);
 }

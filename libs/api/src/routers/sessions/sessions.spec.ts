@@ -13,7 +13,7 @@ describe('sessions router', () => {
   });
 
   afterEach(async () => {
-    await bed.storage.close();
+    await bed.cleanup();
   });
 
   describe('create', () => {

@@ -3,8 +3,9 @@ import type { ApiContext } from '../../context';
 import type { UpdateSessionApiInput } from './schemas';
 
 /**
- * Applies a partial update (metadata and config replace the stored values whole). With
- * `expectedVersion` the write only happens if nobody wrote in between (VERSION_CONFLICT otherwise).
+ * Applies a partial update (metadata and config replace the stored values whole). A new agent or
+ * config is checked against the runtime first (422 naming the field). With `expectedVersion` the
+ * write only happens if nobody wrote in between (VERSION_CONFLICT otherwise).
  */
 export function updateSessionHandler({
   ctx,
@@ -14,5 +15,9 @@ export function updateSessionHandler({
   input: UpdateSessionApiInput;
 }): Promise<Session> {
   const { id, ...changes } = input;
+  ctx.services.runs.validateSessionInput({
+    ...(changes.agentName !== undefined ? { agentName: changes.agentName } : {}),
+    ...(changes.config !== undefined ? { config: changes.config } : {}),
+  });
   return ctx.services.storage.sessions.update(id, changes, ctx.caller.scope);
 }
