@@ -1,5 +1,7 @@
 import type { TestApiServer } from '@cognition/api/testing';
 import { startTestApiServer } from '@cognition/api/testing';
+import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
 import type { StorageBackend } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { execFile } from 'node:child_process';
@@ -12,7 +14,7 @@ import { promisify } from 'node:util';
  * The client as a consumer gets it: build and pack @cognition/client, install the tarball in a
  * directory outside the monorepo (so no workspace source or alias can leak in), typecheck a
  * consumer script against the bundled .d.ts (and prove a wrong one fails), then run it against a
- * real server.
+ * real router and runtime (scripted model): sessions, errors, and a streamed message.
  */
 
 const run = promisify(execFile);
@@ -52,8 +54,8 @@ async function exec(file: string, args: string[], cwd: string): Promise<ExecResu
 }
 
 const consumerMain = (url: string): string => `
-import { createCognitionClient } from '@cognition/client';
-import type { RouterOutputs, Session } from '@cognition/client';
+import { createCognitionClient, streamMessage } from '@cognition/client';
+import type { AgentEventEnvelope, RouterOutputs, Session } from '@cognition/client';
 
 const client = createCognitionClient({
   url: ${JSON.stringify(url)},
@@ -74,6 +76,13 @@ async function main(): Promise<void> {
   } catch (error) {
     notFoundCode = (error as { data?: { code?: unknown } }).data?.code;
   }
+  const streamed: AgentEventEnvelope[] = [];
+  for await (const envelope of streamMessage(client, { sessionId: created.id, content: 'hi' })) {
+    streamed.push(envelope);
+  }
+  const text = streamed
+    .map(({ event }) => (event.type === 'token' ? event.content : ''))
+    .join('');
   console.log(
     JSON.stringify({
       id: created.id,
@@ -83,6 +92,8 @@ async function main(): Promise<void> {
       total: page.total,
       version,
       notFoundCode,
+      eventTypes: streamed.map(({ event }) => event.type),
+      text,
     }),
   );
 }
@@ -95,7 +106,7 @@ main().catch((error: unknown) => {
 
 /** Each line is a type error a real (non-`any`) client type must catch. */
 const consumerTypeErrors = `
-import { createCognitionClient } from '@cognition/client';
+import { createCognitionClient, streamMessage } from '@cognition/client';
 
 const client = createCognitionClient({ url: 'http://127.0.0.1:1/trpc' });
 
@@ -105,6 +116,7 @@ export async function misuse(): Promise<void> {
   const total: string = (await client.sessions.list.query()).total; // @line total-string
   await client.sessions.archive.mutate({ id: 'x' }); // @line unknown-procedure
   createCognitionClient({ url: 'x', scopes: { user: 1 } }); // @line scope-number
+  for await (const e of streamMessage(client, { sessionId: 's', text: 'hi' })) void e; // @line send-field
   void total;
 }
 `;
@@ -133,14 +145,31 @@ function tsconfig(entry: string): string {
 describe('@cognition/client as an npm package', () => {
   let workDir: string;
   let storage: StorageBackend;
+  let runs: RunManager;
   let server: TestApiServer;
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(os.tmpdir(), 'cognition-client-pkg-'));
     storage = createMemoryStorage();
     await storage.initialize();
+    await mkdir(path.join(workDir, 'workspaces'));
+    const model = new ScriptedChatModel([{ text: ['Hello ', 'from ', 'the run'] }]);
+    runs = new RunManager({
+      storage,
+      sandbox: new FakeExecutionBackendFactory(),
+      agents: new AgentRegistry(),
+      providers: new ProviderRegistry({
+        providers: [
+          { id: 'fake', kind: 'openai_compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' },
+        ],
+      }),
+      eventLog: new InMemoryEventLog(),
+      workspaceRoot: path.join(workDir, 'workspaces'),
+      chatModelFactory: () => model,
+    });
     server = await startTestApiServer({
       storage,
+      runs,
       version: '9.9.9-pkg',
       auth: {
         scoping: { enabled: true, keys: ['user'] },
@@ -151,6 +180,7 @@ describe('@cognition/client as an npm package', () => {
 
   afterAll(async () => {
     await server?.close();
+    await runs?.shutdown(1000);
     await storage?.close();
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
@@ -222,6 +252,7 @@ describe('@cognition/client as an npm package', () => {
       'total-string',
       'unknown-procedure',
       'scope-number',
+      'send-field',
     ]) {
       const lineNumber = lines.findIndex((line) => line.includes(`@line ${marker}`)) + 1;
       expect(diagnostics).toMatch(new RegExp(`src/misuse\\.ts\\(${lineNumber},\\d+\\): error TS`));
@@ -237,6 +268,8 @@ describe('@cognition/client as an npm package', () => {
       total: number;
       version: string;
       notFoundCode: string;
+      eventTypes: string[];
+      text: string;
     };
     expect(result).toMatchObject({
       title: 'from the tarball',
@@ -244,6 +277,8 @@ describe('@cognition/client as an npm package', () => {
       total: 1,
       version: '9.9.9-pkg',
       notFoundCode: 'SESSION_NOT_FOUND',
+      eventTypes: ['status', 'token', 'token', 'token', 'usage', 'status', 'done'],
+      text: 'Hello from the run',
     });
     expect(result.listed).toEqual([result.id]);
 

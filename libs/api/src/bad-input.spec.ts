@@ -27,6 +27,8 @@ const SESSION_KEYS = [
 ];
 const MESSAGE_KEYS = ['sessionId', 'messageId', 'limit', 'offset'];
 const LIST_KEYS = ['limit', 'offset', 'status', 'metadata'];
+const SEND_KEYS = ['sessionId', 'content', 'parentId', 'callbackUrl', 'idempotencyKey', 'metadata'];
+const EVENTS_KEYS = ['sessionId', 'runId', 'lastEventId'];
 
 /** Strings that stress decoders: lone surrogates, NULs, RTL marks, emoji, combining marks. */
 const oddUnicode = fc.oneof(
@@ -105,7 +107,8 @@ const notAnInput = fc.oneof(notAnObject, fc.constant(null), oddUnicode);
 async function snapshot(bed: ApiTestBed): Promise<string> {
   const { sessions } = await bed.storage.sessions.list({ limit: 500 }, {});
   const messages = await Promise.all(sessions.map((s) => bed.storage.messages.listAll(s.id, {})));
-  return JSON.stringify({ sessions, messages });
+  const runs = await Promise.all(sessions.map((s) => bed.storage.runs.list(s.id)));
+  return JSON.stringify({ sessions, messages, runs });
 }
 
 describe('bad input never causes a 500 nor changes stored data', () => {
@@ -253,6 +256,67 @@ describe('bad input never causes a 500 nor changes stored data', () => {
       unknownField(MESSAGE_KEYS).map((extra) => ({ sessionId, messageId, ...extra })),
     );
     await check(inputs, (input) => bed.as().messages.get(input));
+  });
+
+  it('messages.send', async () => {
+    const defect = fc.oneof(
+      fc.record({
+        content: fc.oneof(notAString, fc.constant(''), fc.constant('x'.repeat(2_000_001))),
+      }),
+      fc.record({ parentId: badId }),
+      fc.record({
+        callbackUrl: fc.oneof(
+          notAString,
+          oddUnicode,
+          fc.constantFrom('ftp://x.example/a', 'javascript:alert(1)', 'file:///etc/passwd', ''),
+          hugeString(2048).map((tail) => `https://x.example/${tail}`),
+        ),
+      }),
+      fc.record({ idempotencyKey: fc.oneof(notAString, fc.constant(''), hugeString(256)) }),
+      fc.record({ metadata: badMetadata }),
+      fc.constantFrom<Input>({ scope: { user: 'mallory' } }, { runId: 'r' }, { role: 'system' }),
+      unknownField(SEND_KEYS),
+    );
+    const inputs = fc.oneof(
+      notAnInput,
+      fc.record({ sessionId: badId, content: fc.constant('hi') }),
+      fc.constant({ content: 'no session' }),
+      defect.map((bad) => ({ sessionId, content: 'hi', ...bad })),
+    );
+    await check(inputs, (input) => bed.as().messages.send(input));
+  });
+
+  it('runs.abort, runs.list, runs.get and runs.events', async () => {
+    const sessionInputs = fc.oneof(
+      notAnInput,
+      fc.constant({}),
+      fc.record({ sessionId: badId }),
+      unknownField(['sessionId']).map((extra) => ({ sessionId, ...extra })),
+    );
+    await check(sessionInputs, (input) => bed.as().runs.abort(input));
+    await check(sessionInputs, (input) => bed.as().runs.list(input));
+    await check(
+      fc.oneof(
+        sessionInputs,
+        fc.record({ sessionId: fc.constant(sessionId), runId: badId }),
+        fc.record({ sessionId: fc.constant(sessionId), runId: fc.uuid() }),
+      ),
+      (input) => bed.as().runs.get(input),
+    );
+    await check(
+      fc.oneof(
+        notAnInput,
+        fc.record({ sessionId: badId }),
+        fc.record({ sessionId: fc.constant(sessionId), runId: badId }),
+        fc.record({
+          sessionId: fc.constant(sessionId),
+          lastEventId: fc.oneof(notAString, oddUnicode, fc.constantFrom('', 'no-colon', ':1')),
+        }),
+        fc.record({ sessionId: fc.constant(sessionId), runId: fc.uuid() }),
+        unknownField(EVENTS_KEYS).map((extra) => ({ sessionId, ...extra })),
+      ),
+      (input) => bed.as().runs.events(input),
+    );
   });
 
   it('lookups of unknown, odd or out-of-scope ids are 404s, never 500s', async () => {

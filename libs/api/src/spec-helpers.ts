@@ -57,9 +57,7 @@ export interface ApiTestBed {
   cleanup(): Promise<void>;
 }
 
-export async function createApiTestBed(
-  options: { bufferSize?: number } = {},
-): Promise<ApiTestBed> {
+export async function createApiTestBed(options: { bufferSize?: number } = {}): Promise<ApiTestBed> {
   const storage = createMemoryStorage();
   await storage.initialize();
   const workspace = await mkdtemp(join(tmpdir(), 'cognition-api-'));

@@ -1,16 +1,14 @@
 import type { AppRouter } from '@cognition/api';
 import type { TestApiServer } from '@cognition/api/testing';
 import { startTestApiServer } from '@cognition/api/testing';
-import type { StorageBackend } from '@cognition/storage';
-// The round trip needs a real backend behind the test server; the client itself never
-// depends on one.
-import { createMemoryStorage } from '@cognition/storage-memory';
 import { TRPCClientError } from '@trpc/client';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CognitionClient } from './client';
 import { cognitionHeaders, createCognitionClient } from './client';
+import type { TestBackend } from './spec-helpers';
+import { createTestBackend } from './spec-helpers';
 
 type ApiClientError = TRPCClientError<AppRouter>;
 
@@ -28,14 +26,14 @@ describe('cognitionHeaders', () => {
 });
 
 describe('createCognitionClient against the API', () => {
-  let storage: StorageBackend;
+  let backend: TestBackend;
   let server: TestApiServer;
 
   beforeAll(async () => {
-    storage = createMemoryStorage();
-    await storage.initialize();
+    backend = await createTestBackend();
     server = await startTestApiServer({
-      storage,
+      storage: backend.storage,
+      runs: backend.runs,
       auth: {
         scoping: { enabled: true, keys: ['user'] },
         apiKeys: [{ id: 'test', key: 'sk-test' }],
@@ -45,7 +43,7 @@ describe('createCognitionClient against the API', () => {
 
   afterAll(async () => {
     await server.close();
-    await storage.close();
+    await backend.cleanup();
   });
 
   function clientFor(user: string, apiKey = 'sk-test'): CognitionClient {
@@ -148,25 +146,13 @@ describe('createCognitionClient transport', () => {
 
     await client.health.get.query().catch(() => undefined);
 
-    // No subscription procedure exists yet; the proxy still issues one, which is all the
-    // transport needs to show.
-    const untyped = client as unknown as {
-      runs: {
-        events: {
-          subscribe(
-            input: unknown,
-            opts: { onStarted(): void; onError(): void },
-          ): { unsubscribe(): void };
-        };
-      };
-    };
     let subscription: { unsubscribe(): void } | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
         // A failing run must not leave a reconnecting EventSource behind.
         const timer = setTimeout(() => reject(new Error('subscription never started')), 5000);
-        subscription = untyped.runs.events.subscribe(
-          { runId: 'r1' },
+        subscription = client.runs.events.subscribe(
+          { sessionId: 's1', runId: 'r1' },
           {
             onStarted: () => {
               clearTimeout(timer);

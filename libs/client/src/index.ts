@@ -1,14 +1,33 @@
 export { cognitionHeaders, createCognitionClient } from './client';
 export type { CognitionClient, CognitionClientOptions, EventSourceClass } from './client';
-export type { AppRouter, HealthReport, RouterInputs, RouterOutputs } from '@cognition/api';
+export { streamMessage } from './stream-message';
+export type { SendMessageInput, SendMessageResult, StreamMessageOptions } from './stream-message';
 export type {
+  AppRouter,
+  CallbackAttemptRecord,
+  HealthReport,
+  RouterInputs,
+  RouterOutputs,
+  RunDetail,
+} from '@cognition/api';
+export type {
+  AgentEvent,
+  AgentEventEnvelope,
+  AgentEventOf,
+  AgentEventType,
   ErrorBody,
   ErrorCode,
   FieldIssue,
   Message,
   MessagePage,
+  Run,
+  RunError,
+  RunStatus,
   Session,
   SessionConfig,
   SessionPage,
   SessionStatus,
+  Todo,
+  Usage,
+  WireMessage,
 } from '@cognition/contracts';

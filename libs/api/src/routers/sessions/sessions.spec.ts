@@ -71,6 +71,57 @@ describe('sessions router', () => {
     });
   });
 
+  describe('agent and LLM validation against the runtime', () => {
+    const invalid: [Record<string, unknown>, string, string][] = [
+      [{ agentName: 'nobody' }, 'agentName', 'unknown agent "nobody"'],
+      [{ agentName: 'helper' }, 'agentName', 'subagent'],
+      [{ config: { providerId: 'azure' } }, 'config.providerId', 'unknown provider "azure"'],
+      [{ config: { model: 'claude-9' } }, 'config.model', 'no enabled provider serves'],
+      [{ config: { providerId: 'fake', model: 'claude-9' } }, 'config.model', 'does not serve'],
+    ];
+
+    it('rejects at create with 422 naming the field, storing nothing', async () => {
+      for (const [fields, path, text] of invalid) {
+        const error = await trpcErrorOf(bed.as(ALICE).sessions.create(fields));
+        const { status, body } = toHttpError(error);
+        expect(status).toBe(422);
+        expect(body.code).toBe('VALIDATION_ERROR');
+        expect(body.errors?.map((issue) => issue.path)).toEqual([path]);
+        expect(body.detail).toContain(text);
+      }
+      expect((await bed.storage.sessions.list({}, {})).total).toBe(0);
+    });
+
+    it('rejects at update with 422, leaving the session as it was', async () => {
+      const created = await bed.as(ALICE).sessions.create({ agentName: 'researcher' });
+      for (const [fields, path] of invalid) {
+        const error = await trpcErrorOf(
+          bed.as(ALICE).sessions.update({ id: created.id, ...fields }),
+        );
+        expect(toHttpError(error).status).toBe(422);
+        expect(toHttpError(error).body.errors?.map((issue) => issue.path)).toEqual([path]);
+      }
+      expect(await bed.as(ALICE).sessions.get({ id: created.id })).toEqual(created);
+    });
+
+    it('accepts agents and models the runtime can serve', async () => {
+      const created = await bed.as(ALICE).sessions.create({
+        agentName: 'readonly',
+        config: { providerId: 'fake', model: 'gpt-4o' },
+      });
+      expect(created).toMatchObject({
+        agentName: 'readonly',
+        config: { providerId: 'fake', model: 'gpt-4o' },
+      });
+      const updated = await bed.as(ALICE).sessions.update({
+        id: created.id,
+        agentName: 'researcher',
+        config: { model: 'fake-model' },
+      });
+      expect(updated).toMatchObject({ agentName: 'researcher', config: { model: 'fake-model' } });
+    });
+  });
+
   describe('get', () => {
     it('returns the session and 404s an unknown id with the id in the message', async () => {
       const created = await bed.as().sessions.create({ title: 'x' });

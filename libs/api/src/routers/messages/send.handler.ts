@@ -1,0 +1,36 @@
+import type { ApiContext } from '../../context';
+import { ApiError } from '../../errors';
+import type { RunSendResult } from '../../run-service';
+import type { SendMessageApiInput } from './schemas';
+
+function hasCode(error: unknown, code: string): boolean {
+  return (error as { code?: unknown } | null)?.code === code;
+}
+
+/**
+ * Persists the user message and starts a run answering it; the run's events are then read with
+ * `runs.events({ sessionId, runId })`, which replays from the run's first event, so nothing is
+ * missed between this call and the subscription. A retried `idempotencyKey` returns the first
+ * run with `created: false`.
+ */
+export async function sendMessageHandler({
+  ctx,
+  input,
+}: {
+  ctx: ApiContext;
+  input: SendMessageApiInput;
+}): Promise<RunSendResult> {
+  try {
+    return await ctx.services.runs.send({ ...input, scope: ctx.caller.scope });
+  } catch (error) {
+    // Storage and runtime word this differently; callers get one actionable message.
+    if (hasCode(error, 'RUN_IN_PROGRESS')) {
+      throw new ApiError(
+        'RUN_IN_PROGRESS',
+        `A run is in progress on session ${input.sessionId}: wait for its terminal event or abort it`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}

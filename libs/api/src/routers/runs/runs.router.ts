@@ -1,0 +1,13 @@
+import { publicProcedure, router } from '../../trpc';
+import { abortRunHandler } from './abort.handler';
+import { runEventsHandler } from './events.handler';
+import { getRunHandler } from './get.handler';
+import { listRunsHandler } from './list.handler';
+import { GetRunApiInputSchema, RunEventsApiInputSchema, RunSessionInputSchema } from './schemas';
+
+export const runsRouter = router({
+  abort: publicProcedure.input(RunSessionInputSchema).mutation(abortRunHandler),
+  list: publicProcedure.input(RunSessionInputSchema).query(listRunsHandler),
+  get: publicProcedure.input(GetRunApiInputSchema).query(getRunHandler),
+  events: publicProcedure.input(RunEventsApiInputSchema).subscription(runEventsHandler),
+});

@@ -1,0 +1,110 @@
+import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
+import type { AgentEventEnvelope, Message, Run, SessionConfig } from '@cognition/contracts';
+import type { Scope } from '@cognition/storage';
+
+/*
+ * The slice of the agent runtime the API calls, declared here rather than imported from
+ * `@cognition/runtime`: the router's type (and with it the context's) ships in the client
+ * package's bundled `.d.ts`, which must not reference LangChain/LangGraph types. The runtime's
+ * `RunManager` satisfies `RunService` structurally (the procedure tests pass a real one).
+ */
+
+/** Input of `RunService.send`. `scope` is the caller's scope (from auth), never from the body. */
+export interface RunSendInput {
+  sessionId: string;
+  scope: Scope;
+  content: string;
+  /** A message of the same session this one answers; null/absent: none. */
+  parentId?: string | null;
+  metadata?: Record<string, string>;
+  /** http(s) URL that receives the completion payload when the run ends. */
+  callbackUrl?: string | null;
+  /** A retried send with the same key returns the first run instead of starting another. */
+  idempotencyKey?: string | null;
+}
+
+/** What a send produced: the run, the persisted user message, and whether the run is new. */
+export interface RunSendResult {
+  run: Run;
+  /** The persisted user message (for a replayed idempotency key: the first one). */
+  message: Message;
+  /** false when the idempotency key matched an earlier run (nothing new was started). */
+  created: boolean;
+}
+
+export interface RunAbortResult {
+  /** The session's active run as updated by the abort; null when it had none. */
+  run: Run | null;
+  /** true when a running run was cancelled by this call. */
+  aborted: boolean;
+}
+
+export interface RunEventsOptions {
+  /** Only this run's events, ending with its terminal event. Default: the session's current run. */
+  runId?: string;
+  /** Resume after this event id; a `reconnected` event comes first. */
+  lastEventId?: string;
+  /** Ends the stream (the subscriber went away). */
+  signal?: AbortSignal;
+}
+
+/** One delivery attempt of a run's completion callback. */
+export interface CallbackAttemptRecord {
+  runId: string;
+  /** Stays the same across the retries of one delivery (receivers de-duplicate on it). */
+  deliveryId: string;
+  url: string;
+  /** 1-based. */
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  /** HTTP status, or null when no response arrived. */
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+}
+
+/**
+ * Starts, follows and cancels agent runs. Invariants the API relies on (kept by `RunManager`):
+ * - at most one active run per session: a second `send` fails with code `RUN_IN_PROGRESS`;
+ * - every run emits exactly one terminal event (`done` or `error`), after which its stream ends;
+ * - event ids of a session increase, so `events({ lastEventId })` yields exactly the events after
+ *   that id that the log still holds (a `reconnected` event first);
+ * - every session-addressed method checks `scope` and fails with `SESSION_NOT_FOUND` for a
+ *   session outside it, exactly as for a missing one.
+ * Errors carry a `code` from `ErrorCode` (and `issues` naming fields for `VALIDATION_ERROR`).
+ */
+export interface RunService {
+  /**
+   * Checks a session's agent and LLM overrides before they are stored.
+   * @throws VALIDATION_ERROR naming `agentName`, `config.providerId` or `config.model`.
+   */
+  validateSessionInput(input: { agentName?: string; config?: SessionConfig }): void;
+  /** Persists the user message, creates the run and starts it in the background. */
+  send(input: RunSendInput): Promise<RunSendResult>;
+  /** Cancels the session's active run (bounded wait for it to wind down). */
+  abort(sessionId: string, scope: Scope): Promise<RunAbortResult>;
+  /**
+   * The session's events: replay after `lastEventId` (or from the followed run's start), then
+   * live until the followed run's terminal event. Subscribed when the promise resolves.
+   */
+  events(
+    sessionId: string,
+    scope: Scope,
+    options?: RunEventsOptions,
+  ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>>;
+  /** Recorded completion-callback attempts of a run, oldest first. */
+  callbackAttempts(runId: string): CallbackAttemptRecord[];
+  /** After a session is deleted: cancels its run and forgets its events. */
+  forgetSession(sessionId: string): Promise<void>;
+  /** Figures of the runtime's circuit breakers (`llm:<providerId>`). */
+  breakerSnapshots(): CircuitBreakerSnapshot[];
+}
+
+/**
+ * Releases a session's sandbox (container, workspace handle). Called when a session is deleted;
+ * must be idempotent (releasing an unknown or already released session is not an error).
+ */
+export interface SandboxReleaser {
+  release(sessionId: string): Promise<void>;
+}

@@ -1,0 +1,54 @@
+import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
+import type { StorageBackend } from '@cognition/storage';
+// The round trips need a real backend and runtime behind the test server; the client itself
+// never depends on either.
+import { createMemoryStorage } from '@cognition/storage-memory';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestBackend {
+  storage: StorageBackend;
+  runs: RunManager;
+  /** Every run's model: push a scripted reply before each send. */
+  model: ScriptedChatModel;
+  cleanup(): Promise<void>;
+}
+
+/** Memory storage plus a real RunManager on a scripted model and a fake sandbox. */
+export async function createTestBackend(): Promise<TestBackend> {
+  const storage = createMemoryStorage();
+  await storage.initialize();
+  const workspace = await mkdtemp(join(tmpdir(), 'cognition-client-'));
+  const model = new ScriptedChatModel();
+  const runs = new RunManager({
+    storage,
+    sandbox: new FakeExecutionBackendFactory(),
+    agents: new AgentRegistry(),
+    providers: new ProviderRegistry({
+      providers: [
+        {
+          id: 'fake',
+          kind: 'openai_compatible',
+          model: 'fake-model',
+          baseUrl: 'http://127.0.0.1:9/v1',
+          maxRetries: 0,
+        },
+      ],
+    }),
+    eventLog: new InMemoryEventLog(),
+    workspaceRoot: workspace,
+    chatModelFactory: () => model,
+  });
+  return {
+    storage,
+    runs,
+    model,
+    async cleanup() {
+      await runs.shutdown(1000);
+      await storage.close();
+      await rm(workspace, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type { RouterInputs, RouterOutputs } from '@cognition/api';
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
+import type { CognitionClient } from './client';
+
+/** Input of `messages.send` (and of `streamMessage`). */
+export type SendMessageInput = RouterInputs['messages']['send'];
+/** What `messages.send` returns: `{ run, message, created }`. */
+export type SendMessageResult = RouterOutputs['messages']['send'];
+
+export interface StreamMessageOptions {
+  /** Aborting stops the send or the stream; the generator then throws `signal.reason`. */
+  signal?: AbortSignal;
+  /** Called once the message is stored and its run exists, before the first event. */
+  onSent?: (result: SendMessageResult) => void;
+}
+
+/**
+ * Mirrors `isTerminalEvent` of the contracts; kept local so the client bundle does not carry the
+ * contracts' zod schemas for a two-value check.
+ */
+function isTerminal(event: AgentEvent): boolean {
+  return event.type === 'done' || event.type === 'error';
+}
+
+/**
+ * Sends a message and yields the events of the run it starts, ending after the run's terminal
+ * event (`done`, or `error` — an aborted run ends with `error { code: 'ABORTED' }`, which is
+ * yielded, not thrown). The generator's return value is the send result.
+ *
+ * Guarantees:
+ * - nothing is missed between the send and the subscription: the stream is opened for the
+ *   returned `runId`, and the server replays a run's events from its first one;
+ * - a dropped connection is resumed by the subscription link with the last event id it received,
+ *   so events arrive once each, in order; the resumed stream starts with a `reconnected` event
+ *   (`truncated: true` means the server's buffer had already lost some events: reload the
+ *   session's messages rather than rebuilding text from tokens);
+ * - leaving the loop early (`break`, `return`) or aborting `signal` closes the subscription.
+ *
+ * Fails with the `TRPCClientError` of the send (e.g. `data.code === 'RUN_IN_PROGRESS'`, 409) or
+ * of the subscription, and with an `Error` when the server ends the stream before the terminal
+ * event (e.g. it shut down).
+ */
+export async function* streamMessage(
+  client: CognitionClient,
+  input: SendMessageInput,
+  options: StreamMessageOptions = {},
+): AsyncGenerator<AgentEventEnvelope, SendMessageResult, undefined> {
+  const { signal } = options;
+  const sent = await client.messages.send.mutate(input, signal ? { signal } : undefined);
+  options.onSent?.(sent);
+  signal?.throwIfAborted();
+
+  const queue: AgentEventEnvelope[] = [];
+  let ended = false;
+  let failure: { error: unknown } | null = null;
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const finish = (error?: { error: unknown }): void => {
+    if (ended) return;
+    ended = true;
+    if (error) failure = error;
+    notify();
+  };
+  const onAbort = (): void => finish({ error: signal?.reason });
+  signal?.addEventListener('abort', onAbort);
+
+  const subscription = client.runs.events.subscribe(
+    { sessionId: input.sessionId, runId: sent.run.id },
+    {
+      onData: (tracked) => {
+        queue.push(tracked.data);
+        notify();
+      },
+      onError: (error) => finish({ error }),
+      onComplete: () => finish(),
+    },
+  );
+  try {
+    for (;;) {
+      while (queue.length > 0 && !failure) {
+        const envelope = queue.shift();
+        if (!envelope) break;
+        yield envelope;
+        if (envelope.runId === sent.run.id && isTerminal(envelope.event)) return sent;
+      }
+      if (failure) throw (failure as { error: unknown }).error;
+      if (ended) {
+        throw new Error(
+          `The event stream of run ${sent.run.id} ended before its terminal event; ` +
+            `its outcome is in runs.get({ sessionId, runId })`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    subscription.unsubscribe();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
