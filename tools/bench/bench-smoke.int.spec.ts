@@ -1,0 +1,70 @@
+import { readSections, updateBenchmarksDoc } from './src/harness/docs-writer';
+import { runBenchmarks } from './src/harness/runner';
+import { tableRows } from './src/harness/table';
+import type { RunReport } from './src/harness/types';
+import { BENCHMARKS, PLANNED } from './src/registry';
+import { findRepoRoot } from './src/support/repo';
+
+/**
+ * Every registered benchmark at --smoke sizes, end to end (built server, PostgreSQL, Docker):
+ * proves they run and produce well-formed results. Timings are never asserted; they depend on
+ * the machine.
+ */
+describe('npm run bench -- --smoke', () => {
+  let report: RunReport;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    report = await runBenchmarks(BENCHMARKS, {
+      smoke: true,
+      only: undefined,
+      repoRoot: findRepoRoot(__dirname),
+      profileDir: undefined,
+      log: (line) => logs.push(line),
+    });
+  }, 170_000);
+
+  it('runs every registered benchmark without an error', () => {
+    expect(report.runs.map((run) => [run.id, run.error])).toEqual(
+      BENCHMARKS.map((b) => [b.id, undefined]).sort((a, b) => Number(a[0]) - Number(b[0])),
+    );
+  });
+
+  it('gives each benchmark uniquely named rows with finite, non-negative figures', () => {
+    for (const run of report.runs) {
+      expect(run.rows.length).toBeGreaterThan(0);
+      expect(new Set(run.rows.map((row) => row.case)).size).toBe(run.rows.length);
+      for (const row of run.rows) {
+        expect(row.failure).toBeUndefined();
+        const values = Object.values(row.metrics);
+        expect(values.length).toBeGreaterThan(0);
+        expect(values.every((v) => Number.isFinite(v) && v >= 0)).toBe(true);
+      }
+    }
+  });
+
+  it('compares with a floor or peer, with a verdict exactly where a goal is set', () => {
+    const comparisons = report.runs.flatMap((run) =>
+      run.rows.flatMap((row) => row.comparison ?? []),
+    );
+    // 5 (checkpointer), 6 (history), 7 (sandbox) compare; 8 (startup) reports only.
+    expect(comparisons.length).toBeGreaterThanOrEqual(8);
+    for (const c of comparisons) {
+      expect(Number.isFinite(c.ratio) && c.ratio > 0).toBe(true);
+      expect(c.verdict === undefined).toBe(c.goal === undefined);
+    }
+    const startup = report.runs.find((run) => run.id === 8);
+    expect(startup?.rows.every((row) => row.comparison === undefined)).toBe(true);
+  });
+
+  it('prints one table row per result row and records the run in the docs format', () => {
+    const rows = tableRows(report.runs);
+    expect(rows).toHaveLength(report.runs.reduce((n, run) => n + run.rows.length, 0));
+    const doc = updateBenchmarksDoc(undefined, report, PLANNED, '# Benchmarks\n');
+    const sections = readSections(doc);
+    expect([...sections.keys()].sort()).toEqual(BENCHMARKS.map((b) => b.id).sort());
+    expect(sections.get(5)?.run.rows).toEqual(report.runs.find((r) => r.id === 5)?.rows);
+    // Benchmarks 1-4 wait for agent runs through the server.
+    for (const id of [1, 2, 3, 4]) expect(doc).toContain(`| ${id} | `);
+  });
+});

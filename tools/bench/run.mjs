@@ -1,0 +1,50 @@
+// `npm run bench -- [options]`: bundles tools/bench/src/main.ts with esbuild (the @cognition/*
+// path aliases of tsconfig.base.json resolve to library sources and are bundled; npm packages
+// stay external and load from node_modules) into dist/tools/bench, then runs the bundle in a
+// fresh Node process with the same arguments and exits with its code.
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const outfile = path.join(root, 'dist/tools/bench/main.js');
+
+const externalPackages = {
+  name: 'external-npm-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@cognition/') || path.isAbsolute(args.path)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+try {
+  await build({
+    absWorkingDir: root,
+    entryPoints: [path.join(root, 'tools/bench/src/main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: true,
+    tsconfig: path.join(root, 'tools/bench/tsconfig.json'),
+    plugins: [externalPackages],
+    logLevel: 'warning',
+  });
+} catch {
+  // esbuild has printed the errors.
+  process.exit(1);
+}
+
+const result = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', outfile, ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,84 @@
+import { performance } from 'node:perf_hooks';
+
+/** A function under measurement; `i` is the 0-based index of the call (warm-up calls included). */
+export type Operation = (i: number) => Promise<unknown>;
+
+export interface LatencyPlan {
+  /** Untimed calls per contender first (JIT, caches, connections). */
+  warmup: number;
+  /** Timed calls per contender. */
+  samples: number;
+}
+
+/**
+ * Latency samples (ms) per contender. The contenders take turns call by call (in an order that
+ * rotates every sample), so a load spike on this shared machine hits them all alike instead of
+ * whichever happened to run during it.
+ */
+export async function sampleLatencies<K extends string>(
+  contenders: Record<K, Operation>,
+  plan: LatencyPlan,
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(contenders) as K[];
+  const results = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+    K,
+    number[]
+  >;
+  for (let i = 0; i < plan.warmup; i += 1) {
+    for (const name of names) await contenders[name](i);
+  }
+  for (let s = 0; s < plan.samples; s += 1) {
+    for (let k = 0; k < names.length; k += 1) {
+      const name = names[(s + k) % names.length] as K;
+      const started = performance.now();
+      await contenders[name](plan.warmup + s);
+      results[name].push(performance.now() - started);
+    }
+  }
+  return results;
+}
+
+export interface ThroughputPlan {
+  /** Untimed operations per contender first. */
+  warmupOps: number;
+  /** Timed rounds; contenders alternate round by round. */
+  rounds: number;
+  /** Operations per contender per round, run back to back by one caller. */
+  opsPerRound: number;
+}
+
+/**
+ * Operations per second per contender, one figure per round. Each round runs `opsPerRound`
+ * sequential calls of every contender in turn (rotating who goes first); the median over rounds
+ * is robust to the rounds a neighbour's load spike spoiled.
+ */
+export async function sampleThroughput<K extends string>(
+  contenders: Record<K, Operation>,
+  plan: ThroughputPlan,
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(contenders) as K[];
+  const rates = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+    K,
+    number[]
+  >;
+  const next = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
+  for (const name of names) {
+    for (let i = 0; i < plan.warmupOps; i += 1) await contenders[name](next[name]++);
+  }
+  for (let round = 0; round < plan.rounds; round += 1) {
+    for (let k = 0; k < names.length; k += 1) {
+      const name = names[(round + k) % names.length] as K;
+      const started = performance.now();
+      for (let i = 0; i < plan.opsPerRound; i += 1) await contenders[name](next[name]++);
+      rates[name].push((plan.opsPerRound * 1000) / (performance.now() - started));
+    }
+  }
+  return rates;
+}
+
+/** Runs `fn` and returns its result with the elapsed ms. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { BenchArgsError } from './cli-args';
+import { runFacts } from './machine';
+import type { Benchmark, BenchmarkRun, PlannedBenchmark, RunReport } from './types';
+
+export interface RunOptions {
+  smoke: boolean;
+  only: readonly number[] | undefined;
+  repoRoot: string;
+  profileDir: string | undefined;
+  log(line: string): void;
+}
+
+/**
+ * The benchmarks `only` names (all registered ones when undefined), in id order.
+ * @throws BenchArgsError naming `--only` for an id that is unknown or planned but not registered.
+ */
+export function selectBenchmarks(
+  registered: readonly Benchmark[],
+  planned: readonly PlannedBenchmark[],
+  only: readonly number[] | undefined,
+): Benchmark[] {
+  const byId = new Map(registered.map((b) => [b.id, b]));
+  if (byId.size !== registered.length) throw new Error('two benchmarks share an id');
+  if (only === undefined) return [...registered].sort((a, b) => a.id - b.id);
+  return only.map((id) => {
+    const benchmark = byId.get(id);
+    if (benchmark) return benchmark;
+    const plan = planned.find((p) => p.id === id);
+    throw new BenchArgsError(
+      '--only',
+      plan
+        ? `benchmark ${id} (${plan.title}) is not registered yet: ${plan.blockedOn}`
+        : `there is no benchmark ${id} (registered: ${[...byId.keys()].join(', ')})`,
+    );
+  });
+}
+
+/**
+ * Runs the benchmarks one after another (never concurrently: they would measure each other),
+ * each in its own temp directory. A benchmark that throws is recorded with its error and the
+ * run goes on.
+ */
+export async function runBenchmarks(
+  benchmarks: readonly Benchmark[],
+  options: RunOptions,
+): Promise<RunReport> {
+  const facts = runFacts(options.repoRoot, options.smoke);
+  const runs: BenchmarkRun[] = [];
+  for (const benchmark of benchmarks) {
+    const tmpDir = mkdtempSync(path.join(os.tmpdir(), `cognition-bench-${benchmark.id}-`));
+    const started = performance.now();
+    const base = {
+      id: benchmark.id,
+      title: benchmark.title,
+      measuredAs: benchmark.measuredAs,
+      comparedWith: benchmark.comparedWith,
+      goal: benchmark.goal,
+    };
+    options.log(`[bench ${benchmark.id}] ${benchmark.title}`);
+    try {
+      const output = await benchmark.run({
+        smoke: options.smoke,
+        repoRoot: options.repoRoot,
+        tmpDir,
+        profileDir: options.profileDir,
+        log: (line) => options.log(`[bench ${benchmark.id}] ${line}`),
+        size: (smoke, full) => (options.smoke ? smoke : full),
+      });
+      runs.push({ ...base, durationMs: performance.now() - started, ...output });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      options.log(`[bench ${benchmark.id}] failed: ${message}`);
+      runs.push({
+        ...base,
+        durationMs: performance.now() - started,
+        rows: [],
+        notes: [],
+        error: message,
+      });
+    } finally {
+      rmSync(tmpDir, { recursive: true, force: true });
+    }
+  }
+  return { facts, runs };
+}
+
+/** True when every benchmark ran, no case failed and no goal was missed. */
+export function allGoalsMet(report: RunReport): boolean {
+  return report.runs.every(
+    (run) =>
+      run.error === undefined &&
+      run.rows.every((row) => !row.failure && row.comparison?.verdict !== 'missed'),
+  );
+}

@@ -1,0 +1,150 @@
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** How often `/ready` is polled while a server starts. */
+const READY_POLL_MS = 5;
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 20_000;
+
+export function serverMainPath(repoRoot: string): string {
+  return path.join(repoRoot, 'dist/apps/server/main.js');
+}
+
+/** Builds dist/apps/server unless it is current (apps/server/build.mjs --if-needed). */
+export async function ensureServerBuilt(repoRoot: string): Promise<void> {
+  await execFileAsync(process.execPath, ['apps/server/build.mjs', '--if-needed'], {
+    cwd: repoRoot,
+  });
+  if (!existsSync(serverMainPath(repoRoot))) {
+    throw new Error(`the server build did not produce ${serverMainPath(repoRoot)}`);
+  }
+}
+
+/** A TCP port nobody listens on right now (the kernel's pick, released again). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port assigned'));
+      });
+    });
+  });
+}
+
+export interface BenchServer {
+  /** e.g. `http://127.0.0.1:41234` */
+  url: string;
+  /** ms from `spawn` to the first `GET /ready` answered 200. */
+  readyMs: number;
+  child: ChildProcess;
+  /** SIGTERM, then SIGKILL when it has not exited within 20 s. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  repoRoot: string;
+  /** COGNITION_* settings (host and port are chosen here). */
+  env: Record<string, string>;
+  /** When set, the server writes a V8 CPU profile there when it exits. */
+  profileDir?: string | undefined;
+}
+
+/**
+ * Spawns the built server (`node dist/apps/server/main.js`) on a free port and polls `/ready`
+ * until it answers 200. Its log (stdout) is discarded, as a log shipper would take it off the
+ * process without the benchmark paying for parsing; stderr is kept for failure reports.
+ */
+export async function startServer(options: StartServerOptions): Promise<BenchServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, serverMainPath(options.repoRoot)], {
+    cwd: options.repoRoot,
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      COGNITION_HOST: '127.0.0.1',
+      COGNITION_PORT: String(port),
+      ...options.env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-8_000);
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+      resolve();
+    });
+  });
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    for (;;) {
+      if (exitCode !== undefined) {
+        throw new Error(
+          `the server exited with ${String(exitCode)} before it was ready:\n${stderr}`,
+        );
+      }
+      if (performance.now() - started > READY_TIMEOUT_MS) {
+        throw new Error(`the server was not ready within ${READY_TIMEOUT_MS} ms:\n${stderr}`);
+      }
+      const status = await fetch(`${url}/ready`).then(
+        async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        },
+        () => 0,
+      );
+      if (status === 200) break;
+      await sleep(READY_POLL_MS);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, readyMs: performance.now() - started, child, stop };
+}
+
+/** The server's settings for a database made by `createTestDatabase` of storage-prisma. */
+export function serverEnvFor(
+  db: { provider: 'sqlite'; path: string } | { provider: 'postgresql'; url: string },
+  workspaceRoot: string,
+): Record<string, string> {
+  const base = { COGNITION_WORKSPACE_ROOT: workspaceRoot };
+  switch (db.provider) {
+    case 'sqlite':
+      return {
+        ...base,
+        COGNITION_PERSISTENCE_BACKEND: 'sqlite',
+        COGNITION_PERSISTENCE_URI: db.path,
+      };
+    case 'postgresql':
+      return {
+        ...base,
+        COGNITION_PERSISTENCE_BACKEND: 'postgres',
+        COGNITION_PERSISTENCE_URI: db.url,
+      };
+  }
+}
