@@ -1,8 +1,16 @@
-import type { RunnableConfig } from '@langchain/core/runnables';
-import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph-checkpoint';
-import { MemorySaver, copyCheckpoint } from '@langchain/langgraph-checkpoint';
-import { ROOT_CHECKPOINT_NS, StorageError, checkpointMessages } from '@cognition/storage';
+import type { FieldIssue } from '@cognition/contracts';
 import type { BaseMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointTuple,
+} from '@langchain/langgraph-checkpoint';
+import { MemorySaver, copyCheckpoint, getCheckpointId } from '@langchain/langgraph-checkpoint';
+import { ROOT_CHECKPOINT_NS, StorageError, checkpointMessages } from '@cognition/storage';
 
 /** What the checkpointer needs from the backend to project a session thread's checkpoints. */
 export interface CheckpointProjector {
@@ -12,12 +20,44 @@ export interface CheckpointProjector {
   applyProjection(sessionId: string, checkpointId: string, messages: BaseMessage[]): void;
 }
 
+/** One checkpoint as `MemorySaver` keeps it: serialized checkpoint, metadata, parent id. */
+type StoredCheckpoint = [Uint8Array, Uint8Array, string | undefined];
+
 /**
- * LangGraph's `MemorySaver` whose `put` on the root namespace of a session's thread also writes
- * the message projection, in the same synchronous step as the checkpoint itself: no caller can
- * observe (and no failure can leave) a checkpoint without its projection.
+ * Where a checkpoint's value of one channel is stored: in `holder`, the serialized checkpoint
+ * (itself or an ancestor) whose `put` listed the channel in `newVersions`, at `version`.
+ */
+interface ChannelSource {
+  version: string;
+  holder: Uint8Array;
+}
+
+/**
+ * LangGraph's `MemorySaver`, storing channel deltas, whose `put` on the root namespace of a
+ * session's thread also writes the message projection.
+ *
+ * Invariants:
+ * - a stored checkpoint holds only the values of the channels named in `newVersions`; a read
+ *   adds, for every other versioned channel, the value the nearest ancestor stored for it at
+ *   the same version (the chain is followed only while the version is unchanged), so a
+ *   channel's value is kept once per version, not once per checkpoint (the Prisma saver's
+ *   semantics);
+ * - the projection lands in the same synchronous step as the checkpoint: no caller can observe
+ *   (and no failure can leave) a session's root checkpoint without its projection, which is
+ *   computed from the full checkpoint passed to `put`;
+ * - everything a read needs is captured synchronously when it starts, so a concurrent `put` or
+ *   thread delete never yields a checkpoint with half its channels.
+ *
+ * `getDeltaChannelHistory` is MemorySaver's own: it seeds from the values stored at each
+ * ancestor, which are exactly the deltas kept here.
  */
 export class ProjectingMemorySaver extends MemorySaver {
+  /**
+   * The channel sources of every stored checkpoint, keyed by its serialized bytes: entries go
+   * away with the stored checkpoint (overwrite or thread delete) without bookkeeping.
+   */
+  private readonly sources = new WeakMap<Uint8Array, ReadonlyMap<string, ChannelSource>>();
+
   constructor(private readonly projector: CheckpointProjector) {
     super();
   }
@@ -25,10 +65,7 @@ export class ProjectingMemorySaver extends MemorySaver {
   /** The id of the thread's latest root checkpoint (the greatest id, as getTuple picks it). */
   latestRootCheckpointId(threadId: string): string | null {
     const checkpoints = this.storage[threadId]?.[ROOT_CHECKPOINT_NS];
-    if (!checkpoints) return null;
-    let latest: string | null = null;
-    for (const id of Object.keys(checkpoints)) if (latest === null || id > latest) latest = id;
-    return latest;
+    return checkpoints ? latestId(checkpoints) : null;
   }
 
   /** Synchronous deleteThread, so session delete removes the thread in its own atomic step. */
@@ -41,54 +78,253 @@ export class ProjectingMemorySaver extends MemorySaver {
     }
   }
 
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const configurable = config.configurable ?? {};
+    if (configurable['thread_id'] === undefined || configurable['thread_id'] === null)
+      return undefined;
+    const threadId = storageKey(configurable['thread_id'], 'configurable.thread_id');
+    const namespace = namespaceKey(configurable['checkpoint_ns']);
+    const requested = getCheckpointId(config);
+    if (requested) storageKey(requested, 'configurable.checkpoint_id');
+    const checkpoints = this.storage[threadId]?.[namespace];
+    if (!checkpoints) return undefined;
+    const checkpointId = requested || latestId(checkpoints);
+    const stored = checkpointId === null ? undefined : checkpoints[checkpointId];
+    if (checkpointId === null || !stored) return undefined;
+    return this.toTuple(threadId, namespace, checkpointId, stored);
+  }
+
+  override async *list(
+    config: RunnableConfig,
+    options: CheckpointListOptions = {},
+  ): AsyncGenerator<CheckpointTuple> {
+    const configurable = config.configurable ?? {};
+    const thread: unknown = configurable['thread_id'];
+    const ns: unknown = configurable['checkpoint_ns'];
+    const id: unknown = configurable['checkpoint_id'];
+    const beforeId: unknown = options.before?.configurable?.['checkpoint_id'];
+    const threadFilter = thread ? storageKey(thread, 'configurable.thread_id') : undefined;
+    const namespaceFilter = ns === undefined || ns === null ? undefined : namespaceKey(ns);
+    const idFilter = id ? storageKey(id, 'configurable.checkpoint_id') : undefined;
+    const before = beforeId ? storageKey(beforeId, 'before.configurable.checkpoint_id') : undefined;
+    const filter = Object.entries(options.filter ?? {});
+    let remaining = options.limit ?? Infinity;
+
+    const threadIds = threadFilter === undefined ? Object.keys(this.storage) : [threadFilter];
+    for (const threadId of threadIds) {
+      for (const [namespace, checkpoints] of Object.entries(this.storage[threadId] ?? {})) {
+        if (namespaceFilter !== undefined && namespace !== namespaceFilter) continue;
+        // Newest first, captured now: puts made while the caller iterates are not listed.
+        const newestFirst = Object.entries(checkpoints).sort(([a], [b]) => (a < b ? 1 : -1));
+        for (const [checkpointId, stored] of newestFirst) {
+          if (remaining <= 0) return;
+          if (idFilter !== undefined && checkpointId !== idFilter) continue;
+          if (before !== undefined && checkpointId >= before) continue;
+          const metadata = (await this.serde.loadsTyped('json', stored[1])) as Record<
+            string,
+            unknown
+          >;
+          if (!filter.every(([key, value]) => metadata[key] === value)) continue;
+          remaining -= 1;
+          yield await this.toTuple(threadId, namespace, checkpointId, stored);
+        }
+      }
+    }
+  }
+
   override async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
+    newVersions: ChannelVersions = {},
   ): Promise<RunnableConfig> {
-    const threadId: unknown = config.configurable?.thread_id;
-    const namespace: unknown = config.configurable?.checkpoint_ns ?? ROOT_CHECKPOINT_NS;
+    const configurable = config.configurable ?? {};
+    const threadId = storageKey(configurable['thread_id'], 'configurable.thread_id');
+    const namespace = namespaceKey(configurable['checkpoint_ns']);
+    const checkpointId = storageKey(checkpoint.id, 'checkpoint.id');
+    const parent: unknown = configurable['checkpoint_id'];
+    const parentId = parent ? storageKey(parent, 'configurable.checkpoint_id') : undefined;
+
     const sessionId =
-      typeof threadId === 'string' ? this.projector.sessionOfThread(threadId) : undefined;
-    if (
-      sessionId === undefined ||
-      namespace !== ROOT_CHECKPOINT_NS ||
-      typeof checkpoint.id !== 'string' ||
-      checkpoint.id === '' ||
-      Object.prototype.hasOwnProperty.call(Object.prototype, checkpoint.id)
-    ) {
-      return super.put(config, checkpoint, metadata);
-    }
-    const thread = threadId as string;
-    const messages = checkpointMessages(checkpoint);
+      namespace === ROOT_CHECKPOINT_NS ? this.projector.sessionOfThread(threadId) : undefined;
+    const messages = sessionId === undefined ? [] : checkpointMessages(checkpoint);
+    const changed = changedValues(checkpoint, newVersions);
     const [[, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
-      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      this.serde.dumpsTyped({ ...copyCheckpoint(checkpoint), channel_values: changed }),
       this.serde.dumpsTyped(metadata),
     ]);
-    // From here to the return nothing awaits: checkpoint and projection land together.
-    if (this.projector.sessionOfThread(thread) !== sessionId)
+
+    // From here to the return nothing awaits: checkpoint, channel sources and projection land
+    // together, against the parent as it is now.
+    if (sessionId !== undefined && this.projector.sessionOfThread(threadId) !== sessionId)
       throw StorageError.sessionNotFound(sessionId);
-    const isLatest = (this.latestRootCheckpointId(thread) ?? '') <= checkpoint.id;
-    const byNamespace = (this.storage[thread] ??= Object.create(null) as Record<
+    const isLatest =
+      sessionId !== undefined && (this.latestRootCheckpointId(threadId) ?? '') <= checkpointId;
+    const byNamespace = (this.storage[threadId] ??= Object.create(null) as Record<
       string,
-      Record<string, [Uint8Array, Uint8Array, string | undefined]>
+      Record<string, StoredCheckpoint>
     >);
-    const checkpoints = (byNamespace[ROOT_CHECKPOINT_NS] ??= Object.create(null) as Record<
+    const checkpoints = (byNamespace[namespace] ??= Object.create(null) as Record<
       string,
-      [Uint8Array, Uint8Array, string | undefined]
+      StoredCheckpoint
     >);
-    checkpoints[checkpoint.id] = [
+    const parentStored = parentId === undefined ? undefined : checkpoints[parentId];
+    this.sources.set(
       serializedCheckpoint,
-      serializedMetadata,
-      config.configurable?.checkpoint_id as string | undefined,
-    ];
-    if (isLatest) this.projector.applyProjection(sessionId, checkpoint.id, messages);
+      channelSources(
+        checkpoint.channel_versions ?? {},
+        newVersions,
+        Object.keys(changed),
+        serializedCheckpoint,
+        parentStored && this.sources.get(parentStored[0]),
+      ),
+    );
+    checkpoints[checkpointId] = [serializedCheckpoint, serializedMetadata, parentId];
+    if (sessionId !== undefined && isLatest)
+      this.projector.applyProjection(sessionId, checkpointId, messages);
     return {
-      configurable: {
-        thread_id: thread,
-        checkpoint_ns: ROOT_CHECKPOINT_NS,
-        checkpoint_id: checkpoint.id,
-      },
+      configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId },
     };
   }
+
+  /**
+   * Builds the tuple of one stored checkpoint: its own channel values plus the carried ones.
+   * Its channel sources and writes are captured before the first await.
+   */
+  private async toTuple(
+    threadId: string,
+    namespace: string,
+    checkpointId: string,
+    [serializedCheckpoint, serializedMetadata, parentId]: StoredCheckpoint,
+  ): Promise<CheckpointTuple> {
+    const sources = this.sources.get(serializedCheckpoint);
+    // MemorySaver's own ordering of its write records, so the order matches its putWrites.
+    const writes = this._orderedWrites(threadId, namespace, checkpointId);
+    const checkpoint = (await this.serde.loadsTyped('json', serializedCheckpoint)) as Checkpoint;
+    if (sources) await this.addCarriedValues(checkpoint, serializedCheckpoint, sources);
+    // Pre-v4 checkpoints kept pending sends as writes on their parent.
+    if (checkpoint.v < 4 && parentId !== undefined)
+      await this._migratePendingSends(checkpoint, threadId, namespace, parentId);
+    const pendingWrites = await Promise.all(
+      writes.map(async ([, , [taskId, channel, value]]): Promise<CheckpointPendingWrite> => [
+        taskId,
+        channel,
+        await this.serde.loadsTyped('json', value),
+      ]),
+    );
+    const tuple: CheckpointTuple = {
+      config: {
+        configurable: {
+          thread_id: threadId,
+          checkpoint_ns: namespace,
+          checkpoint_id: checkpointId,
+        },
+      },
+      checkpoint,
+      metadata: (await this.serde.loadsTyped('json', serializedMetadata)) as CheckpointMetadata,
+      pendingWrites,
+    };
+    if (parentId !== undefined) {
+      tuple.parentConfig = {
+        configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: parentId },
+      };
+    }
+    return tuple;
+  }
+
+  /** Adds the values of the channels an ancestor stored; each ancestor is decoded once. */
+  private async addCarriedValues(
+    checkpoint: Checkpoint,
+    own: Uint8Array,
+    sources: ReadonlyMap<string, ChannelSource>,
+  ): Promise<void> {
+    const byHolder = new Map<Uint8Array, string[]>();
+    for (const [channel, { holder }] of sources) {
+      if (holder === own) continue;
+      const channels = byHolder.get(holder);
+      if (channels) channels.push(channel);
+      else byHolder.set(holder, [channel]);
+    }
+    await Promise.all(
+      [...byHolder].map(async ([holder, channels]) => {
+        const ancestor = (await this.serde.loadsTyped('json', holder)) as Checkpoint;
+        for (const channel of channels) {
+          if (!Object.hasOwn(ancestor.channel_values, channel)) continue;
+          // defineProperty, so a channel named like `__proto__` stays an ordinary key.
+          Object.defineProperty(checkpoint.channel_values, channel, {
+            value: ancestor.channel_values[channel],
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+      }),
+    );
+  }
+}
+
+/** The values of the channels `put` was told changed (those absent from the checkpoint aside). */
+function changedValues(
+  checkpoint: Checkpoint,
+  newVersions: ChannelVersions,
+): Record<string, unknown> {
+  const values = checkpoint.channel_values ?? {};
+  return Object.fromEntries(
+    Object.keys(newVersions)
+      .filter((channel) => Object.hasOwn(values, channel))
+      .map((channel) => [channel, values[channel]]),
+  );
+}
+
+/**
+ * Where each versioned channel's value of a new checkpoint lives: the checkpoint itself for the
+ * channels it stores; for each other channel, the parent's source when the parent holds the
+ * channel at the same version. A channel listed in `newVersions` without a value has none.
+ */
+function channelSources(
+  versions: ChannelVersions,
+  newVersions: ChannelVersions,
+  storedChannels: string[],
+  own: Uint8Array,
+  parentSources: ReadonlyMap<string, ChannelSource> | undefined,
+): Map<string, ChannelSource> {
+  const stored = new Set(storedChannels);
+  const sources = new Map<string, ChannelSource>();
+  for (const [channel, version] of Object.entries(versions)) {
+    if (Object.hasOwn(newVersions, channel)) {
+      if (stored.has(channel)) sources.set(channel, { version: String(version), holder: own });
+      continue;
+    }
+    const inherited = parentSources?.get(channel);
+    if (inherited?.version === String(version)) sources.set(channel, inherited);
+  }
+  return sources;
+}
+
+function latestId(checkpoints: Record<string, unknown>): string | null {
+  let latest: string | null = null;
+  for (const id of Object.keys(checkpoints)) if (latest === null || id > latest) latest = id;
+  return latest;
+}
+
+/** Keys that would reach `Object.prototype` through bracket access, as MemorySaver refuses them. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A config value used as a storage key: a non-empty string that is not a reserved key. */
+function storageKey(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw invalid(field, 'must be a non-empty string');
+  if (RESERVED_KEYS.has(value)) throw invalid(field, `must not be "${value}"`);
+  return value;
+}
+
+/** `configurable.checkpoint_ns`: the root namespace when absent; may be empty. */
+function namespaceKey(value: unknown): string {
+  if (value === undefined || value === null || value === ROOT_CHECKPOINT_NS)
+    return ROOT_CHECKPOINT_NS;
+  return storageKey(value, 'configurable.checkpoint_ns');
+}
+
+function invalid(field: string, message: string): StorageError {
+  const issues: FieldIssue[] = [{ path: field, message }];
+  return new StorageError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { issues });
 }

@@ -31,6 +31,4 @@ function harness(): Promise<StorageConformanceHarness> {
 }
 
 runStorageConformance('memory', harness);
-// The checkpointer is a MemorySaver subclass: LangGraph's suite skips, by that name, the one test
-// about channel-delta storage that MemorySaver by design does not do.
-runCheckpointValidation('memory', harness, { upstreamName: 'MemorySaver' });
+runCheckpointValidation('memory', harness);

@@ -2,5 +2,9 @@ export * from './harness';
 export { runStorageConformance } from './storage-conformance';
 export { runStoreConformance } from './store-conformance';
 export { runCheckpointValidation } from './checkpoint-validation';
-export type { CheckpointValidationOptions } from './checkpoint-validation';
-export { expectStorageError, nextCheckpointId, putMessagesCheckpoint } from './helpers';
+export {
+  expectStorageError,
+  expectValidationError,
+  nextCheckpointId,
+  putMessagesCheckpoint,
+} from './helpers';
