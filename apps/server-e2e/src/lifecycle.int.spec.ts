@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { http } from './support/http';
 import { SERVER_BIN, SERVER_CLI, SERVER_MAIN } from './support/paths';
@@ -82,6 +84,54 @@ describe('server lifecycle (built bundle, SQLite)', () => {
       'COGNITION_PERSISTENCE_BACKEND: expected one of sqlite, postgres, memory (got "mongodb")',
     );
     expect(result.stderr).toContain('COGNITION_SANDBOX_BACKEND: expected one of local, docker');
+  });
+
+  it('starts without an LLM provider (warning); a message then fails with PROVIDER_CONFIG_ERROR', async () => {
+    server = await startServerProcess({ COGNITION_PERSISTENCE_BACKEND: 'memory' });
+    const warning = server.stdout.find((line) => line.includes('No LLM provider configured'));
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({ level: 40 });
+    const created = await http(server.url, 'POST', '/sessions', { body: {} });
+    const res = await fetch(`${server.url}/sessions/${String(created.json?.['id'])}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ content: 'hello?' }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const frames = text.split('\n\n').filter((block) => block.includes('event: error'));
+    expect(frames).toHaveLength(1);
+    expect(frames[0]).toContain('"code":"PROVIDER_CONFIG_ERROR"');
+    expect(frames[0]).toContain('COGNITION_LLM_PROVIDER');
+  });
+
+  it('refuses to start on invalid LLM settings or an invalid agent file, naming them', async () => {
+    const providers = await runToExit(SERVER_MAIN, [], {
+      COGNITION_PERSISTENCE_BACKEND: 'memory',
+      COGNITION_LLM_PROVIDER: 'openai',
+    });
+    expect(providers.code).toBe(1);
+    expect(providers.stderr).toContain('Invalid configuration (2 problems)');
+    expect(providers.stderr).toContain(
+      'COGNITION_LLM_MODEL: required with COGNITION_LLM_PROVIDER=openai',
+    );
+    expect(providers.stderr).toContain(
+      'OPENAI_API_KEY: required with COGNITION_LLM_PROVIDER=openai',
+    );
+
+    const agents = tempWorkspace();
+    try {
+      const file = path.join(agents.dir, '.cognition/agents/broken.md');
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, '---\nmode: sideways\n---\nPrompt\n');
+      const result = await runToExit(SERVER_MAIN, [], {
+        COGNITION_PERSISTENCE_BACKEND: 'memory',
+        COGNITION_WORKSPACE_ROOT: agents.dir,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('Cognition failed to start');
+      expect(result.stdout).toContain(file);
+    } finally {
+      agents.remove();
+    }
   });
 
   it('on SIGTERM lets an in-flight request finish, refuses new connections, exits 0; data survives the restart', async () => {

@@ -60,7 +60,13 @@ describe.each(backends)('the curl flow on $name', (backend) => {
     const setup = await backend.setup();
     cleanup = setup.cleanup;
     openStorage = setup.storage;
-    server = await startServerProcess(setup.env);
+    // Session configs name models, which must be served by a configured provider (never called).
+    server = await startServerProcess({
+      ...setup.env,
+      COGNITION_LLM_PROVIDER: 'openai',
+      COGNITION_LLM_MODEL: 'gpt-4o-mini',
+      OPENAI_API_KEY: 'sk-e2e-never-used',
+    });
   });
 
   afterAll(async () => {

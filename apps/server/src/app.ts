@@ -10,6 +10,7 @@ import {
   toTRPCError,
 } from '@cognition/api';
 import { toFieldIssues } from '@cognition/contracts';
+import { formatSseFrame } from '@cognition/runtime';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import cors from 'cors';
 import express from 'express';
@@ -17,12 +18,14 @@ import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } 
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { buildOpenApiDocument } from './openapi';
-import type { CallerPolicy, RestRoute } from './rest/route';
-import { expressPath } from './rest/route';
+import type { CallerPolicy, RestRoute, StreamResult } from './rest/route';
+import { expressPath, isStreamResult } from './rest/route';
 import { REST_ROUTES } from './rest/routes';
+import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/run-routes';
 
 /** What the HTTP layer needs from the configuration. */
 export interface HttpConfig {
@@ -30,6 +33,15 @@ export interface HttpConfig {
   apiKeys: AuthConfig['apiKeys'];
   corsOrigins: string[];
   maxBodyBytes: number;
+  sse: SseHttpConfig;
+}
+
+/** How the REST event streams are written. */
+export interface SseHttpConfig {
+  /** Sent first as `retry: <ms>`: how long EventSource clients wait before reconnecting. */
+  retryMs: number;
+  /** Interval of `: ping` comments keeping idle proxies from closing the stream. */
+  heartbeatMs: number;
 }
 
 /** Mutable process state the HTTP layer reads: flipped by graceful shutdown. */
@@ -110,7 +122,7 @@ export function createApp(options: AppOptions): Express {
           'trpc-accept',
           ...config.scoping.keys.map(scopeHeaderName),
         ],
-        exposedHeaders: ['X-Request-Id'],
+        exposedHeaders: ['X-Request-Id', RUN_ID_HEADER, MESSAGE_ID_HEADER],
         maxAge: 600,
       }),
     );
@@ -145,7 +157,7 @@ export function createApp(options: AppOptions): Express {
 
   for (const route of REST_ROUTES) {
     const handlers: RequestHandler[] = route.request.body ? [jsonBody] : [];
-    handlers.push(restHandler(route, { auth, services, state }));
+    handlers.push(restHandler(route, { auth, services, state, sse: config.sse }));
     app[route.method](expressPath(route.path), ...handlers);
   }
 
@@ -181,10 +193,16 @@ interface RouteDeps {
   auth: AuthConfig;
   services: ApiServices;
   state: ServerState;
+  sse: SseHttpConfig;
 }
 
 function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
   return async (req, res) => {
+    // Client gone before the response ended: ends event subscriptions, never the run itself.
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
     try {
       const { caller, identified } = identify(req, route.caller, deps.auth);
       const params = validate(route.request.params, req.params, 'path');
@@ -193,7 +211,9 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
       const body = route.request.body
         ? validate(route.request.body, (req.body as unknown) ?? {}, 'body')
         : undefined;
-      const api = createCaller(createApiContext(deps.services, caller, requestIdOf(req)));
+      const api = createCaller(createApiContext(deps.services, caller, requestIdOf(req)), {
+        signal: gone.signal,
+      });
       const result = await route.handle({
         params,
         query,
@@ -202,8 +222,11 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
         api,
         identified,
         shuttingDown: deps.state.shuttingDown,
+        headers: req.headers,
+        signal: gone.signal,
       });
-      if (result.body === undefined) res.status(result.status).end();
+      if (isStreamResult(result)) await writeEventStream(req, res, result, deps.sse, gone.signal);
+      else if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     } catch (error) {
       const { status, body } = toHttpError(error);
@@ -211,6 +234,49 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
       sendError(res, status, body);
     }
   };
+}
+
+/**
+ * Writes an event stream: headers, the `retry:` hint, one frame per envelope, `: ping`
+ * heartbeats, honouring backpressure; ends the response when the events end. A client that
+ * disconnects stops the iteration (whose `return()` releases the subscription).
+ */
+async function writeEventStream(
+  req: Request,
+  res: Response,
+  result: StreamResult,
+  sse: SseHttpConfig,
+  gone: AbortSignal,
+): Promise<void> {
+  res.status(result.status);
+  res.setHeader('Content-Type', 'text/event-stream');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Accel-Buffering', 'no');
+  if (!res.hasHeader('Connection')) res.setHeader('Connection', 'keep-alive');
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+  res.flushHeaders();
+  res.write(`retry: ${sse.retryMs}\n\n`);
+  const heartbeat = setInterval(() => {
+    if (!res.destroyed) res.write(': ping\n\n');
+  }, sse.heartbeatMs);
+  let events = 0;
+  try {
+    for await (const envelope of result.events) {
+      if (gone.aborted || res.destroyed) break;
+      events += 1;
+      if (!res.write(formatSseFrame(envelope))) {
+        // A slow client: wait for the socket to drain instead of buffering without bound.
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      }
+    }
+  } catch (error) {
+    // Headers are gone: the client sees the stream end and resumes with Last-Event-ID.
+    req.log.error({ err: error, events }, 'event stream failed');
+  } finally {
+    clearInterval(heartbeat);
+  }
+  if (!res.destroyed) res.end();
+  req.log.debug({ events, clientGone: gone.aborted }, 'event stream ended');
 }
 
 function identify(

@@ -35,7 +35,27 @@ describe('loadConfig', () => {
           memoryLimit: '512m',
           cpuLimit: 1,
           timeoutSeconds: 300,
+          dockerHost: null,
+          tlsVerify: false,
+          certPath: null,
         },
+      },
+      llm: {
+        provider: null,
+        model: null,
+        openaiApiKey: null,
+        anthropicApiKey: null,
+        openaiCompatibleBaseUrl: null,
+        openaiCompatibleApiKey: null,
+        providersFile: null,
+      },
+      sse: { bufferSize: 1000, retryMs: 3000, heartbeatMs: 15_000 },
+      callbacks: {
+        secret: null,
+        maxAttempts: 5,
+        initialDelayMs: 1000,
+        maxDelayMs: 30_000,
+        timeoutMs: 10_000,
       },
     });
   });
@@ -62,6 +82,24 @@ describe('loadConfig', () => {
         COGNITION_DOCKER_MEMORY_LIMIT: '2g',
         COGNITION_DOCKER_CPU_LIMIT: '0.5',
         COGNITION_DOCKER_TIMEOUT: '60',
+        DOCKER_HOST: 'tcp://docker.internal:2376',
+        DOCKER_TLS_VERIFY: '1',
+        DOCKER_CERT_PATH: 'certs',
+        COGNITION_LLM_PROVIDER: 'OpenAI_Compatible',
+        COGNITION_LLM_MODEL: 'llama-3.1-70b',
+        OPENAI_API_KEY: 'sk-openai',
+        ANTHROPIC_API_KEY: 'sk-ant',
+        COGNITION_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1',
+        COGNITION_OPENAI_COMPATIBLE_API_KEY: 'local-key',
+        COGNITION_PROVIDERS_FILE: 'providers.yaml',
+        COGNITION_SSE_BUFFER_SIZE: '5000',
+        COGNITION_SSE_RETRY_INTERVAL: '1500',
+        COGNITION_SSE_HEARTBEAT_INTERVAL: '0.5',
+        COGNITION_CALLBACK_SECRET: 'hmac-secret',
+        COGNITION_CALLBACK_MAX_ATTEMPTS: '3',
+        COGNITION_CALLBACK_BACKOFF_SECONDS: '0.05',
+        COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: '2',
+        COGNITION_CALLBACK_TIMEOUT_SECONDS: '4',
       },
       '/srv/app',
     );
@@ -96,8 +134,54 @@ describe('loadConfig', () => {
         memoryLimit: '2g',
         cpuLimit: 0.5,
         timeoutSeconds: 60,
+        dockerHost: 'tcp://docker.internal:2376',
+        tlsVerify: true,
+        certPath: '/srv/app/certs',
       },
     });
+    expect(config.llm).toEqual({
+      provider: 'openai_compatible',
+      model: 'llama-3.1-70b',
+      openaiApiKey: 'sk-openai',
+      anthropicApiKey: 'sk-ant',
+      openaiCompatibleBaseUrl: 'http://127.0.0.1:11434/v1',
+      openaiCompatibleApiKey: 'local-key',
+      providersFile: '/srv/app/work/providers.yaml',
+    });
+    expect(config.sse).toEqual({ bufferSize: 5000, retryMs: 1500, heartbeatMs: 500 });
+    expect(config.callbacks).toEqual({
+      secret: 'hmac-secret',
+      maxAttempts: 3,
+      initialDelayMs: 50,
+      maxDelayMs: 2000,
+      timeoutMs: 4000,
+    });
+  });
+
+  it('checks the LLM, SSE, callback and Docker settings, never echoing a secret', () => {
+    const problems = problemsOf({
+      COGNITION_LLM_PROVIDER: 'gemini',
+      COGNITION_OPENAI_COMPATIBLE_BASE_URL: 'ftp://models.local',
+      OPENAI_API_KEY: '   ',
+      COGNITION_SSE_BUFFER_SIZE: '5',
+      COGNITION_SSE_RETRY_INTERVAL: 'soon',
+      COGNITION_SSE_HEARTBEAT_INTERVAL: '0',
+      COGNITION_CALLBACK_MAX_ATTEMPTS: '50',
+      COGNITION_CALLBACK_BACKOFF_SECONDS: '10',
+      COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: '5',
+      DOCKER_HOST: 'ssh://builder',
+    });
+    expect(problems).toEqual([
+      'DOCKER_HOST: expected unix:///path/to/docker.sock or tcp://host:port (got "ssh://builder")',
+      'COGNITION_LLM_PROVIDER: expected one of openai, anthropic, openai_compatible (got "gemini")',
+      'OPENAI_API_KEY: must not be blank (the value is not shown)',
+      'COGNITION_OPENAI_COMPATIBLE_BASE_URL: expected an http:// or https:// URL (got "ftp://models.local")',
+      'COGNITION_SSE_BUFFER_SIZE: expected an integer between 10 and 1000000 (got "5")',
+      'COGNITION_SSE_RETRY_INTERVAL: expected an integer between 100 and 3600000 (got "soon")',
+      'COGNITION_SSE_HEARTBEAT_INTERVAL: expected a number above 0 (got "0")',
+      'COGNITION_CALLBACK_MAX_ATTEMPTS: expected an integer between 1 and 20 (got "50")',
+      'COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: must not be below COGNITION_CALLBACK_BACKOFF_SECONDS',
+    ]);
   });
 
   it('resolves a relative sqlite URI against the workspace and keeps an absolute one', () => {
@@ -203,7 +287,7 @@ describe('loadConfig', () => {
 
   it('is documented: docs/configuration.md lists every setting and no other', () => {
     const doc = readFileSync(path.join(__dirname, '../../../docs/configuration.md'), 'utf8');
-    const documented = [...doc.matchAll(/^\| `(COGNITION_[A-Z_]+)`/gm)].map((m) => m[1]);
+    const documented = [...doc.matchAll(/^\| `([A-Z][A-Z0-9_]+)`/gm)].map((m) => m[1]);
     expect([...documented].sort()).toEqual(Object.keys(SETTINGS).sort());
   });
 });

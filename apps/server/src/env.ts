@@ -169,6 +169,8 @@ const byteSizeText = z
       .max(1024 ** 3, 'expected at most 1gb'),
   );
 
+const secretText = z.string().trim().min(1, 'must not be blank');
+
 const httpUrlText = z
   .string()
   .trim()
@@ -305,15 +307,15 @@ export const SETTINGS = {
   DOCKER_CERT_PATH: { default: undefined, schema: z.string().trim().min(1) },
   COGNITION_LLM_PROVIDER: { default: undefined, schema: enumText(LLM_PROVIDER_KINDS) },
   COGNITION_LLM_MODEL: { default: undefined, schema: z.string().trim().min(1).max(256) },
-  OPENAI_API_KEY: { default: undefined, schema: z.string().trim().min(1) },
-  ANTHROPIC_API_KEY: { default: undefined, schema: z.string().trim().min(1) },
+  OPENAI_API_KEY: { default: undefined, schema: secretText },
+  ANTHROPIC_API_KEY: { default: undefined, schema: secretText },
   COGNITION_OPENAI_COMPATIBLE_BASE_URL: { default: undefined, schema: httpUrlText },
-  COGNITION_OPENAI_COMPATIBLE_API_KEY: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_OPENAI_COMPATIBLE_API_KEY: { default: undefined, schema: secretText },
   COGNITION_PROVIDERS_FILE: { default: undefined, schema: z.string().trim().min(1) },
   COGNITION_SSE_BUFFER_SIZE: { default: '1000', schema: intText(10, 1_000_000) },
   COGNITION_SSE_RETRY_INTERVAL: { default: '3000', schema: intText(100, 3_600_000) },
   COGNITION_SSE_HEARTBEAT_INTERVAL: { default: '15', schema: positiveNumberText(3600) },
-  COGNITION_CALLBACK_SECRET: { default: undefined, schema: z.string().min(1) },
+  COGNITION_CALLBACK_SECRET: { default: undefined, schema: secretText },
   COGNITION_CALLBACK_MAX_ATTEMPTS: { default: '5', schema: intText(1, 20) },
   COGNITION_CALLBACK_BACKOFF_SECONDS: { default: '1', schema: positiveNumberText(3600) },
   COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: { default: '30', schema: positiveNumberText(86400) },

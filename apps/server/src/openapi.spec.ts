@@ -140,7 +140,7 @@ describe('GET /openapi.json', () => {
   it('describes the responses the server really sends', async () => {
     const created = await request(t.app)
       .post('/sessions')
-      .send({ title: 't', metadata: { k: 'v' }, config: { model: 'm' } });
+      .send({ title: 't', metadata: { k: 'v' }, config: { model: 'fake-model' } });
     const id = String(body(created).id);
     await t.storage.messages.create({
       sessionId: id,
@@ -180,11 +180,40 @@ describe('GET /openapi.json', () => {
       ['get', '/health', await request(t.app).get('/health')],
       ['get', '/ready', await request(t.app).get('/ready')],
       ['post', '/sessions', await request(t.app).post('/sessions').send({ bad: true })],
-      ['delete', '/sessions/{id}', await request(t.app).delete(`/sessions/${id}`)],
-      ['get', '/sessions/{id}', await request(t.app).get(`/sessions/${id}`)],
     ];
+    t.model.push({ text: ['streamed'] });
+    const streamed = await request(t.app).post(`/sessions/${id}/messages`).send({ content: 'go' });
+    const runs = await request(t.app).get(`/sessions/${id}/runs`);
+    const runId = String((body(runs).runs as { id: string }[])[0]?.id);
+    exchanges.push(
+      ['post', '/sessions/{id}/messages', streamed],
+      [
+        'post',
+        '/sessions/{id}/messages',
+        await request(t.app).post(`/sessions/${id}/messages`).send({ content: 5 }),
+      ],
+      ['get', '/sessions/{id}/events', await request(t.app).get(`/sessions/${id}/events`)],
+      ['post', '/sessions/{id}/abort', await request(t.app).post(`/sessions/${id}/abort`)],
+      ['get', '/sessions/{id}/runs', runs],
+      [
+        'get',
+        '/sessions/{id}/runs/{run_id}',
+        await request(t.app).get(`/sessions/${id}/runs/${runId}`),
+      ],
+      [
+        'get',
+        '/sessions/{id}/runs/{run_id}',
+        await request(t.app).get(`/sessions/${id}/runs/nope`),
+      ],
+    );
+    exchanges.push(['delete', '/sessions/{id}', await request(t.app).delete(`/sessions/${id}`)]);
+    exchanges.push(['get', '/sessions/{id}', await request(t.app).get(`/sessions/${id}`)]);
     const statuses = exchanges.map(([, , res]) => res.status);
-    expect(statuses).toEqual([201, 200, 200, 200, 409, 200, 200, 404, 200, 200, 422, 204, 404]);
+    expect(statuses).toEqual([
+      201, 200, 200, 200, 409, 200, 200, 404, 200, 200, 422, 200, 422, 204, 200, 200, 200, 404, 204,
+      404,
+    ]);
+    expect(streamed.text).toContain('event: done');
     for (const [method, path, res] of exchanges) {
       const response = (operation(doc, method, path)['responses'] as Json)[String(res.status)] as
         Json | undefined;
@@ -195,6 +224,10 @@ describe('GET /openapi.json', () => {
         documented: response !== undefined,
       }).toMatchObject({ documented: true });
       if (res.status === 204 || !response) continue;
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        expect(Object.keys(response['content'] as Json)).toEqual(['text/event-stream']);
+        continue;
+      }
       const schema = schemaAt(response, ['content', 'application/json', 'schema'], doc);
       expect({ method, path, status: res.status, ...validates(schema, res.body) }).toMatchObject({
         valid: true,

@@ -54,13 +54,17 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         content: { 'application/json': { schema: route.request.body } },
       };
     }
-    if (scopeHeaders && route.caller === 'required') request.headers = scopeHeaders;
+    const headers = [
+      ...(scopeHeaders && route.caller === 'required' ? [scopeHeaders] : []),
+      ...(route.request.headers ? [route.request.headers] : []),
+    ];
+    if (headers.length > 0) request.headers = headers;
     const responses: RouteConfig['responses'] = {};
     for (const [status, spec] of Object.entries(route.responses)) {
       responses[status] = spec.schema
         ? {
             description: spec.description,
-            content: { 'application/json': { schema: spec.schema } },
+            content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } },
           }
         : { description: spec.description };
     }

@@ -56,7 +56,8 @@ export async function startServer(
   let runs: RunManager;
   let sandbox: ExecutionBackendFactory;
   try {
-    sandbox = options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
+    sandbox =
+      options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
     runs = await createRuntime(config, { storage, sandbox, breakers, logger });
     const recovered = await runs.recoverInterrupted();
     logger.info(
@@ -105,13 +106,11 @@ export async function startServer(
 
   let closing: Promise<{ timedOut: boolean }> | undefined;
   function shutdown(): Promise<{ timedOut: boolean }> {
-    closing ??= drain(server, runs, state, config.shutdownGraceMs, logger).then(
-      async (result) => {
-        await storage.close();
-        logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
-        return result;
-      },
-    );
+    closing ??= drain(server, runs, state, config.shutdownGraceMs, logger).then(async (result) => {
+      await storage.close();
+      logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
+      return result;
+    });
     return closing;
   }
 
@@ -120,6 +119,8 @@ export async function startServer(
 
 /** Time runs get, after the grace period, to checkpoint and emit their terminal event. */
 const RUN_WIND_DOWN_MS = 5000;
+/** Time open streams get to write their last frames once the runs ended. */
+const STREAM_FLUSH_MS = 1000;
 
 async function drain(
   server: Server,
@@ -164,7 +165,18 @@ async function drain(
   }
   // Remaining runs end `interrupted` with their terminal event, which also ends their streams.
   await runs.shutdown(RUN_WIND_DOWN_MS);
-  if (timedOut) server.closeAllConnections();
+  if (timedOut) {
+    // Let the streams that just received their terminal event write it out before cutting.
+    let flush: NodeJS.Timeout | undefined;
+    await Promise.race([
+      closed,
+      new Promise<void>((resolve) => {
+        flush = setTimeout(resolve, STREAM_FLUSH_MS);
+      }),
+    ]);
+    clearTimeout(flush);
+    server.closeAllConnections();
+  }
   await closed;
   return { timedOut };
 }

@@ -104,9 +104,8 @@ export function metadataWhere(predicates: StringMap | undefined): Prisma.Session
   }));
 }
 
-/** Message rows in thread order: (seq, created_at, id). */
-export const MESSAGE_ORDER: Prisma.MessageOrderByWithRelationInput[] = [
-  { seq: 'asc' },
-  { createdAt: 'asc' },
-  { id: 'asc' },
-];
+/**
+ * Message rows in thread order. `seq` is unique per session (`messages_session_id_seq_key`), so
+ * it is the whole order and the index serves it: no sort, and an offset is an index range.
+ */
+export const MESSAGE_ORDER: Prisma.MessageOrderByWithRelationInput[] = [{ seq: 'asc' }];

@@ -8,8 +8,8 @@ import type {
 import { CreateMessageInputSchema, MessagePageQuerySchema } from '@cognition/contracts';
 import type { MessageStore, Scope } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
-import type { PrismaDb } from './db';
-import { guard, isRecordNotFound, isUniqueViolation } from './errors';
+import type { PrismaDb, PrismaTx } from './db';
+import { guard, isRecordNotFound, isUniqueViolation, uniqueViolationFields } from './errors';
 import { MESSAGE_ORDER, scopeWhere, toMessage } from './mapping';
 import { parseScope } from './session-store';
 
@@ -18,32 +18,34 @@ export class PrismaMessageStore implements MessageStore {
 
   /**
    * The session's message_count is incremented first, inside the insert's transaction: the
-   * increment takes the session row's write lock, so concurrent inserts serialize on it and each
-   * takes `seq = new count - 1`, a distinct position. A failed insert rolls the increment back.
+   * increment takes the session row's write lock, so concurrent inserts (and projection writes,
+   * which take the same lock first) serialize on it. The row then goes right after the session's
+   * last row (`seq` = last seq + 1, one probe of the `(session_id, seq)` index), which keeps the
+   * positions dense even if `updateMessageCount` moved the count away from the row count. A
+   * failed insert rolls the increment back.
    */
   async create(input: CreateMessageInput): Promise<Message> {
     const data = parseInput(CreateMessageInputSchema, input, 'message');
     const id = data.id ?? randomUUID();
     return guard('create message', () =>
       this.db.$transaction(async (tx) => {
-        let count: number;
         try {
-          const session = await tx.session.update({
+          await tx.session.update({
             where: { id: data.sessionId },
             data: { messageCount: { increment: 1 } },
-            select: { messageCount: true },
+            select: { id: true },
           });
-          count = session.messageCount;
         } catch (error) {
           if (isRecordNotFound(error)) throw StorageError.sessionNotFound(data.sessionId);
           throw error;
         }
+        const seq = await nextSeq(tx, data.sessionId);
         try {
           const row = await tx.message.create({
             data: {
               id,
               sessionId: data.sessionId,
-              seq: count - 1,
+              seq,
               role: data.role,
               content: data.content,
               toolCalls: JSON.stringify(data.toolCalls),
@@ -58,7 +60,8 @@ export class PrismaMessageStore implements MessageStore {
           });
           return toMessage(row);
         } catch (error) {
-          if (isUniqueViolation(error)) {
+          // Only the primary key can clash: the session lock makes `seq` free.
+          if (isUniqueViolation(error) && !uniqueViolationFields(error).includes('seq')) {
             throw new StorageError('CONFLICT', `Message already exists: ${id}`, { cause: error });
           }
           throw error;
@@ -77,21 +80,30 @@ export class PrismaMessageStore implements MessageStore {
     });
   }
 
+  /**
+   * Reads the page as a range of the unique `(session_id, seq)` index: positions are dense
+   * (`0 … count − 1`, kept so by every write path), so the row at `offset` has `seq = offset` and
+   * a deep page costs what the first one does. `total` is the last position + 1, another index
+   * probe, instead of a `COUNT(*)` over the session's rows; with dense positions it is the row
+   * count.
+   */
   async page(sessionId: string, query: MessagePageQuery, scope: Scope): Promise<MessagePage> {
     const q = parseInput(MessagePageQuerySchema, query, 'message page query');
     const scopes = parseScope(scope);
     return guard('page messages', async () => {
-      await this.requireSession(sessionId, scopes);
-      const [rows, total] = await this.db.$transaction([
+      // Independent reads; nothing is returned unless the session is visible to the caller.
+      const [, rows, total] = await Promise.all([
+        this.requireSession(sessionId, scopes),
         this.db.message.findMany({
-          where: { sessionId },
+          where: { sessionId, seq: { gte: q.offset } },
           orderBy: MESSAGE_ORDER,
-          skip: q.offset,
           take: q.limit,
         }),
-        this.db.message.count({ where: { sessionId } }),
+        nextSeq(this.db, sessionId),
       ]);
-      return { messages: rows.map(toMessage), total, hasMore: q.offset + rows.length < total };
+      // A write between the two reads may have appended rows the total does not count yet.
+      const seen = Math.max(total, rows.length === 0 ? 0 : q.offset + rows.length);
+      return { messages: rows.map(toMessage), total: seen, hasMore: q.offset + rows.length < seen };
     });
   }
 
@@ -121,4 +133,17 @@ export class PrismaMessageStore implements MessageStore {
     });
     if (!found) throw StorageError.sessionNotFound(sessionId);
   }
+}
+
+/**
+ * The position after the session's last row, which is its row count while positions are dense:
+ * the last entry of the `(session_id, seq)` index, not a scan.
+ */
+async function nextSeq(db: PrismaDb | PrismaTx, sessionId: string): Promise<number> {
+  const last = await db.message.findFirst({
+    where: { sessionId },
+    orderBy: { seq: 'desc' },
+    select: { seq: true },
+  });
+  return last ? last.seq + 1 : 0;
 }

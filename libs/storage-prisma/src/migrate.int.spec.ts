@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { StorageError } from '@cognition/storage';
 import pg from 'pg';
 import { openPostgres } from './db';
-import { migrate } from './migrate';
+import { migrate, readMigrations } from './migrate';
 import type { TestDatabase } from './testing-db';
 import { createTestDatabase } from './testing-db';
 import { modelScript, REPO_ROOT } from './test-support';
@@ -75,14 +75,16 @@ afterEach(async () => {
 });
 
 describe('migrator (PostgreSQL)', () => {
-  it('lets two processes opening one fresh database at once both succeed, recording the migration once', async () => {
+  it('lets two processes opening one fresh database at once both succeed, recording each migration once', async () => {
     const url = await freshDatabase();
     const [a, b] = await Promise.all([
       openPostgres(url, { poolSize: 2 }),
       openPostgres(url, { poolSize: 2 }),
     ]);
+    const committed = readMigrations(MIGRATIONS);
+    const names = committed.map((file) => file.name);
     try {
-      expect([...a.migrations.applied, ...b.migrations.applied]).toEqual(['20261122000000_init']);
+      expect([...a.migrations.applied, ...b.migrations.applied].sort()).toEqual(names);
       expect(await a.db.session.count()).toBe(0);
     } finally {
       await a.close();
@@ -95,20 +97,24 @@ describe('migrator (PostgreSQL)', () => {
       applied_steps_count: number;
     }>(
       url,
-      'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations',
+      'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
     );
-    const file = readFileSync(join(MIGRATIONS, '20261122000000_init', 'migration.sql'));
-    expect(rows).toEqual([
-      {
-        migration_name: '20261122000000_init',
-        checksum: createHash('sha256').update(file).digest('hex'),
+    expect(rows).toEqual(
+      committed.map((file) => ({
+        migration_name: file.name,
+        checksum: file.checksum,
         finished_at: expect.any(Date) as Date,
         applied_steps_count: 1,
-      },
-    ]);
+      })),
+    );
+    expect(committed[0]?.checksum).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(MIGRATIONS, '20261122000000_init', 'migration.sql')))
+        .digest('hex'),
+    );
     expect(await migrate({ provider: 'postgresql', url })).toEqual({
       applied: [],
-      alreadyApplied: ['20261122000000_init'],
+      alreadyApplied: names,
       unknown: [],
     });
   });

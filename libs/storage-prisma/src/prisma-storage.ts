@@ -178,7 +178,9 @@ class PrismaStorage implements StorageBackend {
   /**
    * Rebuilds every session whose projection cannot be trusted: its recorded
    * `projected_checkpoint_id` differs from the latest root checkpoint of its thread (a crash
-   * between writes, or rows edited by hand), or its `message_count` differs from its row count.
+   * between writes, or rows edited by hand), its `message_count` differs from its row count, or
+   * its positions are not exactly `0 … rows − 1` (a row deleted by hand): paging reads
+   * `seq >= offset` and relies on them being dense.
    */
   private async repairDrift(): Promise<void> {
     const sessions = await this.db.session.findMany({
@@ -191,14 +193,24 @@ class PrismaStorage implements StorageBackend {
         where: { checkpointNs: ROOT_CHECKPOINT_NS },
         _max: { checkpointId: true },
       }),
-      this.db.message.groupBy({ by: ['sessionId'], _count: { _all: true } }),
+      this.db.message.groupBy({
+        by: ['sessionId'],
+        _count: { _all: true },
+        _min: { seq: true },
+        _max: { seq: true },
+      }),
     ]);
     const latestByThread = new Map(latest.map((row) => [row.threadId, row._max.checkpointId]));
-    const countBySession = new Map(counts.map((row) => [row.sessionId, row._count._all]));
+    const rowsBySession = new Map(counts.map((row) => [row.sessionId, row]));
     for (const session of sessions) {
+      const rows = rowsBySession.get(session.id);
+      const count = rows?._count._all ?? 0;
+      // Positions are unique per session, so min 0 and max count − 1 mean exactly 0 … count − 1.
+      const dense = !rows || (rows._min.seq === 0 && rows._max.seq === count - 1);
       const drifted =
         (latestByThread.get(session.threadId) ?? null) !== session.projectedCheckpointId ||
-        (countBySession.get(session.id) ?? 0) !== session.messageCount;
+        count !== session.messageCount ||
+        !dense;
       if (drifted) await this.rebuildMessageProjection(session.id);
     }
   }

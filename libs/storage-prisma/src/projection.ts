@@ -2,6 +2,7 @@ import type { ProjectedMessage } from '@cognition/storage';
 import { planProjection, projectCheckpointMessages } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { PrismaTx } from './db';
+import { MESSAGE_ORDER } from './mapping';
 import type { Message as MessageRow } from './generated/postgres/client';
 
 /** The columns a projected row owns (everything but id, session_id and created_at). */
@@ -34,14 +35,15 @@ function columnsOf(message: ProjectedMessage): ProjectedColumns {
   };
 }
 
-function sameColumns(row: MessageRow, want: ProjectedColumns): boolean {
+function sameColumns(row: MessageRow, want: Partial<ProjectedColumns>): boolean {
   return (Object.keys(want) as (keyof ProjectedColumns)[]).every((key) => row[key] === want[key]);
 }
 
 /**
  * Rewrites the message rows of the session owning `threadId` (if any) to match `messages` (see
- * `checkpointMessages` of `@cognition/storage`) of root checkpoint `checkpointId` (null: the thread has no checkpoint), inside
- * the caller's transaction, so rows and checkpoint commit or roll back together.
+ * `checkpointMessages` of `@cognition/storage`) of root checkpoint `checkpointId` (null: the
+ * thread has no checkpoint), inside the caller's transaction, so rows and checkpoint commit or
+ * roll back together.
  *
  * The rows follow `planProjection` of `@cognition/storage`, shared by every backend. After it runs:
  * - one row per checkpoint message, id = LangChain message id, `seq` = position,
@@ -49,8 +51,13 @@ function sameColumns(row: MessageRow, want: ProjectedColumns): boolean {
  * - `source = 'checkpoint'` rows no longer in the checkpoint are deleted;
  * - `source = 'direct'` rows not (yet) in the checkpoint (accepted user input the graph has not
  *   checkpointed) are kept, ordered after the checkpointed ones;
+ * - `seq` is dense, `0 … count − 1`, whatever gaps or order the rows had before;
  * - `message_count` = row count and `projected_checkpoint_id` = `checkpointId`.
  * Only rows whose columns differ are written, so a long thread costs one read per step.
+ *
+ * The session row is locked (written) first, so `messages.create` of the same session, which
+ * takes that lock before choosing its `seq`, waits for this rewrite instead of racing it for a
+ * position.
  */
 export async function writeProjectionInTx(
   tx: PrismaTx,
@@ -58,13 +65,14 @@ export async function writeProjectionInTx(
   checkpointId: string | null,
   messages: readonly BaseMessage[],
 ): Promise<void> {
-  const session = await tx.session.findUnique({ where: { threadId }, select: { id: true } });
+  const [session] = await tx.session.updateManyAndReturn({
+    where: { threadId },
+    data: { projectedCheckpointId: checkpointId },
+    select: { id: true },
+  });
   if (!session) return;
   const sessionId = session.id;
-  const existing = await tx.message.findMany({
-    where: { sessionId },
-    orderBy: [{ seq: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-  });
+  const existing = await tx.message.findMany({ where: { sessionId }, orderBy: MESSAGE_ORDER });
   const plan = planProjection(
     existing.map((row) => ({ id: row.id, pending: row.source !== 'checkpoint' })),
     projectCheckpointMessages(sessionId, messages),
@@ -72,23 +80,39 @@ export async function writeProjectionInTx(
   const existingById = new Map(existing.map((row) => [row.id, row]));
   const now = new Date();
   const toCreate: (ProjectedColumns & { id: string; sessionId: string; createdAt: Date })[] = [];
+  // Deleted rows free their positions before anything moves into them.
+  if (plan.deleteIds.length > 0)
+    await tx.message.deleteMany({ where: { id: { in: plan.deleteIds } } });
+  // Below every current position (a hand-edited row may hold a negative one).
+  const floor = Math.min(0, existing[0]?.seq ?? 0);
+  let moved = false;
   for (const planned of plan.rows) {
     const id = planned.kind === 'projected' ? planned.message.id : planned.id;
     const row = existingById.get(id);
-    if (planned.kind === 'pending') {
-      if (row && row.seq !== planned.seq)
-        await tx.message.update({ where: { id }, data: { seq: planned.seq } });
+    const want: Partial<ProjectedColumns> =
+      planned.kind === 'projected' ? columnsOf(planned.message) : { seq: planned.seq };
+    if (!row) {
+      if (planned.kind === 'projected')
+        toCreate.push({ id, sessionId, createdAt: now, ...columnsOf(planned.message) });
       continue;
     }
-    const want = columnsOf(planned.message);
-    if (!row) toCreate.push({ id, sessionId, createdAt: now, ...want });
-    else if (!sameColumns(row, want)) await tx.message.update({ where: { id }, data: want });
+    if (row.seq !== planned.seq) {
+      // Parked below the floor at a position unique to its target, so the unique
+      // (session_id, seq) index never sees two rows on one position while rows trade places.
+      await tx.message.update({ where: { id }, data: { ...want, seq: floor - 1 - planned.seq } });
+      moved = true;
+    } else if (!sameColumns(row, want)) {
+      await tx.message.update({ where: { id }, data: want });
+    }
   }
-  if (plan.deleteIds.length > 0)
-    await tx.message.deleteMany({ where: { id: { in: plan.deleteIds } } });
+  // Every parked row goes to its target in one statement (floor − 1 − x inverts the parking):
+  // the targets are distinct and no row that stayed holds one, so no intermediate state has a
+  // duplicate position.
+  if (moved)
+    await tx.$executeRaw`UPDATE "messages" SET "seq" = ${floor - 1} - "seq" WHERE "session_id" = ${sessionId} AND "seq" < ${floor}`;
   if (toCreate.length > 0) await tx.message.createMany({ data: toCreate });
   await tx.session.update({
     where: { id: sessionId },
-    data: { messageCount: plan.messageCount, projectedCheckpointId: checkpointId },
+    data: { messageCount: plan.messageCount },
   });
 }

@@ -1,10 +1,13 @@
-import type { Message, Session, SessionConfig, StringMap } from '@cognition/contracts';
+import type { Message, Run, Session, SessionConfig, StringMap } from '@cognition/contracts';
 import type { StorageHealth } from '@cognition/storage';
 import type { z } from 'zod';
 import type {
   CreateSessionBody,
   HealthBodyT,
   MessageBodyT,
+  RunBodyT,
+  RunDetailBodyT,
+  SendMessageBody,
   SessionBodyT,
   SessionConfigBodyT,
   UpdateSessionBody,
@@ -139,6 +142,74 @@ export function healthToBody(health: {
         ? { consecutive_failures: b.consecutiveFailures }
         : {}),
       ...(b.openedAt !== undefined ? { opened_at: b.openedAt?.toISOString() ?? null } : {}),
+    })),
+  };
+}
+
+export function sendMessageInput(sessionId: string, body: z.output<typeof SendMessageBody>) {
+  return {
+    sessionId,
+    content: body.content,
+    ...(body.parent_id !== undefined ? { parentId: body.parent_id } : {}),
+    ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url } : {}),
+    ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+  };
+}
+
+const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+export function runToBody(run: Run): RunBodyT {
+  return {
+    id: run.id,
+    session_id: run.sessionId,
+    status: run.status,
+    input_message_id: run.inputMessageId,
+    idempotency_key: run.idempotencyKey,
+    usage: run.usage
+      ? {
+          input_tokens: run.usage.inputTokens,
+          output_tokens: run.usage.outputTokens,
+          cost_usd: run.usage.costUsd,
+          model: run.usage.model,
+          provider: run.usage.provider,
+          estimated: run.usage.estimated,
+        }
+      : null,
+    error: run.error ? { code: run.error.code, message: run.error.message } : null,
+    created_at: run.createdAt.toISOString(),
+    started_at: iso(run.startedAt),
+    finished_at: iso(run.finishedAt),
+    updated_at: run.updatedAt.toISOString(),
+  };
+}
+
+/** A completion-callback attempt as the API reports it. */
+export interface CallbackAttemptFigures {
+  deliveryId: string;
+  url: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+}
+
+export function runDetailToBody(
+  run: Run & { callbackAttempts: readonly CallbackAttemptFigures[] },
+): RunDetailBodyT {
+  return {
+    ...runToBody(run),
+    callback_attempts: run.callbackAttempts.map((a) => ({
+      delivery_id: a.deliveryId,
+      url: a.url,
+      attempt: a.attempt,
+      started_at: a.startedAt.toISOString(),
+      duration_ms: a.durationMs,
+      status: a.status,
+      ok: a.ok,
+      error: a.error,
     })),
   };
 }

@@ -1,4 +1,6 @@
 import type { createCaller } from '@cognition/api';
+import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 
 /** The typed tRPC caller the REST adapters delegate to. */
@@ -29,16 +31,40 @@ export interface RouteInput<P extends ObjectSchema, Q extends ObjectSchema, B ex
   identified: boolean;
   /** true once graceful shutdown began. */
   shuttingDown: boolean;
+  headers: IncomingHttpHeaders;
+  /** Aborted when the client goes away before the response ended. */
+  signal: AbortSignal;
 }
 
-export interface RouteResult {
+/** A JSON response (or an empty one when `body` is undefined). */
+export interface JsonResult {
   status: number;
   body?: unknown;
+}
+
+/**
+ * A `text/event-stream` response: the app writes the `retry:` hint, one SSE frame per envelope
+ * and heartbeats, and ends the response when `events` ends. Leaving the iteration early (client
+ * gone) calls its `return()`, which must release whatever it subscribed to.
+ */
+export interface StreamResult {
+  status: 200;
+  events: AsyncIterable<AgentEventEnvelope>;
+  /** Extra response headers, e.g. the run id. */
+  headers?: Record<string, string>;
+}
+
+export type RouteResult = JsonResult | StreamResult;
+
+export function isStreamResult(result: RouteResult): result is StreamResult {
+  return 'events' in result;
 }
 
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** Default `application/json`. */
+  contentType?: 'application/json' | 'text/event-stream';
 }
 
 /**
@@ -64,6 +90,8 @@ export interface RestRoute<
     /** Collects query parameters with this prefix instead of rejecting them as unknown. */
     extraQueryPrefix?: string;
     body?: B;
+    /** Request headers the route reads (documentation only; the handler validates them). */
+    headers?: ObjectSchema;
     /** Example bodies; the OpenAPI spec validates them against the generated document. */
     examples?: Record<string, unknown>;
   };

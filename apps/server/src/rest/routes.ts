@@ -7,6 +7,7 @@ import {
   updateSessionInput,
 } from './convert';
 import type { RestRoute, ResponseSpec } from './route';
+import { RUN_ROUTES } from './run-routes';
 import { defineRoute } from './route';
 import {
   CreateSessionBody,
@@ -278,6 +279,7 @@ export const REST_ROUTES: RestRoute[] = [
       return { status: ready ? 200 : 503, body: { ready } };
     },
   }),
+  ...RUN_ROUTES,
 ];
 
 function repeatedQuery(name: string): ApiError {

@@ -1,10 +1,13 @@
 import {
   AgentNameSchema,
   ErrorCodeSchema,
+  EventIdSchema,
   IdSchema,
+  MESSAGE_CONTENT_MAX,
   MessageRoleSchema,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
+  RunStatusSchema,
   SESSION_TITLE_MAX,
   SessionConfigSchema,
   SessionStatusSchema,
@@ -203,7 +206,108 @@ export const ListMessagesQuery = z
   })
   .strict();
 
+export const SendMessageBody = z
+  .object({
+    content: z.string().min(1).max(MESSAGE_CONTENT_MAX),
+    parent_id: IdSchema.nullable()
+      .optional()
+      .meta({ description: 'A message of this session that this one answers' }),
+    callback_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .max(2048)
+      .nullable()
+      .optional()
+      .meta({ description: 'Receives a POST with the completion payload when the run ends' }),
+    idempotency_key: z.string().min(1).max(256).nullable().optional().meta({
+      description: 'A retried send with the same key streams the first run instead of a new one',
+    }),
+    metadata: StringMapSchema.optional(),
+  })
+  .strict()
+  .meta({
+    id: 'SendMessageRequest',
+    example: { content: 'List the files in this directory.' },
+  });
+
+export const UsageBody = z
+  .object({
+    input_tokens: z.number().int().min(0),
+    output_tokens: z.number().int().min(0),
+    cost_usd: z.number().min(0).nullable().meta({ description: 'null when the price is unknown' }),
+    model: z.string().nullable(),
+    provider: z.string().nullable(),
+    estimated: z.boolean().meta({ description: 'true when the provider reported no usage' }),
+  })
+  .meta({ id: 'Usage' });
+
+export const RunBody = z
+  .object({
+    id: IdSchema,
+    session_id: IdSchema,
+    status: RunStatusSchema,
+    input_message_id: IdSchema.nullable(),
+    idempotency_key: z.string().nullable(),
+    usage: UsageBody.nullable(),
+    error: z.object({ code: ErrorCodeSchema, message: z.string() }).nullable(),
+    created_at: Timestamp,
+    started_at: Timestamp.nullable(),
+    finished_at: Timestamp.nullable(),
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Run' });
+
+export const CallbackAttemptBody = z
+  .object({
+    delivery_id: z.string(),
+    url: z.string(),
+    attempt: z.number().int().min(1),
+    started_at: Timestamp,
+    duration_ms: z.number().min(0),
+    status: z.number().int().nullable().meta({ description: 'null when no response arrived' }),
+    ok: z.boolean(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'CallbackAttempt' });
+
+export const RunDetailBody = RunBody.extend({
+  callback_attempts: z.array(CallbackAttemptBody),
+}).meta({ id: 'RunDetail' });
+
+export const RunListBody = z.object({ runs: z.array(RunBody) }).meta({ id: 'RunList' });
+
+export const AbortBody = z
+  .object({
+    aborted: z.boolean().meta({ description: 'true when a running run was cancelled' }),
+    run: RunBody.nullable().meta({ description: 'The run that was active; null when none was' }),
+  })
+  .meta({ id: 'AbortResult' });
+
+/** The documented shape of a `text/event-stream` response (one string of SSE frames). */
+export const EventStreamBody = z.string().meta({
+  id: 'EventStream',
+  description:
+    'Server-Sent Events: a `retry:` line, then one `id:`/`event:`/`data:` block per agent event ' +
+    '(data = the event payload as snake_case JSON), `: ping` comments as heartbeats; ends after ' +
+    "the run's terminal `done` or `error` event. See docs/streaming.md.",
+});
+
+export const RunIdParams = z.object({
+  id: IdSchema.meta({ description: 'Session id' }),
+  run_id: IdSchema.meta({ description: 'Run id' }),
+});
+
+/** Resume cursor for the SSE routes; the `Last-Event-ID` header carries the same value. */
+export const StreamQuery = z
+  .object({
+    last_event_id: EventIdSchema.optional().meta({
+      description: 'Resume after this event id (alternative to the Last-Event-ID header)',
+    }),
+  })
+  .strict();
+
 export type SessionConfigBodyT = z.infer<typeof SessionConfigBody>;
 export type SessionBodyT = z.infer<typeof SessionBody>;
 export type MessageBodyT = z.infer<typeof MessageBody>;
 export type HealthBodyT = z.infer<typeof HealthBody>;
+export type RunBodyT = z.infer<typeof RunBody>;
+export type RunDetailBodyT = z.infer<typeof RunDetailBody>;

@@ -1,21 +1,107 @@
+import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import type { AgentDefinition, EventListener, EventLog, EventReplay } from '@cognition/runtime';
+import type { AgentEventEnvelope } from '@cognition/contracts';
+import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
+import type { ScriptEntry } from '@cognition/runtime/testing';
 import { createMemoryStorage } from '@cognition/storage-memory';
 import type { StorageBackend } from '@cognition/storage';
 import type { Express } from 'express';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { HttpConfig, ServerState } from '../app';
 import { createApp } from '../app';
 import { createLogger } from '../logger';
 
+/** An event log that counts open subscriptions, so specs can prove streams release theirs. */
+export class CountingEventLog implements EventLog {
+  private open = 0;
+  constructor(private readonly inner: EventLog) {}
+
+  get openSubscriptions(): number {
+    return this.open;
+  }
+
+  append(envelope: AgentEventEnvelope): Promise<void> {
+    return this.inner.append(envelope);
+  }
+
+  readAfter(sessionId: string, after?: string): Promise<EventReplay> {
+    return this.inner.readAfter(sessionId, after);
+  }
+
+  subscribe(sessionId: string, listener: EventListener): () => void {
+    const off = this.inner.subscribe(sessionId, listener);
+    this.open += 1;
+    let released = false;
+    return () => {
+      if (!released) this.open -= 1;
+      released = true;
+      off();
+    };
+  }
+
+  dropSession(sessionId: string): Promise<void> {
+    return this.inner.dropSession(sessionId);
+  }
+}
+
 export interface TestApp {
   app: Express;
   storage: StorageBackend;
   state: ServerState;
+  runs: RunManager;
+  eventLog: CountingEventLog;
+  /** The in-process model every run talks to; `model.push(...)` scripts its replies. */
+  model: ScriptedChatModel;
   /** Every JSON log line written so far. */
   logs(): Record<string, unknown>[];
+  /** Stops runs and removes the temp workspace. */
+  close(): Promise<void>;
 }
 
-/** `createApp` on memory storage with logs captured in memory (for supertest specs). */
-export async function createTestApp(config: Partial<HttpConfig> = {}): Promise<TestApp> {
+/**
+ * Providers of the test app. Every run talks to the scripted model whatever the provider; the
+ * entries exist so session config validation has ids and models to accept.
+ */
+export const TEST_PROVIDERS = {
+  providers: [
+    {
+      id: 'fake',
+      kind: 'openai_compatible' as const,
+      model: 'fake-model',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      priority: 0,
+    },
+    { id: 'openai', kind: 'openai' as const, model: 'gpt-4o-mini', apiKey: 'sk-test-not-used' },
+  ],
+};
+
+/** A custom primary agent, as a workspace's `.cognition/agents/auditor.md` would define it. */
+const AUDITOR: AgentDefinition = {
+  name: 'auditor',
+  description: 'Audits code without changing it.',
+  mode: 'primary',
+  tools: ['ls', 'read_file', 'grep'],
+  model: null,
+  temperature: null,
+  systemPrompt: 'You audit code.',
+  source: '/workspace/.cognition/agents/auditor.md',
+};
+
+export interface TestAppOptions extends Partial<HttpConfig> {
+  /** Replies of the scripted model. */
+  script?: ScriptEntry[];
+}
+
+/**
+ * `createApp` on memory storage with a real `RunManager` (scripted in-process model, fake
+ * sandbox) and logs captured in memory, for supertest specs.
+ */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const { script, ...config } = options;
   const storage = createMemoryStorage();
   await storage.initialize();
   const lines: string[] = [];
@@ -25,6 +111,20 @@ export async function createTestApp(config: Partial<HttpConfig> = {}): Promise<T
       callback();
     },
   });
+  const workspace = mkdtempSync(path.join(os.tmpdir(), 'cognition-app-'));
+  const model = new ScriptedChatModel(script ?? []);
+  const breakers = new CircuitBreakerRegistry();
+  const eventLog = new CountingEventLog(new InMemoryEventLog({ bufferSize: 1000 }));
+  const runs = new RunManager({
+    storage,
+    sandbox: new FakeExecutionBackendFactory(),
+    agents: new AgentRegistry([AUDITOR]),
+    providers: new ProviderRegistry(TEST_PROVIDERS),
+    eventLog,
+    workspaceRoot: workspace,
+    breakers,
+    chatModelFactory: () => model,
+  });
   const state: ServerState = { shuttingDown: false };
   const app = createApp({
     config: {
@@ -32,9 +132,10 @@ export async function createTestApp(config: Partial<HttpConfig> = {}): Promise<T
       apiKeys: [],
       corsOrigins: [],
       maxBodyBytes: 64 * 1024,
+      sse: { retryMs: 3000, heartbeatMs: 15_000 },
       ...config,
     },
-    services: { storage, breakers: { snapshots: () => [] }, version: '0.0.0-test' },
+    services: { storage, runs, breakers, version: '0.0.0-test' },
     logger: createLogger('info', sink),
     state,
   });
@@ -42,6 +143,13 @@ export async function createTestApp(config: Partial<HttpConfig> = {}): Promise<T
     app,
     storage,
     state,
+    runs,
+    eventLog,
+    model,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    async close() {
+      await runs.shutdown(1000);
+      rmSync(workspace, { recursive: true, force: true });
+    },
   };
 }

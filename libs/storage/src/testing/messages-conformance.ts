@@ -1,4 +1,5 @@
 import { MESSAGE_CONTENT_MAX, PAGE_LIMIT_MAX } from '@cognition/contracts';
+import type { StorageBackend } from '../port';
 import type { SuiteContext } from './context';
 import { expectStorageError, expectStorageErrorValue, expectValidationError, uid } from './helpers';
 
@@ -6,6 +7,27 @@ import { expectStorageError, expectStorageErrorValue, expectValidationError, uid
 export const TRICKY_TEXT =
   'Family 👩‍👩‍👧‍👦 flag 🇯🇵 漢字かなカナ 한국어 مرحبا بالعالم שלום עולם ' +
   'e\u0301 a\u0308 n\u0303 Z̤͔ͧ̑ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \u200f\u200e tab\tnewline\n"quotes" \'single\' back\\slash';
+
+/**
+ * Every page of the session (limit 2, at every offset up to one past the end) equals the slice
+ * of `listAll` at that offset, `listAll` is exactly `ids`, and total/hasMore agree with it.
+ */
+export async function expectPagesMatchThread(
+  backend: StorageBackend,
+  sessionId: string,
+  ids: readonly (string | undefined)[],
+): Promise<void> {
+  expect((await backend.messages.listAll(sessionId, {})).map((m) => m.id)).toEqual(ids);
+  for (let offset = 0; offset <= ids.length; offset += 1) {
+    const page = await backend.messages.page(sessionId, { limit: 2, offset }, {});
+    expect({ offset, ids: page.messages.map((m) => m.id), total: page.total }).toEqual({
+      offset,
+      ids: ids.slice(offset, offset + 2),
+      total: ids.length,
+    });
+    expect(page.hasMore).toBe(offset + 2 < ids.length);
+  }
+}
 
 export function messageTests(ctx: SuiteContext): void {
   describe('messages', () => {
@@ -152,6 +174,19 @@ export function messageTests(ctx: SuiteContext): void {
       expect(defaults.messages.map((m) => m.id)).toEqual(ids);
       const past = await ctx.backend.messages.page(session.id, { limit: 3, offset: 40 }, {});
       expect(past).toEqual({ messages: [], total: 7, hasMore: false });
+    });
+
+    it('appends in thread order and pages exactly after updateMessageCount moved the count', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const add = async (content: string): Promise<string> =>
+        (await ctx.backend.messages.create({ sessionId: session.id, role: 'user', content })).id;
+      const ids = [await add('m0'), await add('m1')];
+      await ctx.backend.sessions.updateMessageCount(session.id, 5);
+      ids.push(await add('m2'));
+      await ctx.backend.sessions.updateMessageCount(session.id, -6);
+      ids.push(await add('m3'), await add('m4'));
+      // Positions and totals follow the rows, whatever the counter says.
+      await expectPagesMatchThread(ctx.backend, session.id, ids);
     });
 
     it('rejects bad page queries and pages of sessions outside the caller scope', async () => {

@@ -9,7 +9,7 @@ import {
   uid,
   withoutCreatedAt,
 } from './helpers';
-import { TRICKY_TEXT } from './messages-conformance';
+import { expectPagesMatchThread, TRICKY_TEXT } from './messages-conformance';
 
 /** A realistic turn: question, tool-calling answer with usage, tool result, final answer. */
 function toolTurn(): {
@@ -168,6 +168,52 @@ export function projectionTests(ctx: SuiteContext): void {
       expect(await ctx.backend.messages.get(session.id, ids.ai, {})).toBeNull();
     });
 
+    it('keeps pages equal to the thread through rewrites that drop, reorder and insert rows', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const [h1, a1, h2, a2] = [
+        new HumanMessage({ id: uid('h'), content: 'one' }),
+        new AIMessage({ id: uid('a'), content: 'two' }),
+        new HumanMessage({ id: uid('h'), content: 'three' }),
+        new AIMessage({ id: uid('a'), content: 'four' }),
+      ];
+      await putMessagesCheckpoint(ctx.backend, session.threadId, [h1, a1, h2, a2]);
+      const pending = await ctx.backend.messages.create({
+        sessionId: session.id,
+        role: 'user',
+        content: 'pending',
+      });
+      await expectPagesMatchThread(ctx.backend, session.id, [
+        h1.id,
+        a1.id,
+        h2.id,
+        a2.id,
+        pending.id,
+      ]);
+      // a1 removed, a2 and h2 trade places, a new row in between; the pending input stays last.
+      const inserted = new AIMessage({ id: uid('x'), content: 'inserted' });
+      await putMessagesCheckpoint(ctx.backend, session.threadId, [h1, a2, inserted, h2]);
+      await expectPagesMatchThread(ctx.backend, session.id, [
+        h1.id,
+        a2.id,
+        inserted.id,
+        h2.id,
+        pending.id,
+      ]);
+      // The pending input moves to the front; everything but h1 is dropped.
+      await putMessagesCheckpoint(ctx.backend, session.threadId, [
+        new HumanMessage({ id: pending.id, content: 'pending' }),
+        h1,
+      ]);
+      await expectPagesMatchThread(ctx.backend, session.id, [pending.id, h1.id]);
+      expect(await count(session.id)).toBe(2);
+      const appended = await ctx.backend.messages.create({
+        sessionId: session.id,
+        role: 'user',
+        content: 'after the rewrite',
+      });
+      await expectPagesMatchThread(ctx.backend, session.id, [pending.id, h1.id, appended.id]);
+    });
+
     it('projects the latest checkpoint even when an older one is written afterwards', async () => {
       const session = await ctx.backend.sessions.create({}, {});
       const older = [new HumanMessage({ id: uid('h'), content: 'old' })];
@@ -267,6 +313,28 @@ export function projectionTests(ctx: SuiteContext): void {
       expect((await rows(drifted.id)).map(withoutCreatedAt)).toEqual(expected);
       expect(await count(drifted.id)).toBe(4);
       expect(await rows(healthy.id)).toEqual(healthyBefore);
+    });
+
+    it('repairs the thread order on initialize() after a row was deleted behind the backend', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        ids.push(
+          (
+            await ctx.backend.messages.create({
+              sessionId: session.id,
+              role: 'user',
+              content: `m${i}`,
+            })
+          ).id,
+        );
+      }
+      await ctx.tamper.deleteMessageRow(session.id, ids[1] as string);
+      // The count agrees with the rows again; only the positions tell the deletion.
+      await ctx.backend.sessions.updateMessageCount(session.id, -1);
+      await ctx.backend.initialize();
+      await expectPagesMatchThread(ctx.backend, session.id, [ids[0], ids[2], ids[3]]);
+      expect(await count(session.id)).toBe(3);
     });
 
     it('repairs a session whose projection was never recorded on initialize()', async () => {

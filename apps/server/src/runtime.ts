@@ -1,0 +1,115 @@
+import type { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import {
+  AgentRegistry,
+  InMemoryEventLog,
+  ProviderRegistry,
+  RunManager,
+  isRuntimeError,
+  loadLlmConfig,
+} from '@cognition/runtime';
+import type { LlmConfig } from '@cognition/runtime';
+import type { ExecutionBackendFactory } from '@cognition/sandbox';
+import type { StorageBackend } from '@cognition/storage';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { LlmSettings, ServerConfig } from './env';
+import { ConfigError } from './env';
+
+/**
+ * The LLM configuration from the environment values and the optional providers file.
+ * @throws ConfigError naming the variable or `<file>: providers.N.field` of each problem.
+ */
+export async function loadLlmSettings(llm: LlmSettings): Promise<LlmConfig> {
+  let providersFile: { path: string; content: string } | undefined;
+  if (llm.providersFile !== null) {
+    try {
+      providersFile = {
+        path: llm.providersFile,
+        content: await readFile(llm.providersFile, 'utf8'),
+      };
+    } catch (error) {
+      throw new ConfigError([
+        `COGNITION_PROVIDERS_FILE: cannot read ${llm.providersFile}: ${(error as Error).message}`,
+      ]);
+    }
+  }
+  const present = <T>(value: T | null): T | undefined => value ?? undefined;
+  try {
+    return loadLlmConfig({
+      provider: present(llm.provider),
+      model: present(llm.model),
+      openaiApiKey: present(llm.openaiApiKey),
+      anthropicApiKey: present(llm.anthropicApiKey),
+      openaiCompatibleBaseUrl: present(llm.openaiCompatibleBaseUrl),
+      openaiCompatibleApiKey: present(llm.openaiCompatibleApiKey),
+      ...(providersFile ? { providersFile } : {}),
+    });
+  } catch (error) {
+    if (isRuntimeError(error) && error.code === 'PROVIDER_CONFIG_ERROR') {
+      throw new ConfigError(
+        error.issues.length > 0
+          ? error.issues.map((issue) => `${issue.path}: ${issue.message}`)
+          : [error.message],
+      );
+    }
+    throw error;
+  }
+}
+
+/** Where sessions without their own `workspacePath` keep their files: `<root>/sessions/<id>`. */
+export function sessionsRoot(workspaceRoot: string): string {
+  return path.join(workspaceRoot, 'sessions');
+}
+
+export interface RuntimeDeps {
+  storage: StorageBackend;
+  sandbox: ExecutionBackendFactory;
+  breakers: CircuitBreakerRegistry;
+  logger: Logger;
+}
+
+/**
+ * The agent runtime as configured: providers, agents (built-ins plus
+ * `<workspace>/.cognition/agents`), the bounded in-memory event log and the `RunManager`.
+ * Without any provider the server still runs: each message then fails at once with an `error`
+ * event `PROVIDER_CONFIG_ERROR`, and a warning says so here.
+ * @throws ConfigError for invalid LLM settings; RuntimeError VALIDATION_ERROR naming an invalid
+ *   agent file.
+ */
+export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Promise<RunManager> {
+  const providers = new ProviderRegistry(await loadLlmSettings(config.llm));
+  const agents = await AgentRegistry.load(config.workspaceRoot);
+  const summaries = providers.summaries();
+  if (providers.enabled().length === 0) {
+    deps.logger.warn(
+      'No LLM provider configured: the server runs, but every message fails with PROVIDER_CONFIG_ERROR until COGNITION_LLM_PROVIDER (or COGNITION_PROVIDERS_FILE) is set',
+    );
+  } else {
+    deps.logger.info(
+      {
+        providers: summaries.map((p) => ({ id: p.id, kind: p.kind, model: p.model })),
+        agents: agents.list().map((a) => a.name),
+      },
+      `LLM providers: ${summaries.map((p) => `${p.id} (${p.model})`).join(', ')}`,
+    );
+  }
+  const { callbacks } = config;
+  return new RunManager({
+    storage: deps.storage,
+    sandbox: deps.sandbox,
+    agents,
+    providers,
+    eventLog: new InMemoryEventLog({ bufferSize: config.sse.bufferSize }),
+    workspaceRoot: sessionsRoot(config.workspaceRoot),
+    breakers: deps.breakers,
+    callbacks: {
+      ...(callbacks.secret !== null ? { secret: callbacks.secret } : {}),
+      maxAttempts: callbacks.maxAttempts,
+      initialDelayMs: callbacks.initialDelayMs,
+      maxDelayMs: callbacks.maxDelayMs,
+      timeoutMs: callbacks.timeoutMs,
+    },
+    logger: deps.logger.child({ component: 'runtime' }),
+  });
+}

@@ -1,0 +1,3 @@
+import { runMessagePositionSpecs } from './message-positions-spec-cases';
+
+runMessagePositionSpecs('sqlite');
