@@ -13,7 +13,7 @@ import { createPostgresHandle, createSqliteHandle } from './db';
 import { guard, toStorageError } from './errors';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
-import { writeProjectionInTx } from './projection';
+import { lockSessionOfThread, projectLockedSession, writeProjectionInTx } from './projection';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 
@@ -224,7 +224,9 @@ class PrismaStorage implements StorageBackend {
 
 /**
  * The saver's hook: a late write of a checkpoint older than the thread's latest (a fork, a
- * replay) must not replace the projection of the latest one.
+ * replay) must not replace the projection of the latest one. The session row is locked before
+ * the latest id is read: a concurrent put of a newer checkpoint that projected first has then
+ * committed, so its checkpoint is seen here and this older one leaves the rows alone.
  */
 async function projectIfLatest(
   tx: PrismaTx,
@@ -232,8 +234,10 @@ async function projectIfLatest(
   checkpointId: string,
   checkpoint: Checkpoint,
 ): Promise<void> {
+  const sessionId = await lockSessionOfThread(tx, threadId);
+  if (sessionId === null) return;
   if (!isLatestCheckpointId(checkpointId, await latestRootCheckpointId(tx, threadId))) return;
-  await writeProjectionInTx(tx, threadId, checkpointId, checkpointMessages(checkpoint));
+  await projectLockedSession(tx, sessionId, checkpointId, checkpointMessages(checkpoint));
 }
 
 /** Checkpoint ids are uuid6, ordered by time, so the greatest id is the latest checkpoint. */

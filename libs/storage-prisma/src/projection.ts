@@ -40,12 +40,41 @@ function sameColumns(row: MessageRow, want: Partial<ProjectedColumns>): boolean 
 }
 
 /**
+ * Locks the row of the session owning `threadId` for the rest of the transaction (a no-op
+ * write: on PostgreSQL it queues every other writer of the session, `messages.create` included,
+ * behind this transaction) and returns the session id; null when the thread has no session.
+ */
+export async function lockSessionOfThread(tx: PrismaTx, threadId: string): Promise<string | null> {
+  const [session] = await tx.session.updateManyAndReturn({
+    where: { threadId },
+    data: { messageCount: { increment: 0 } },
+    select: { id: true },
+  });
+  return session?.id ?? null;
+}
+
+/**
  * Rewrites the message rows of the session owning `threadId` (if any) to match `messages` (see
  * `checkpointMessages` of `@cognition/storage`) of root checkpoint `checkpointId` (null: the
  * thread has no checkpoint), inside the caller's transaction, so rows and checkpoint commit or
- * roll back together.
- *
- * The rows follow `planProjection` of `@cognition/storage`, shared by every backend. After it runs:
+ * roll back together. It locks the session row first ({@link lockSessionOfThread}), so
+ * `messages.create` of the same session, which takes that lock before choosing its `seq`, waits
+ * for the rewrite instead of racing it for a position.
+ */
+export async function writeProjectionInTx(
+  tx: PrismaTx,
+  threadId: string,
+  checkpointId: string | null,
+  messages: readonly BaseMessage[],
+): Promise<void> {
+  const sessionId = await lockSessionOfThread(tx, threadId);
+  if (sessionId !== null) await projectLockedSession(tx, sessionId, checkpointId, messages);
+}
+
+/**
+ * The rewrite of {@link writeProjectionInTx} for a session whose row this transaction has
+ * already locked. The rows follow `planProjection` of `@cognition/storage`, shared by every
+ * backend. After it runs:
  * - one row per checkpoint message, id = LangChain message id, `seq` = position,
  *   `source = 'checkpoint'`; rows that already existed keep their `created_at`, new rows get now;
  * - `source = 'checkpoint'` rows no longer in the checkpoint are deleted;
@@ -54,24 +83,13 @@ function sameColumns(row: MessageRow, want: Partial<ProjectedColumns>): boolean 
  * - `seq` is dense, `0 … count − 1`, whatever gaps or order the rows had before;
  * - `message_count` = row count and `projected_checkpoint_id` = `checkpointId`.
  * Only rows whose columns differ are written, so a long thread costs one read per step.
- *
- * The session row is locked (written) first, so `messages.create` of the same session, which
- * takes that lock before choosing its `seq`, waits for this rewrite instead of racing it for a
- * position.
  */
-export async function writeProjectionInTx(
+export async function projectLockedSession(
   tx: PrismaTx,
-  threadId: string,
+  sessionId: string,
   checkpointId: string | null,
   messages: readonly BaseMessage[],
 ): Promise<void> {
-  const [session] = await tx.session.updateManyAndReturn({
-    where: { threadId },
-    data: { projectedCheckpointId: checkpointId },
-    select: { id: true },
-  });
-  if (!session) return;
-  const sessionId = session.id;
   const existing = await tx.message.findMany({ where: { sessionId }, orderBy: MESSAGE_ORDER });
   const plan = planProjection(
     existing.map((row) => ({ id: row.id, pending: row.source !== 'checkpoint' })),
@@ -113,6 +131,6 @@ export async function writeProjectionInTx(
   if (toCreate.length > 0) await tx.message.createMany({ data: toCreate });
   await tx.session.update({
     where: { id: sessionId },
-    data: { messageCount: plan.messageCount },
+    data: { messageCount: plan.messageCount, projectedCheckpointId: checkpointId },
   });
 }
