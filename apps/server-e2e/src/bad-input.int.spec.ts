@@ -140,6 +140,43 @@ const BODY_FIELDS = new Set([
   'expected_version',
 ]);
 
+const MESSAGE_FIELDS = ['content', 'parent_id', 'callback_url', 'idempotency_key', 'metadata'];
+
+/** A message body invalid in exactly one generated way (a valid one would start a run). */
+const badMessageBody = fc.oneof(
+  fc.record({ content: fc.oneof(fc.constant(''), notAString) }),
+  fc.record({
+    content: fc.constant('hi'),
+    callback_url: fc.oneof(
+      fc.constantFrom('ftp://example.com/hook', 'javascript:alert(1)', 'not a url', ''),
+      notAString.filter((v) => v !== null),
+    ),
+  }),
+  fc.record({ content: fc.constant('hi'), metadata: badMetadata }),
+  fc.record({
+    content: fc.constant('hi'),
+    idempotency_key: fc.oneof(
+      fc.constant(''),
+      fc.integer({ min: 257, max: 2000 }).map((n) => 'k'.repeat(n)),
+      notAString.filter((v) => v !== null),
+    ),
+  }),
+  fc.record({
+    content: fc.constant('hi'),
+    parent_id: fc.oneof(
+      fc.integer(),
+      fc.constant(''),
+      fc.integer({ min: 129, max: 1000 }).map((n) => 'p'.repeat(n)),
+    ),
+  }),
+  fc
+    .tuple(
+      oddUnicode.filter((k) => !MESSAGE_FIELDS.includes(k) && k !== '__proto__'),
+      fc.jsonValue(),
+    )
+    .map(([key, value]) => ({ content: 'hi', [key]: value })),
+);
+
 /** Raw text that is not a valid body: not JSON, not a JSON object, or an object with an unknown field. */
 const malformedJson = fc
   .oneof(
@@ -273,6 +310,35 @@ describe('generated bad input against the built server', () => {
           await http(server.url, 'PATCH', `/sessions/${sessionId}`, { body }),
           `PATCH ${JSON.stringify(body).slice(0, 200)}`,
         );
+      }),
+      params,
+    );
+  });
+
+  it('POST /sessions/{id}/messages and its Last-Event-ID', async () => {
+    await fc.assert(
+      fc.asyncProperty(badMessageBody, async (body) => {
+        expectRejected(
+          await http(server.url, 'POST', `/sessions/${sessionId}/messages`, { body }),
+          `send ${JSON.stringify(body).slice(0, 200)}`,
+        );
+      }),
+      params,
+    );
+    const cursors = fc.oneof(
+      fc.constantFrom('nonsense', ':5', 'run_abc:', 'run:12x', 'run_unknown:000000001'),
+      fc.integer({ min: 161, max: 4000 }).map((n) => `${'r'.repeat(n)}:1`),
+    );
+    await fc.assert(
+      fc.asyncProperty(cursors, fc.boolean(), async (cursor, post) => {
+        const headers = { 'Last-Event-ID': cursor };
+        const res = post
+          ? await http(server.url, 'POST', `/sessions/${sessionId}/messages`, {
+              body: { content: 'hi' },
+              headers,
+            })
+          : await http(server.url, 'GET', `/sessions/${sessionId}/events`, { headers });
+        expectRejected(res, `${post ? 'POST' : 'GET'} Last-Event-ID ${cursor.slice(0, 60)}`);
       }),
       params,
     );

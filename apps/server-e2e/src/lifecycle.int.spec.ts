@@ -103,7 +103,7 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     expect(frames[0]).toContain('COGNITION_LLM_PROVIDER');
   });
 
-  it('refuses to start on invalid LLM settings or an invalid agent file, naming them', async () => {
+  it('refuses to start on invalid LLM settings, an unreachable Docker engine or an invalid agent file, naming them', async () => {
     const providers = await runToExit(SERVER_MAIN, [], {
       COGNITION_PERSISTENCE_BACKEND: 'memory',
       COGNITION_LLM_PROVIDER: 'openai',
@@ -115,6 +115,16 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     );
     expect(providers.stderr).toContain(
       'OPENAI_API_KEY: required with COGNITION_LLM_PROVIDER=openai',
+    );
+
+    const docker = await runToExit(SERVER_MAIN, [], {
+      COGNITION_PERSISTENCE_BACKEND: 'memory',
+      COGNITION_SANDBOX_BACKEND: 'docker',
+      DOCKER_HOST: 'unix:///tmp/cognition-e2e-no-such-docker.sock',
+    });
+    expect(docker.code).toBe(1);
+    expect(docker.stdout).toContain(
+      'Docker engine not reachable at unix:///tmp/cognition-e2e-no-such-docker.sock',
     );
 
     const agents = tempWorkspace();
