@@ -218,6 +218,17 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     await held.response;
   });
 
+  it('still exits on SIGTERM when nobody reads its logs any more (EPIPE on stdout)', async () => {
+    server = await startServerProcess({ COGNITION_PERSISTENCE_BACKEND: 'memory' });
+    // The log reader goes away (a dead supervisor): every later log write fails with EPIPE.
+    server.child.stdout?.destroy();
+    server.child.stderr?.destroy();
+    await http(server.url, 'GET', '/health');
+    const started = Date.now();
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('cognition migrate applies the migrations once, then finds nothing to do', async () => {
     const fresh = tempWorkspace();
     try {

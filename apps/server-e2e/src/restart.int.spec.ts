@@ -26,8 +26,12 @@ beforeAll(async () => {
   fake = await FakeOpenAIServer.start();
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await server?.stop('SIGKILL');
+  server = undefined;
+});
+
+afterAll(async () => {
   await fake.close();
   workspace.remove();
 });

@@ -14,7 +14,11 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** The process logger: JSON lines on stdout (or `destination`, e.g. a test's capture stream). */
+/**
+ * The process logger: JSON lines on stdout (or `destination`, e.g. a test's capture stream).
+ * Stdout is written synchronously: nothing is buffered at exit, so a server whose log reader
+ * went away (EPIPE; pino then drops logs) still exits instead of retrying a final flush forever.
+ */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -23,6 +27,6 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination,
+    destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
