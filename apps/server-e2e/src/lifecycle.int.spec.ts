@@ -223,7 +223,6 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     // The log reader goes away (a dead supervisor): every later log write fails with EPIPE.
     server.child.stdout?.destroy();
     server.child.stderr?.destroy();
-    await http(server.url, 'GET', '/health');
     const started = Date.now();
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);

@@ -78,7 +78,31 @@ async function serve(io: CliIo): Promise<number | null> {
   const config = configOrReport(io);
   if (!config) return 1;
   const logger = createLogger(config.logLevel);
-  let running;
+  let running: { shutdown(): Promise<{ timedOut: boolean }> } | undefined;
+  let signals = 0;
+  const stop = (server: NonNullable<typeof running>) => {
+    server.shutdown().then(
+      ({ timedOut }) => io.exit(timedOut ? 1 : 0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'Shutdown failed');
+        io.exit(1);
+      },
+    );
+  };
+  // Installed before startup, so a signal that arrives right after the "listening" line (or
+  // during startup, which then completes first) is a graceful shutdown, never a default kill.
+  const onSignal = (signal: string) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'Second signal: exiting immediately');
+      io.exit(130);
+      return;
+    }
+    logger.info({ signal }, 'Signal received');
+    if (running) stop(running);
+  };
+  io.onSignal('SIGTERM', () => onSignal('SIGTERM'));
+  io.onSignal('SIGINT', () => onSignal('SIGINT'));
   try {
     // Loaded on demand: `help` and `health` need none of the server's dependencies.
     const { startServer } = await import('./server');
@@ -90,25 +114,7 @@ async function serve(io: CliIo): Promise<number | null> {
     logger.fatal({ err: error }, 'Cognition failed to start');
     return 1;
   }
-  let signals = 0;
-  const onSignal = (signal: string) => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn({ signal }, 'Second signal: exiting immediately');
-      io.exit(130);
-      return;
-    }
-    logger.info({ signal }, 'Signal received');
-    running.shutdown().then(
-      ({ timedOut }) => io.exit(timedOut ? 1 : 0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'Shutdown failed');
-        io.exit(1);
-      },
-    );
-  };
-  io.onSignal('SIGTERM', () => onSignal('SIGTERM'));
-  io.onSignal('SIGINT', () => onSignal('SIGINT'));
+  if (signals > 0) stop(running);
   return null;
 }
 
