@@ -15,7 +15,7 @@ import {
 import { http } from './support/http';
 import type { ServerProcess } from './support/server-process';
 import { tempWorkspace } from './support/server-process';
-import { eventsOf, readSse } from './support/sse';
+import { eventsOf, readSse } from '@cognition/runtime/testing';
 
 /**
  * Agent runs against the BUILT server (SQLite) whose `openai_compatible` provider is a fake

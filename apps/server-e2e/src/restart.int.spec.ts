@@ -7,7 +7,7 @@ import {
 import { http } from './support/http';
 import type { ServerProcess } from './support/server-process';
 import { tempWorkspace } from './support/server-process';
-import { eventsOf, readSse } from './support/sse';
+import { eventsOf, readSse } from '@cognition/runtime/testing';
 
 /**
  * A server killed with SIGKILL in the middle of a run, restarted on the same SQLite workspace:

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from './testing/test-app';
 import { createTestApp } from './testing/test-app';
-import { eventsOf, readSse } from './testing/sse';
+import { eventsOf, readSse } from '@cognition/runtime/testing';
 
 type Json = Record<string, unknown>;
 
