@@ -6,12 +6,12 @@ import {
   sessionToBody,
   updateSessionInput,
 } from './convert';
-import type { RestRoute, ResponseSpec } from './route';
+import type { RestRoute } from './route';
+import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { RUN_ROUTES } from './run-routes';
 import { defineRoute } from './route';
 import {
   CreateSessionBody,
-  ErrorBodySchema,
   HealthBody,
   ListMessagesQuery,
   ListSessionsQuery,
@@ -26,20 +26,10 @@ import {
   UpdateSessionBody,
 } from './schemas';
 
-function error(description: string): ResponseSpec {
-  return { description, schema: ErrorBodySchema };
-}
-
-/** Failures every caller-identified route can answer with. */
-const CALLER_ERRORS = {
-  401: error('Missing or invalid API key (when API keys are configured)'),
-  403: error('A required X-Cognition-Scope-* header is missing (when scoping is enabled)'),
-};
-const SESSION_NOT_FOUND = error("Session not found (or outside the caller's scope)");
-const INVALID = error('Invalid input; `errors` lists the offending fields');
+const SESSION_NOT_FOUND = errorResponse("Session not found (or outside the caller's scope)");
 const BODY_ERRORS = {
-  400: error('Malformed JSON body'),
-  413: error('Body larger than COGNITION_MAX_BODY_BYTES'),
+  400: errorResponse('Malformed JSON body'),
+  413: errorResponse('Body larger than COGNITION_MAX_BODY_BYTES'),
 };
 
 /**
@@ -159,7 +149,7 @@ export const REST_ROUTES: RestRoute[] = [
       ...CALLER_ERRORS,
       ...BODY_ERRORS,
       404: SESSION_NOT_FOUND,
-      409: error('expected_version differs from the stored version'),
+      409: errorResponse('expected_version differs from the stored version'),
       422: INVALID,
     },
     async handle({ api, params, body }) {
@@ -229,7 +219,9 @@ export const REST_ROUTES: RestRoute[] = [
     responses: {
       200: { description: 'The message', schema: MessageBody },
       ...CALLER_ERRORS,
-      404: error('Session or message not found (a message of another session is not found)'),
+      404: errorResponse(
+        'Session or message not found (a message of another session is not found)',
+      ),
       422: INVALID,
     },
     async handle({ api, params }) {
@@ -251,7 +243,7 @@ export const REST_ROUTES: RestRoute[] = [
     request: {},
     responses: {
       200: { description: 'Health report', schema: HealthBody },
-      401: error('An API key was presented and is wrong'),
+      401: errorResponse('An API key was presented and is wrong'),
     },
     async handle({ api, identified }) {
       const report = await api.health.get();
@@ -270,7 +262,7 @@ export const REST_ROUTES: RestRoute[] = [
     request: {},
     responses: {
       200: { description: 'Ready', schema: ReadyBody },
-      401: error('Missing or invalid API key (when API keys are configured)'),
+      401: errorResponse('Missing or invalid API key (when API keys are configured)'),
       503: { description: 'Not ready', schema: ReadyBody },
     },
     async handle({ api, shuttingDown }) {

@@ -7,10 +7,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { runDetailToBody, runToBody, sendMessageInput } from './convert';
 import type { ApiCaller, ResponseSpec, RestRoute, StreamResult } from './route';
+import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { defineRoute } from './route';
 import {
   AbortBody,
-  ErrorBodySchema,
   EventStreamBody,
   RunDetailBody,
   RunIdParams,
@@ -20,15 +20,6 @@ import {
   StreamQuery,
 } from './schemas';
 
-function error(description: string): ResponseSpec {
-  return { description, schema: ErrorBodySchema };
-}
-
-const CALLER_ERRORS = {
-  401: error('Missing or invalid API key (when API keys are configured)'),
-  403: error('A required X-Cognition-Scope-* header is missing (when scoping is enabled)'),
-};
-const INVALID = error('Invalid input; `errors` lists the offending fields');
 const STREAM: ResponseSpec = {
   description:
     "The run's events as Server-Sent Events, ending after its terminal `done` or `error` event",
@@ -137,12 +128,14 @@ export const RUN_ROUTES: RestRoute[] = [
     responses: {
       200: STREAM,
       ...CALLER_ERRORS,
-      400: error('Malformed JSON body'),
-      404: error("Session not found (or outside the caller's scope), or the resumed run is not"),
-      409: error('A run is in progress on the session, or the session accepts no messages'),
-      413: error('Body larger than COGNITION_MAX_BODY_BYTES'),
+      400: errorResponse('Malformed JSON body'),
+      404: errorResponse(
+        "Session not found (or outside the caller's scope), or the resumed run is not",
+      ),
+      409: errorResponse('A run is in progress on the session, or the session accepts no messages'),
+      413: errorResponse('Body larger than COGNITION_MAX_BODY_BYTES'),
       422: INVALID,
-      503: error('The server is shutting down'),
+      503: errorResponse('The server is shutting down'),
     },
     async handle({ api, params, query, body, headers, shuttingDown }) {
       const cursor = resumeCursor(headers, query);
@@ -174,7 +167,9 @@ export const RUN_ROUTES: RestRoute[] = [
       200: STREAM,
       204: { description: 'No run is active (and no Last-Event-ID was given)' },
       ...CALLER_ERRORS,
-      404: error("Session not found (or outside the caller's scope), or the resumed run is not"),
+      404: errorResponse(
+        "Session not found (or outside the caller's scope), or the resumed run is not",
+      ),
       422: INVALID,
     },
     async handle({ api, params, query, headers }) {
@@ -201,7 +196,7 @@ export const RUN_ROUTES: RestRoute[] = [
     responses: {
       200: { description: 'What the abort did', schema: AbortBody },
       ...CALLER_ERRORS,
-      404: error("Session not found (or outside the caller's scope)"),
+      404: errorResponse("Session not found (or outside the caller's scope)"),
       422: INVALID,
     },
     async handle({ api, params }) {
@@ -224,7 +219,7 @@ export const RUN_ROUTES: RestRoute[] = [
     responses: {
       200: { description: "The session's runs", schema: RunListBody },
       ...CALLER_ERRORS,
-      404: error("Session not found (or outside the caller's scope)"),
+      404: errorResponse("Session not found (or outside the caller's scope)"),
       422: INVALID,
     },
     async handle({ api, params }) {
@@ -243,7 +238,7 @@ export const RUN_ROUTES: RestRoute[] = [
     responses: {
       200: { description: 'The run', schema: RunDetailBody },
       ...CALLER_ERRORS,
-      404: error('Session or run not found (a run of another session is not found)'),
+      404: errorResponse('Session or run not found (a run of another session is not found)'),
       422: INVALID,
     },
     async handle({ api, params }) {
