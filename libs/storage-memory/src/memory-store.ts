@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type {
   GetOperation,
   Item,
@@ -10,7 +9,7 @@ import type {
   SearchItem,
   SearchOperation,
 } from '@langchain/langgraph-checkpoint';
-import { TtlAwareStore, expiresAtFor, ttlOfPut } from '@cognition/storage';
+import { TtlAwareStore, expiresAtFor, storeFilterMatches, ttlOfPut } from '@cognition/storage';
 import { clone } from './clone';
 
 interface StoredItem {
@@ -42,45 +41,6 @@ function matches(namespace: readonly string[], condition: MatchCondition): boole
   return condition.matchType === 'prefix'
     ? startsWith(namespace, condition.path)
     : endsWith(namespace, condition.path);
-}
-
-type FilterOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte';
-
-function compare(actual: unknown, operator: FilterOperator, expected: unknown): boolean {
-  switch (operator) {
-    case '$eq':
-      return isDeepStrictEqual(actual, expected);
-    case '$ne':
-      return !isDeepStrictEqual(actual, expected);
-    case '$gt':
-      return (actual as number) > (expected as number);
-    case '$gte':
-      return (actual as number) >= (expected as number);
-    case '$lt':
-      return (actual as number) < (expected as number);
-    case '$lte':
-      return (actual as number) <= (expected as number);
-  }
-}
-
-const OPERATORS = new Set<string>(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
-
-/** Exact match per field, or LangGraph's comparison operators (`{ year: { $gte: 2024 } }`). */
-function filterMatches(
-  value: Record<string, unknown>,
-  filter: Record<string, unknown> | undefined,
-): boolean {
-  if (!filter) return true;
-  return Object.entries(filter).every(([field, expected]) => {
-    const actual = value[field];
-    if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
-      const entries = Object.entries(expected as Record<string, unknown>);
-      if (entries.length > 0 && entries.every(([op]) => OPERATORS.has(op))) {
-        return entries.every(([op, operand]) => compare(actual, op as FilterOperator, operand));
-      }
-    }
-    return isDeepStrictEqual(actual, expected);
-  });
 }
 
 /**
@@ -181,7 +141,7 @@ export class MemoryStore extends TtlAwareStore {
     const now = this.now();
     const found = this.liveItems(now)
       .filter((item) => startsWith(item.namespace, operation.namespacePrefix))
-      .filter((item) => filterMatches(item.value, operation.filter))
+      .filter((item) => storeFilterMatches(item.value, operation.filter))
       .sort(
         (a, b) =>
           b.updatedAt.getTime() - a.updatedAt.getTime() ||

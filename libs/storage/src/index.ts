@@ -5,3 +5,4 @@ export * from './projection';
 export * from './scoped-store';
 export * from './store-ttl';
 export * from './projection-sync';
+export * from './store-filter';

@@ -1,6 +1,11 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { FieldIssue } from '@cognition/contracts';
-import { StorageError, TtlAwareStore, expiresAtFor, ttlOfPut } from '@cognition/storage';
+import {
+  StorageError,
+  TtlAwareStore,
+  expiresAtFor,
+  storeFilterMatches,
+  ttlOfPut,
+} from '@cognition/storage';
 import type {
   Item,
   ListNamespacesOperation,
@@ -35,9 +40,6 @@ export interface PrismaStoreOptions {
 /** Rows per query while a search walks its candidates (filters are applied in process). */
 const SEARCH_PAGE_SIZE = 256;
 const DEFAULT_SWEEP_INTERVAL_MINUTES = 5;
-
-type FilterOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte';
-const OPERATORS = new Set<string>(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
 
 interface StoreRow {
   namespace: string;
@@ -189,7 +191,7 @@ export class PrismaStore extends TtlAwareStore {
       for (const row of rows) {
         if (!namespaceHasPrefix(row.namespace, prefix)) continue;
         const item = toItem(row);
-        if (!filterMatches(item.value, operation.filter)) continue;
+        if (!storeFilterMatches(item.value, operation.filter)) continue;
         matched.push({ ...item, score: undefined });
         if (matched.length >= offset + limit) return matched.slice(offset);
       }
@@ -364,41 +366,6 @@ function matches(namespace: readonly string[], condition: MatchCondition): boole
     path.length <= namespace.length &&
     path.every((label, i) => label === '*' || namespace[offset + i] === label)
   );
-}
-
-/** Exact match per field, or comparison operators (`{ year: { $gte: 2024 } }`). */
-function filterMatches(
-  value: Record<string, unknown>,
-  filter: Record<string, unknown> | undefined,
-): boolean {
-  if (!filter) return true;
-  return Object.entries(filter).every(([field, expected]) => {
-    const actual = value[field];
-    if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
-      const entries = Object.entries(expected as Record<string, unknown>);
-      if (entries.length > 0 && entries.every(([op]) => OPERATORS.has(op))) {
-        return entries.every(([op, operand]) => compare(actual, op as FilterOperator, operand));
-      }
-    }
-    return isDeepStrictEqual(actual, expected);
-  });
-}
-
-function compare(actual: unknown, operator: FilterOperator, expected: unknown): boolean {
-  switch (operator) {
-    case '$eq':
-      return isDeepStrictEqual(actual, expected);
-    case '$ne':
-      return !isDeepStrictEqual(actual, expected);
-    case '$gt':
-      return (actual as number) > (expected as number);
-    case '$gte':
-      return (actual as number) >= (expected as number);
-    case '$lt':
-      return (actual as number) < (expected as number);
-    case '$lte':
-      return (actual as number) <= (expected as number);
-  }
 }
 
 function invalid(field: string, message: string): StorageError {
