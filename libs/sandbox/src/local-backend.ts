@@ -7,16 +7,8 @@ import { positiveInteger, resolveCommonConfig, validateEnv, validateSessionId } 
 import { SandboxError } from './errors';
 import { OutputCollector } from './output';
 import { PathGuard } from './paths';
-import type {
-  ExecuteOptions,
-  ExecuteResult,
-  ExecutionBackend,
-  ExecutionBackendFactory,
-  FileEntry,
-  GrepMatch,
-  ReadOptions,
-} from './port';
-import { WorkspaceFiles } from './workspace-files';
+import type { ExecuteOptions, ExecuteResult, ExecutionBackendFactory } from './port';
+import { SessionBackend } from './session-backend';
 
 /** A standard system PATH, used when the server passes none. */
 export const DEFAULT_LOCAL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -70,26 +62,17 @@ export function createLocalSandbox(config: LocalSandboxConfig = {}): ExecutionBa
   };
 }
 
-class LocalExecutionBackend implements ExecutionBackend {
+class LocalExecutionBackend extends SessionBackend {
   readonly kind = 'local' as const;
-  readonly root: string;
-  private readonly files: WorkspaceFiles;
   /** Process group ids of running commands, killed by `terminate`. */
   private readonly running = new Set<number>();
-  private terminated = false;
-  private readonly terminateListeners: Array<() => void> = [];
 
   constructor(
     guard: PathGuard,
     private readonly config: ResolvedCommonConfig,
     private readonly baseEnv: Readonly<Record<string, string>>,
   ) {
-    this.root = guard.root;
-    this.files = new WorkspaceFiles(guard);
-  }
-
-  onTerminate(listener: () => void): void {
-    this.terminateListeners.push(listener);
+    super(guard);
   }
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
@@ -105,56 +88,10 @@ class LocalExecutionBackend implements ExecutionBackend {
     return this.run(program, args, { cwd, env, timeoutMs, signal: options.signal });
   }
 
-  ls(path?: string): Promise<FileEntry[]> {
-    return this.live(() => this.files.ls(path));
-  }
-
-  read(path: string, options?: ReadOptions): Promise<string> {
-    return this.live(() => this.files.read(path, options));
-  }
-
-  write(path: string, content: string): Promise<void> {
-    return this.live(() => this.files.write(path, content));
-  }
-
-  edit(path: string, oldText: string, newText: string): Promise<void> {
-    return this.live(() => this.files.edit(path, oldText, newText));
-  }
-
-  glob(pattern: string, path?: string): Promise<string[]> {
-    return this.live(() => this.files.glob(pattern, path));
-  }
-
-  grep(
-    pattern: string,
-    options?: { path?: string; glob?: string; maxMatches?: number },
-  ): Promise<GrepMatch[]> {
-    return this.live(() => this.files.grep(pattern, options));
-  }
-
-  delete(path: string): Promise<void> {
-    return this.live(() => this.files.delete(path));
-  }
-
-  terminate(): Promise<void> {
-    if (this.terminated) return Promise.resolve();
-    this.terminated = true;
+  protected release(): Promise<void> {
     for (const group of this.running) killGroup(group, 'SIGKILL');
     this.running.clear();
-    for (const listener of this.terminateListeners.splice(0)) listener();
     return Promise.resolve();
-  }
-
-  private assertLive(): void {
-    if (this.terminated) {
-      throw new SandboxError('TERMINATED', 'This sandbox session was terminated');
-    }
-  }
-
-  /** Runs `operation` unless terminated; every failure surfaces as a rejection. */
-  private async live<T>(operation: () => Promise<T>): Promise<T> {
-    this.assertLive();
-    return operation();
   }
 
   private run(

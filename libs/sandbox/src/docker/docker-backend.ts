@@ -10,17 +10,9 @@ import { positiveInteger, resolveCommonConfig, validateEnv, validateSessionId } 
 import { SandboxError } from '../errors';
 import { OutputCollector } from '../output';
 import { PathGuard } from '../paths';
-import type {
-  ExecuteOptions,
-  ExecuteResult,
-  ExecutionBackend,
-  ExecutionBackendFactory,
-  FileEntry,
-  GrepMatch,
-  ReadOptions,
-} from '../port';
+import type { ExecuteOptions, ExecuteResult, ExecutionBackendFactory } from '../port';
 import type { FileOwner } from '../workspace-files';
-import { WorkspaceFiles } from '../workspace-files';
+import { SessionBackend } from '../session-backend';
 import type { DockerConnection } from './connection';
 import {
   createDockerClient,
@@ -249,15 +241,11 @@ class DockerApi {
   }
 }
 
-class DockerExecutionBackend implements ExecutionBackend {
+class DockerExecutionBackend extends SessionBackend {
   readonly kind = 'docker' as const;
-  readonly root: string;
-  private readonly files: WorkspaceFiles;
   private container: Promise<Docker.Container> | undefined;
   private restarting: Promise<void> = Promise.resolve();
-  private terminated = false;
   private readonly stops = new Set<() => void>();
-  private readonly terminateListeners: Array<() => void> = [];
 
   constructor(
     private readonly api: DockerApi,
@@ -266,12 +254,7 @@ class DockerExecutionBackend implements ExecutionBackend {
     private readonly name: string,
     private readonly guard: PathGuard,
   ) {
-    this.root = guard.root;
-    this.files = new WorkspaceFiles(guard, config.owner);
-  }
-
-  onTerminate(listener: () => void): void {
-    this.terminateListeners.push(listener);
+    super(guard, config.owner);
   }
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
@@ -293,58 +276,12 @@ class DockerExecutionBackend implements ExecutionBackend {
     return this.runExec(exec.exec, exec.pidFile, timeoutMs, options.signal);
   }
 
-  ls(path?: string): Promise<FileEntry[]> {
-    return this.live(() => this.files.ls(path));
-  }
-
-  read(path: string, options?: ReadOptions): Promise<string> {
-    return this.live(() => this.files.read(path, options));
-  }
-
-  write(path: string, content: string): Promise<void> {
-    return this.live(() => this.files.write(path, content));
-  }
-
-  edit(path: string, oldText: string, newText: string): Promise<void> {
-    return this.live(() => this.files.edit(path, oldText, newText));
-  }
-
-  glob(pattern: string, path?: string): Promise<string[]> {
-    return this.live(() => this.files.glob(pattern, path));
-  }
-
-  grep(
-    pattern: string,
-    options?: { path?: string; glob?: string; maxMatches?: number },
-  ): Promise<GrepMatch[]> {
-    return this.live(() => this.files.grep(pattern, options));
-  }
-
-  delete(path: string): Promise<void> {
-    return this.live(() => this.files.delete(path));
-  }
-
-  /** Removes the session's container (running commands die with it). Idempotent. */
-  async terminate(): Promise<void> {
-    if (this.terminated) return;
-    this.terminated = true;
-    for (const listener of this.terminateListeners.splice(0)) listener();
+  /** Removes the session's container (running commands die with it). */
+  protected async release(): Promise<void> {
     const hadContainer = this.container !== undefined;
     this.container = undefined;
     for (const stop of this.stops) stop();
     if (hadContainer) await this.api.remove(this.name);
-  }
-
-  private assertLive(): void {
-    if (this.terminated) {
-      throw new SandboxError('TERMINATED', 'This sandbox session was terminated');
-    }
-  }
-
-  /** Runs `operation` unless terminated; every failure surfaces as a rejection. */
-  private async live<T>(operation: () => Promise<T>): Promise<T> {
-    this.assertLive();
-    return operation();
   }
 
   /** Creates the exec, (re)creating the container once if it vanished meanwhile. */
