@@ -1,5 +1,11 @@
 import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
-import type { AgentEventEnvelope, Message, Run, SessionConfig } from '@cognition/contracts';
+import type {
+  AgentEventEnvelope,
+  CallbackAttempt,
+  Message,
+  Run,
+  SessionConfig,
+} from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 
 /*
@@ -48,21 +54,11 @@ export interface RunEventsOptions {
   signal?: AbortSignal;
 }
 
-/** One delivery attempt of a run's completion callback. */
-export interface CallbackAttemptRecord {
-  runId: string;
-  /** Stays the same across the retries of one delivery (receivers de-duplicate on it). */
-  deliveryId: string;
-  url: string;
-  /** 1-based. */
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  /** HTTP status, or null when no response arrived. */
-  status: number | null;
-  ok: boolean;
-  error: string | null;
-}
+/**
+ * One delivery attempt of a run's completion callback (`CallbackAttempt` of the contracts),
+ * under the name the API and the client have always exported.
+ */
+export type CallbackAttemptRecord = CallbackAttempt;
 
 /**
  * Starts, follows and cancels agent runs. Invariants the API relies on (kept by `RunManager`):
@@ -93,8 +89,11 @@ export interface RunService {
     scope: Scope,
     options?: RunEventsOptions,
   ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>>;
-  /** Recorded completion-callback attempts of a run, oldest first. */
-  callbackAttempts(runId: string): CallbackAttemptRecord[];
+  /**
+   * Completion-callback attempts recorded on a run, oldest first, read from storage (so they
+   * survive restarts); empty for a run without a callback.
+   */
+  callbackAttempts(runId: string): Promise<CallbackAttemptRecord[]>;
   /** After a session is deleted: cancels its run and forgets its events. */
   forgetSession(sessionId: string): Promise<void>;
   /** Figures of the runtime's circuit breakers (`llm:<providerId>`). */

@@ -3,4 +3,5 @@ export * from './errors';
 export * from './session';
 export * from './message';
 export * from './run';
+export * from './callback';
 export * from './events';

@@ -18,3 +18,9 @@ export type { ToolCatalogOptions, ToolDefinition } from './tools/catalog';
 export type { WebFetchOptions } from './tools/web-fetch';
 export * from './callbacks/callback-dispatcher';
 export * from './runs/run-manager';
+// The graph a run executes and its steps, for callers that run it outside a RunManager (the
+// benchmark floor: the same graph with an in-memory checkpointer).
+export { AgentTurn } from './runs/agent-turn';
+export type { AgentTurnOptions, BoundChatModel } from './runs/agent-turn';
+export { createAgentGraph } from './graph/agent-graph';
+export type { AgentGraphSteps } from './graph/agent-graph';

@@ -116,16 +116,15 @@ export async function sendAndCollect(
   return { ...result, events, types: events.map((e) => e.event.type) };
 }
 
-export function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (predicate()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error('waitFor timed out'));
-      setTimeout(tick, 5);
-    };
-    tick();
-  });
+  while (!(await predicate())) {
+    if (Date.now() - started > timeoutMs) throw new Error('waitFor timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** The error `fn` throws (fails the test when it does not throw). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type {
+  CallbackAttempt,
   CreateMessageInput,
   CreateRunInput,
   CreateSessionInput,
@@ -14,6 +15,7 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import {
+  CallbackAttemptSchema,
   CreateMessageInputSchema,
   CreateRunInputSchema,
   CreateSessionInputSchema,
@@ -69,6 +71,8 @@ export interface MemoryState {
   /** Per session, rows in thread order. */
   messages: Map<string, MessageRecord[]>;
   runs: Map<string, Run>;
+  /** Per run, its completion-callback attempts in the order they were recorded. */
+  callbackAttempts: Map<string, CallbackAttempt[]>;
 }
 
 /**
@@ -97,6 +101,7 @@ export class MemoryStorage implements StorageBackend {
     sessionByThread: new Map(),
     messages: new Map(),
     runs: new Map(),
+    callbackAttempts: new Map(),
   };
   readonly sessions: SessionStore;
   readonly messages: MessageStore;
@@ -136,6 +141,8 @@ export class MemoryStorage implements StorageBackend {
       list: (sessionId) => this.run(() => this.listRuns(sessionId)),
       getActive: (sessionId) => this.run(() => this.getActiveRun(sessionId)),
       listActive: () => this.run(() => this.listActiveRuns()),
+      recordCallbackAttempt: (input) => this.run(() => this.recordCallbackAttempt(input)),
+      listCallbackAttempts: (runId) => this.run(() => this.listCallbackAttempts(runId)),
     };
   }
 
@@ -320,8 +327,11 @@ export class MemoryStorage implements StorageBackend {
     this.state.sessions.delete(id);
     this.state.sessionByThread.delete(threadId);
     this.state.messages.delete(id);
-    for (const [runId, run] of this.state.runs)
-      if (run.sessionId === id) this.state.runs.delete(runId);
+    for (const [runId, run] of this.state.runs) {
+      if (run.sessionId !== id) continue;
+      this.state.runs.delete(runId);
+      this.state.callbackAttempts.delete(runId);
+    }
     this.checkpointer.deleteThreadNow(threadId);
     this.store.deleteWhereNamespaceContains(threadNamespaceLabel(threadId));
     return true;
@@ -511,6 +521,37 @@ export class MemoryStorage implements StorageBackend {
     return [...this.state.runs.values()]
       .filter((run) => isActiveRunStatus(run.status))
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .map(copy);
+  }
+
+  private recordCallbackAttempt(input: CallbackAttempt): CallbackAttempt {
+    const attempt = parseInput(CallbackAttemptSchema, input, 'callback attempt');
+    if (!this.state.runs.has(attempt.runId)) {
+      throw new StorageError('RUN_NOT_FOUND', `Run not found: ${attempt.runId}`);
+    }
+    const recorded = this.state.callbackAttempts.get(attempt.runId) ?? [];
+    if (
+      recorded.some((a) => a.deliveryId === attempt.deliveryId && a.attempt === attempt.attempt)
+    ) {
+      throw new StorageError(
+        'CONFLICT',
+        `Callback attempt already recorded: delivery ${attempt.deliveryId}, attempt ${attempt.attempt}`,
+      );
+    }
+    recorded.push(copy(attempt));
+    this.state.callbackAttempts.set(attempt.runId, recorded);
+    return attempt;
+  }
+
+  private listCallbackAttempts(runId: string): CallbackAttempt[] {
+    return (this.state.callbackAttempts.get(runId) ?? [])
+      .slice()
+      .sort(
+        (a, b) =>
+          a.startedAt.getTime() - b.startedAt.getTime() ||
+          a.attempt - b.attempt ||
+          a.deliveryId.localeCompare(b.deliveryId),
+      )
       .map(copy);
   }
 }

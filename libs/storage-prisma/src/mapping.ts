@@ -1,4 +1,5 @@
 import type {
+  CallbackAttempt,
   Message,
   Run,
   RunError,
@@ -10,6 +11,7 @@ import type {
 } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import type {
+  CallbackAttempt as CallbackAttemptRow,
   Message as MessageRow,
   Run as RunRow,
   Session as SessionRow,
@@ -88,6 +90,27 @@ export function toRun(row: RunRow): Run {
     updatedAt: row.updatedAt,
   };
 }
+
+export function toCallbackAttempt(row: CallbackAttemptRow): CallbackAttempt {
+  return {
+    runId: row.runId,
+    deliveryId: row.deliveryId,
+    url: row.url,
+    attempt: row.attempt,
+    startedAt: row.startedAt,
+    durationMs: row.durationMs,
+    status: row.status,
+    ok: row.ok,
+    error: row.error,
+  };
+}
+
+/** Oldest first; the (run_id, started_at) index serves it. */
+export const CALLBACK_ATTEMPT_ORDER: Prisma.CallbackAttemptOrderByWithRelationInput[] = [
+  { startedAt: 'asc' },
+  { attempt: 'asc' },
+  { deliveryId: 'asc' },
+];
 
 /**
  * Sessions visible to `scope`: one `EXISTS` per scope key (an indexed lookup on

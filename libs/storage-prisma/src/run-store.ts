@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateRunInput, Run, UpdateRunInput } from '@cognition/contracts';
+import type { CallbackAttempt, CreateRunInput, Run, UpdateRunInput } from '@cognition/contracts';
 import {
+  CallbackAttemptSchema,
   CreateRunInputSchema,
   isActiveRunStatus,
   UpdateRunInputSchema,
@@ -8,9 +9,15 @@ import {
 import type { RunStore } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import type { PrismaDb } from './db';
-import { guard, isForeignKeyViolation, isRecordNotFound, uniqueViolationFields } from './errors';
+import {
+  guard,
+  isForeignKeyViolation,
+  isRecordNotFound,
+  isUniqueViolation,
+  uniqueViolationFields,
+} from './errors';
 import type { Prisma } from './generated/postgres/client';
-import { toRun } from './mapping';
+import { CALLBACK_ATTEMPT_ORDER, toCallbackAttempt, toRun } from './mapping';
 
 export class PrismaRunStore implements RunStore {
   constructor(private readonly db: PrismaDb) {}
@@ -141,6 +148,37 @@ export class PrismaRunStore implements RunStore {
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       });
       return rows.map(toRun);
+    });
+  }
+
+  async recordCallbackAttempt(input: CallbackAttempt): Promise<CallbackAttempt> {
+    const data = parseInput(CallbackAttemptSchema, input, 'callback attempt');
+    return guard('record callback attempt', async () => {
+      try {
+        return toCallbackAttempt(await this.db.callbackAttempt.create({ data }));
+      } catch (error) {
+        if (isForeignKeyViolation(error)) {
+          throw new StorageError('RUN_NOT_FOUND', `Run not found: ${data.runId}`, { cause: error });
+        }
+        if (isUniqueViolation(error)) {
+          throw new StorageError(
+            'CONFLICT',
+            `Callback attempt already recorded: delivery ${data.deliveryId}, attempt ${data.attempt}`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    });
+  }
+
+  async listCallbackAttempts(runId: string): Promise<CallbackAttempt[]> {
+    return guard('list callback attempts', async () => {
+      const rows = await this.db.callbackAttempt.findMany({
+        where: { runId },
+        orderBy: CALLBACK_ATTEMPT_ORDER,
+      });
+      return rows.map(toCallbackAttempt);
     });
   }
 

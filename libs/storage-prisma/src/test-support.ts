@@ -46,6 +46,7 @@ export function modelScript(provider: DatabaseProvider): Promise<string> {
 /** Every table the backend writes, children first (the migrations table is kept). */
 const DATA_TABLES = [
   'messages',
+  'callback_attempts',
   'runs',
   'session_scopes',
   'session_metadata',

@@ -1,4 +1,5 @@
 import type {
+  CallbackAttempt,
   CreateMessageInput,
   CreateRunInput,
   CreateSessionInput,
@@ -78,6 +79,18 @@ export interface RunStore {
   getActive(sessionId: string): Promise<Run | null>;
   /** Every active run across sessions (startup recovery marks them `interrupted`). */
   listActive(): Promise<Run[]>;
+  /**
+   * Records one completion-callback delivery attempt on its run. Attempts go with their run
+   * (and so with its session) when it is deleted.
+   * Throws RUN_NOT_FOUND when the run does not exist, CONFLICT when the run already has this
+   * (deliveryId, attempt) pair, VALIDATION_ERROR naming the field for bad input.
+   */
+  recordCallbackAttempt(input: CallbackAttempt): Promise<CallbackAttempt>;
+  /**
+   * The run's recorded callback attempts, oldest first (`startedAt`, then `attempt`). Empty for
+   * a run without a callback and for an unknown run (like `list` for an unknown session).
+   */
+  listCallbackAttempts(runId: string): Promise<CallbackAttempt[]>;
 }
 
 export interface StorageHealth {

@@ -1,4 +1,11 @@
-import type { Message, Run, Session, SessionConfig, StringMap } from '@cognition/contracts';
+import type {
+  CallbackAttempt,
+  Message,
+  Run,
+  Session,
+  SessionConfig,
+  StringMap,
+} from '@cognition/contracts';
 import type { StorageHealth } from '@cognition/storage';
 import type { z } from 'zod';
 import type {
@@ -184,20 +191,9 @@ export function runToBody(run: Run): RunBodyT {
   };
 }
 
-/** A completion-callback attempt as the API reports it. */
-export interface CallbackAttemptFigures {
-  deliveryId: string;
-  url: string;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  status: number | null;
-  ok: boolean;
-  error: string | null;
-}
-
+/** `runs.get`'s output as REST answers it; the attempts' `runId` is the run's own id, left out. */
 export function runDetailToBody(
-  run: Run & { callbackAttempts: readonly CallbackAttemptFigures[] },
+  run: Run & { callbackAttempts: readonly CallbackAttempt[] },
 ): RunDetailBodyT {
   return {
     ...runToBody(run),

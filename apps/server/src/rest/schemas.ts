@@ -262,7 +262,7 @@ export const CallbackAttemptBody = z
     url: z.string(),
     attempt: z.number().int().min(1),
     started_at: Timestamp,
-    duration_ms: z.number().min(0),
+    duration_ms: z.number().int().min(0),
     status: z.number().int().nullable().meta({ description: 'null when no response arrived' }),
     ok: z.boolean(),
     error: z.string().nullable(),
@@ -270,7 +270,9 @@ export const CallbackAttemptBody = z
   .meta({ id: 'CallbackAttempt' });
 
 export const RunDetailBody = RunBody.extend({
-  callback_attempts: z.array(CallbackAttemptBody),
+  callback_attempts: z.array(CallbackAttemptBody).meta({
+    description: 'Completion-callback delivery attempts recorded on the run, oldest first',
+  }),
 }).meta({ id: 'RunDetail' });
 
 export const RunListBody = z.object({ runs: z.array(RunBody) }).meta({ id: 'RunList' });

@@ -1,5 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { StorageBackend } from '@cognition/storage';
+import { createMemoryStorage } from '@cognition/storage-memory';
+import type { Logger } from '../logger';
 import type { CompletionPayload } from './callback-dispatcher';
 import { CallbackDispatcher, signPayload } from './callback-dispatcher';
 import { match } from '../test-support';
@@ -17,12 +20,13 @@ const payload: CompletionPayload = {
 };
 
 async function receiver(statuses: number[]) {
-  const hits: { signature: string | undefined; at: number }[] = [];
+  const hits: { signature: string | undefined; delivery: string | undefined; at: number }[] = [];
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       hits.push({
         signature: req.headers['x-cognition-signature'] as string | undefined,
+        delivery: req.headers['x-cognition-delivery'] as string | undefined,
         at: Date.now(),
       });
       res.statusCode = statuses.shift() ?? 200;
@@ -34,22 +38,61 @@ async function receiver(statuses: number[]) {
   return { hits, url, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/** Memory storage holding finished runs `r1` and `r2`, the runs the payloads name. */
+async function storageWithRuns(): Promise<StorageBackend> {
+  const storage = createMemoryStorage();
+  await storage.initialize();
+  for (const id of ['r1', 'r2']) {
+    const session = await storage.sessions.create({}, {});
+    await storage.runs.create({ id, sessionId: session.id, status: 'running' });
+    await storage.runs.update(id, { status: 'completed' });
+  }
+  return storage;
+}
+
+function capturingLogger(): Logger & { errors: { obj: object; msg?: string }[] } {
+  const errors: { obj: object; msg?: string }[] = [];
+  return {
+    errors,
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: (obj, msg) => errors.push({ obj, msg }),
+  };
+}
+
 describe('CallbackDispatcher', () => {
-  it('retries 5xx with growing delays up to maxAttempts and records every attempt', async () => {
+  let storage: StorageBackend;
+
+  beforeEach(async () => {
+    storage = await storageWithRuns();
+  });
+
+  afterEach(async () => {
+    await storage.close();
+  });
+
+  it('retries 5xx with growing delays up to maxAttempts and records every attempt in storage', async () => {
     const r = await receiver([500, 502, 500, 500]);
     try {
-      const dispatcher = new CallbackDispatcher({
+      const dispatcher = new CallbackDispatcher(storage.runs, {
         initialDelayMs: 20,
         maxDelayMs: 40,
         maxAttempts: 3,
       });
       await dispatcher.dispatch(r.url, payload);
-      const attempts = dispatcher.attempts('r1');
-      expect(attempts.map((a) => [a.attempt, a.status, a.ok])).toEqual([
-        [1, 500, false],
-        [2, 502, false],
-        [3, 500, false],
+      const attempts = await storage.runs.listCallbackAttempts('r1');
+      expect(attempts.map((a) => [a.attempt, a.status, a.ok, a.error])).toEqual([
+        [1, 500, false, 'HTTP 500'],
+        [2, 502, false, 'HTTP 502'],
+        [3, 500, false, 'HTTP 500'],
       ]);
+      const delivery = r.hits[0]?.delivery;
+      expect(delivery).toEqual(match.anyString());
+      for (const a of attempts) {
+        expect(a).toMatchObject({ runId: 'r1', url: r.url, deliveryId: delivery });
+        expect(a.durationMs).toBeGreaterThanOrEqual(0);
+      }
       expect(r.hits).toHaveLength(3);
       const at = r.hits.map((h) => h.at);
       expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(15);
@@ -60,14 +103,20 @@ describe('CallbackDispatcher', () => {
     }
   });
 
-  it('does not retry a 4xx rejection, but retries 429', async () => {
+  it('does not retry a 4xx rejection, but retries 429; one delivery id per dispatch', async () => {
     const r = await receiver([400, 429, 200]);
     try {
-      const dispatcher = new CallbackDispatcher({ initialDelayMs: 1, secret: 'k' });
+      const dispatcher = new CallbackDispatcher(storage.runs, { initialDelayMs: 1, secret: 'k' });
       await dispatcher.dispatch(r.url, payload);
-      expect(dispatcher.attempts('r1').map((a) => a.status)).toEqual([400]);
+      expect((await storage.runs.listCallbackAttempts('r1')).map((a) => a.status)).toEqual([400]);
       await dispatcher.dispatch(r.url, { ...payload, run_id: 'r2' });
-      expect(dispatcher.attempts('r2').map((a) => a.status)).toEqual([429, 200]);
+      const second = await storage.runs.listCallbackAttempts('r2');
+      expect(second.map((a) => [a.status, a.ok, a.error])).toEqual([
+        [429, false, 'HTTP 429'],
+        [200, true, null],
+      ]);
+      expect(second[0]?.deliveryId).toBe(second[1]?.deliveryId);
+      expect(second[0]?.deliveryId).not.toBe(r.hits[0]?.delivery);
       expect(r.hits[0]?.signature).toBe(signPayload('k', JSON.stringify(payload)));
     } finally {
       await r.close();
@@ -75,13 +124,36 @@ describe('CallbackDispatcher', () => {
   });
 
   it('records network failures and stops retrying on close', async () => {
-    const dispatcher = new CallbackDispatcher({ initialDelayMs: 60_000, maxAttempts: 5 });
+    const dispatcher = new CallbackDispatcher(storage.runs, {
+      initialDelayMs: 60_000,
+      maxAttempts: 5,
+    });
     const delivery = dispatcher.dispatch('http://127.0.0.1:9/unreachable', payload);
     await new Promise((resolve) => setTimeout(resolve, 100));
     await dispatcher.close();
     await delivery;
-    const attempts = dispatcher.attempts('r1');
+    const attempts = await storage.runs.listCallbackAttempts('r1');
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({ ok: false, status: null, error: match.anyString() });
+  });
+
+  it('keeps delivering when an attempt cannot be recorded, and logs each failure', async () => {
+    const r = await receiver([503, 200]);
+    try {
+      const logger = capturingLogger();
+      const dispatcher = new CallbackDispatcher(storage.runs, { initialDelayMs: 1, logger });
+      // No run of this id exists: storage refuses every record with RUN_NOT_FOUND.
+      await dispatcher.dispatch(r.url, { ...payload, run_id: 'gone' });
+      expect(r.hits).toHaveLength(2);
+      expect(logger.errors).toHaveLength(2);
+      expect(logger.errors[0]).toMatchObject({
+        msg: 'could not record a completion callback attempt',
+        obj: { runId: 'gone', attempt: 1, err: match.objectContaining({ code: 'RUN_NOT_FOUND' }) },
+      });
+      expect(logger.errors[1]).toMatchObject({ obj: { attempt: 2 } });
+      expect(await storage.runs.listCallbackAttempts('gone')).toEqual([]);
+    } finally {
+      await r.close();
+    }
   });
 });

@@ -1,4 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { CallbackAttempt } from '@cognition/contracts';
+import { CALLBACK_ERROR_MAX } from '@cognition/contracts';
+import type { RunStore } from '@cognition/storage';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 
@@ -20,20 +23,8 @@ export interface CompletionPayload {
   error: { code: string; message: string } | null;
 }
 
-/** One delivery attempt as recorded (kept in memory; see README for the storage table needed). */
-export interface CallbackAttempt {
-  runId: string;
-  deliveryId: string;
-  url: string;
-  /** 1-based. */
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  /** HTTP status, or null when no response arrived. */
-  status: number | null;
-  ok: boolean;
-  error: string | null;
-}
+/** Where the dispatcher records attempts: the storage backend's run store. */
+export type CallbackAttemptRecorder = Pick<RunStore, 'recordCallbackAttempt'>;
 
 export interface CallbackOptions {
   /** HMAC-SHA256 key; when set every request carries `X-Cognition-Signature: sha256=<hex>`. */
@@ -46,8 +37,6 @@ export interface CallbackOptions {
   maxDelayMs?: number;
   /** Per-attempt time limit. Default 10 000 ms. */
   timeoutMs?: number;
-  /** Runs whose attempts are remembered (oldest forgotten first). Default 10 000. */
-  maxRecordedRuns?: number;
   logger?: Logger;
 }
 
@@ -68,24 +57,26 @@ function isRetryable(status: number | null): boolean {
  * Delivers completion callbacks: POST with JSON body, optional HMAC signature, bounded
  * exponential backoff. Delivery is at-least-once per attempt sequence (a receiver should
  * de-duplicate by `X-Cognition-Delivery`, which stays the same across the retries of one run).
+ * Every attempt is recorded on its run through `recorder` (storage), so the attempts outlive
+ * the process; read them back with `RunStore.listCallbackAttempts`.
  */
 export class CallbackDispatcher {
-  private readonly attemptsByRun = new Map<string, CallbackAttempt[]>();
   private readonly pending = new Set<Promise<void>>();
   private readonly closing = new AbortController();
   private readonly maxAttempts: number;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly timeoutMs: number;
-  private readonly maxRecordedRuns: number;
   private readonly logger: Logger;
 
-  constructor(private readonly options: CallbackOptions = {}) {
+  constructor(
+    private readonly recorder: CallbackAttemptRecorder,
+    private readonly options: CallbackOptions = {},
+  ) {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.initialDelayMs = options.initialDelayMs ?? 1000;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.maxRecordedRuns = options.maxRecordedRuns ?? 10_000;
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -96,28 +87,30 @@ export class CallbackDispatcher {
     return delivery;
   }
 
-  /** Every attempt for the run, oldest first (empty when it had no callback). */
-  attempts(runId: string): CallbackAttempt[] {
-    return [...(this.attemptsByRun.get(runId) ?? [])];
-  }
-
   /** Stops retrying (an attempt in flight is cancelled) and waits for deliveries to settle. */
   async close(): Promise<void> {
     this.closing.abort();
     await Promise.allSettled([...this.pending]);
   }
 
-  private record(attempt: CallbackAttempt): void {
-    let list = this.attemptsByRun.get(attempt.runId);
-    if (!list) {
-      list = [];
-      this.attemptsByRun.set(attempt.runId, list);
-      if (this.attemptsByRun.size > this.maxRecordedRuns) {
-        const oldest = this.attemptsByRun.keys().next().value;
-        if (oldest !== undefined) this.attemptsByRun.delete(oldest);
-      }
+  /**
+   * Storage trouble (down, the session deleted meanwhile) must not cost the receiver its
+   * callback: the failure is logged and delivery goes on.
+   */
+  private async record(attempt: CallbackAttempt): Promise<void> {
+    try {
+      await this.recorder.recordCallbackAttempt(attempt);
+    } catch (error) {
+      this.logger.error(
+        {
+          err: error,
+          runId: attempt.runId,
+          deliveryId: attempt.deliveryId,
+          attempt: attempt.attempt,
+        },
+        'could not record a completion callback attempt',
+      );
     }
-    list.push(attempt);
   }
 
   private async deliver(url: string, payload: CompletionPayload): Promise<void> {
@@ -134,6 +127,8 @@ export class CallbackDispatcher {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
       if (this.closing.signal.aborted) return;
       const startedAt = new Date();
+      // Monotonic, so a wall-clock step during the request cannot make the duration negative.
+      const started = performance.now();
       let status: number | null = null;
       let error: string | null = null;
       try {
@@ -148,16 +143,19 @@ export class CallbackDispatcher {
         await response.body?.cancel();
         if (!response.ok) error = `HTTP ${response.status}`;
       } catch (caught) {
-        error = caught instanceof Error ? caught.message : String(caught);
+        error = (caught instanceof Error ? caught.message : String(caught)).slice(
+          0,
+          CALLBACK_ERROR_MAX,
+        );
       }
       const ok = error === null;
-      this.record({
+      await this.record({
         runId: payload.run_id,
         deliveryId,
         url,
         attempt,
         startedAt,
-        durationMs: Date.now() - startedAt.getTime(),
+        durationMs: Math.round(performance.now() - started),
         status,
         ok,
         error,

@@ -284,8 +284,9 @@ describe('openai_compatible provider against the fake server', () => {
       const session = await rt.createSession();
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       const { run, events } = await sendAndCollect(rt, session, 'work', { callbackUrl: url });
-      await waitFor(() => rt.runs.callbackAttempts(run.id).length === 2);
-      expect(rt.runs.callbackAttempts(run.id).map((a) => [a.attempt, a.status, a.ok])).toEqual([
+      await waitFor(async () => (await rt.runs.callbackAttempts(run.id)).length === 2);
+      const attempts = await rt.runs.callbackAttempts(run.id);
+      expect(attempts.map((a) => [a.attempt, a.status, a.ok])).toEqual([
         [1, 503, false],
         [2, 200, true],
       ]);

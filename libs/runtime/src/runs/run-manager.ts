@@ -5,6 +5,7 @@ import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { CircuitBreakerOptions, CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   AgentEventEnvelope,
+  CallbackAttempt,
   ErrorCode,
   Message,
   Run,
@@ -32,7 +33,6 @@ import type { AgentDefinition } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { CallbackOptions, CompletionPayload } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
-import type { CallbackAttempt } from '../callbacks/callback-dispatcher';
 import { RuntimeError, errorMessage } from '../errors';
 import type { EventLog } from '../events/event-log';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
@@ -219,7 +219,10 @@ export class RunManager {
     this.chatModelFactory = options.chatModelFactory ?? createChatModel;
     this.catalog = new ToolCatalog(options.tools);
     this.logger = options.logger ?? silentLogger;
-    this.callbacks = new CallbackDispatcher({ logger: this.logger, ...options.callbacks });
+    this.callbacks = new CallbackDispatcher(this.storage.runs, {
+      logger: this.logger,
+      ...options.callbacks,
+    });
     this.maxSteps = options.maxSteps ?? 50;
     this.abortWaitMs = options.abortWaitMs ?? 5000;
   }
@@ -401,9 +404,12 @@ export class RunManager {
     });
   }
 
-  /** The recorded completion-callback attempts of a run, oldest first. */
-  callbackAttempts(runId: string): CallbackAttempt[] {
-    return this.callbacks.attempts(runId);
+  /**
+   * The completion-callback attempts recorded on a run (in storage, so also those of earlier
+   * processes), oldest first; empty for a run without a callback or an unknown run.
+   */
+  callbackAttempts(runId: string): Promise<CallbackAttempt[]> {
+    return this.storage.runs.listCallbackAttempts(runId);
   }
 
   /** Runs executing in this process. */

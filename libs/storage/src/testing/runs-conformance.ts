@@ -1,3 +1,4 @@
+import type { CallbackAttempt } from '@cognition/contracts';
 import type { SuiteContext } from './context';
 import {
   expectStorageError,
@@ -229,6 +230,102 @@ export function runTests(ctx: SuiteContext): void {
         [a2.id, b1.id].sort(),
       );
       expect(await ctx.backend.runs.list(uid('missing'))).toEqual([]);
+    });
+  });
+
+  describe('callback attempts', () => {
+    /** A run (of a new session) and a factory of attempts on it. */
+    async function runWithAttempts() {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run } = await ctx.backend.runs.create({ sessionId: session.id });
+      const base = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+      const attempt = (n: number, overrides: Partial<CallbackAttempt> = {}): CallbackAttempt => ({
+        runId: run.id,
+        deliveryId: 'delivery-1',
+        url: 'https://hooks.example.com/done?x=1',
+        attempt: n,
+        startedAt: new Date(base + n * 1000),
+        durationMs: 10 * n,
+        status: 503,
+        ok: false,
+        error: 'HTTP 503',
+        ...overrides,
+      });
+      return { session, run, attempt };
+    }
+
+    it('records attempts and lists them oldest first, exactly as recorded', async () => {
+      const { session, run, attempt } = await runWithAttempts();
+      const third = attempt(3, { status: 200, ok: true, error: null });
+      const first = attempt(1, { status: null, error: 'connect ECONNREFUSED 127.0.0.1:9' });
+      const second = attempt(2);
+      // Recorded out of order: the list orders by start time, not by insertion.
+      for (const a of [third, first, second]) {
+        expect(await ctx.backend.runs.recordCallbackAttempt(a)).toEqual(a);
+      }
+      await ctx.backend.runs.update(run.id, { status: 'completed' });
+      const { run: other } = await ctx.backend.runs.create({ sessionId: session.id });
+      await ctx.backend.runs.recordCallbackAttempt(
+        attempt(1, { runId: other.id, deliveryId: 'd2' }),
+      );
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([first, second, third]);
+      expect(await ctx.backend.runs.listCallbackAttempts(other.id)).toHaveLength(1);
+    });
+
+    it('orders attempts started in the same millisecond by attempt number', async () => {
+      const { run, attempt } = await runWithAttempts();
+      const at = new Date();
+      await ctx.backend.runs.recordCallbackAttempt(attempt(2, { startedAt: at }));
+      await ctx.backend.runs.recordCallbackAttempt(attempt(1, { startedAt: at }));
+      expect((await ctx.backend.runs.listCallbackAttempts(run.id)).map((a) => a.attempt)).toEqual([
+        1, 2,
+      ]);
+    });
+
+    it('lists nothing for a run without attempts or an unknown run; recording on one is RUN_NOT_FOUND', async () => {
+      const { run, attempt } = await runWithAttempts();
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([]);
+      const missing = uid('missing');
+      expect(await ctx.backend.runs.listCallbackAttempts(missing)).toEqual([]);
+      await expectStorageError(
+        ctx.backend.runs.recordCallbackAttempt(attempt(1, { runId: missing })),
+        'RUN_NOT_FOUND',
+      );
+    });
+
+    it('refuses a second record of the same delivery attempt with CONFLICT', async () => {
+      const { run, attempt } = await runWithAttempts();
+      await ctx.backend.runs.recordCallbackAttempt(attempt(1));
+      await expectStorageError(
+        ctx.backend.runs.recordCallbackAttempt(attempt(1, { status: 200, ok: true, error: null })),
+        'CONFLICT',
+      );
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([attempt(1)]);
+    });
+
+    it('deletes the attempts with their session', async () => {
+      const { session, run, attempt } = await runWithAttempts();
+      await ctx.backend.runs.recordCallbackAttempt(attempt(1));
+      expect(await ctx.backend.sessions.delete(session.id, {})).toBe(true);
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([]);
+      // A run re-created under the same id starts without attempts: none outlived the first.
+      const again = await ctx.backend.sessions.create({}, {});
+      await ctx.backend.runs.create({ id: run.id, sessionId: again.id });
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([]);
+    });
+
+    it('rejects invalid attempts with VALIDATION_ERROR naming the field', async () => {
+      const { run, attempt } = await runWithAttempts();
+      const invalid = (patch: Record<string, unknown>) =>
+        ctx.backend.runs.recordCallbackAttempt({ ...attempt(1), ...patch });
+      await expectValidationError(invalid({ attempt: 0 }), 'attempt');
+      await expectValidationError(invalid({ status: 42 }), 'status');
+      await expectValidationError(invalid({ url: '' }), 'url');
+      await expectValidationError(invalid({ durationMs: -1 }), 'durationMs');
+      await expectValidationError(invalid({ startedAt: '2026-01-01' }), 'startedAt');
+      await expectValidationError(invalid({ deliveryId: '' }), 'deliveryId');
+      await expectValidationError(invalid({ extra: true }), '(root)');
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([]);
     });
   });
 }

@@ -21,5 +21,5 @@ export async function getRunHandler({
   if (!run || run.sessionId !== input.sessionId) {
     throw new ApiError('RUN_NOT_FOUND', `Run not found: ${input.runId}`);
   }
-  return { ...run, callbackAttempts: ctx.services.runs.callbackAttempts(run.id) };
+  return { ...run, callbackAttempts: await ctx.services.runs.callbackAttempts(run.id) };
 }
