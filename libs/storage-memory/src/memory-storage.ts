@@ -364,6 +364,7 @@ export class MemoryStorage implements StorageBackend {
     rows.push({ message: copy(message), seq, pending: true });
     this.state.messages.set(data.sessionId, rows);
     record.session.messageCount += 1;
+    record.session.updatedAt = message.createdAt;
     return message;
   }
 
@@ -424,6 +425,8 @@ export class MemoryStorage implements StorageBackend {
       return { message: copy({ ...message, createdAt }), seq: planned.seq, pending: false };
     });
     this.state.messages.set(sessionId, next);
+    // A message added or removed is activity on the session (lists sort by updatedAt).
+    if (plan.messageCount !== rows.length) record.session.updatedAt = now;
     record.session.messageCount = plan.messageCount;
     record.projectedCheckpointId = checkpointId;
   }

@@ -32,7 +32,7 @@ export class PrismaMessageStore implements MessageStore {
         try {
           await tx.session.update({
             where: { id: data.sessionId },
-            data: { messageCount: { increment: 1 } },
+            data: { messageCount: { increment: 1 }, updatedAt: new Date() },
             select: { id: true },
           });
         } catch (error) {

@@ -81,7 +81,8 @@ export async function writeProjectionInTx(
  * - `source = 'direct'` rows not (yet) in the checkpoint (accepted user input the graph has not
  *   checkpointed) are kept, ordered after the checkpointed ones;
  * - `seq` is dense, `0 … count − 1`, whatever gaps or order the rows had before;
- * - `message_count` = row count and `projected_checkpoint_id` = `checkpointId`.
+ * - `message_count` = row count and `projected_checkpoint_id` = `checkpointId`; `updated_at`
+ *   moves to now when the count changed (the session's messages are its activity);
  * Only rows whose columns differ are written, so a long thread costs one read per step.
  */
 export async function projectLockedSession(
@@ -131,6 +132,11 @@ export async function projectLockedSession(
   if (toCreate.length > 0) await tx.message.createMany({ data: toCreate });
   await tx.session.update({
     where: { id: sessionId },
-    data: { messageCount: plan.messageCount, projectedCheckpointId: checkpointId },
+    data: {
+      messageCount: plan.messageCount,
+      projectedCheckpointId: checkpointId,
+      // A message added or removed is activity on the session (lists sort by updatedAt).
+      ...(plan.messageCount !== existing.length ? { updatedAt: now } : {}),
+    },
   });
 }

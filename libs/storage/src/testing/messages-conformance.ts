@@ -1,7 +1,13 @@
 import { MESSAGE_CONTENT_MAX, PAGE_LIMIT_MAX } from '@cognition/contracts';
 import type { StorageBackend } from '../port';
 import type { SuiteContext } from './context';
-import { expectStorageError, expectStorageErrorValue, expectValidationError, uid } from './helpers';
+import {
+  expectStorageError,
+  expectStorageErrorValue,
+  expectValidationError,
+  sleep,
+  uid,
+} from './helpers';
 
 /** Text that trips naive encodings: emoji with ZWJ, CJK, RTL, combining marks, astral planes. */
 export const TRICKY_TEXT =
@@ -55,6 +61,19 @@ export function messageTests(ctx: SuiteContext): void {
         message,
       );
       expect((await ctx.backend.sessions.get(session.id, {}))?.messageCount).toBe(1);
+    });
+
+    it('moves the session to the top of the list when a message is added, keeping its version', async () => {
+      const older = await ctx.backend.sessions.create({}, {});
+      await sleep(5);
+      const newer = await ctx.backend.sessions.create({}, {});
+      await sleep(5);
+      await ctx.backend.messages.create({ sessionId: older.id, role: 'user', content: 'hi' });
+      const touched = await ctx.backend.sessions.get(older.id, {});
+      expect(touched?.updatedAt.getTime()).toBeGreaterThan(newer.updatedAt.getTime());
+      expect(touched?.version).toBe(older.version);
+      const listed = await ctx.backend.sessions.list({}, {});
+      expect(listed.sessions.map((s) => s.id)).toEqual([older.id, newer.id]);
     });
 
     it('stores every field of an assistant and a tool message', async () => {

@@ -6,6 +6,7 @@ import {
   expectStorageError,
   nextCheckpointId,
   putMessagesCheckpoint,
+  sleep,
   uid,
   withoutCreatedAt,
 } from './helpers';
@@ -82,6 +83,20 @@ export function projectionTests(ctx: SuiteContext): void {
       expect(await ctx.backend.messages.get(session.id, ids.ai, {})).toEqual(projected[1]);
       const page = await ctx.backend.messages.page(session.id, { limit: 2, offset: 2 }, {});
       expect(page).toEqual({ messages: projected.slice(2), total: 4, hasMore: false });
+    });
+
+    it('moves the session updatedAt when a checkpoint adds messages, not when it adds none', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      await sleep(5);
+      const { messages } = toolTurn();
+      await putMessagesCheckpoint(ctx.backend, session.threadId, messages);
+      const afterTurn = await ctx.backend.sessions.get(session.id, {});
+      expect(afterTurn?.updatedAt.getTime()).toBeGreaterThan(session.updatedAt.getTime());
+      expect(afterTurn?.version).toBe(session.version);
+      await sleep(5);
+      await putMessagesCheckpoint(ctx.backend, session.threadId, messages);
+      const again = await ctx.backend.sessions.get(session.id, {});
+      expect(again?.updatedAt.getTime()).toBe(afterTurn?.updatedAt.getTime());
     });
 
     it('leaves threads without a session and subgraph namespaces out of the projection', async () => {
