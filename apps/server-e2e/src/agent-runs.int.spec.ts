@@ -39,6 +39,8 @@ beforeAll(async () => {
     COGNITION_CALLBACK_MAX_ATTEMPTS: '4',
     COGNITION_CALLBACK_BACKOFF_SECONDS: '0.05',
     COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: '0.2',
+    // The callback receiver listens on loopback, refused unless allowed.
+    COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: 'true',
   });
 });
 

@@ -148,7 +148,18 @@ const badMessageBody = fc.oneof(
   fc.record({
     content: fc.constant('hi'),
     callback_url: fc.oneof(
-      fc.constantFrom('ftp://example.com/hook', 'javascript:alert(1)', 'not a url', ''),
+      fc.constantFrom(
+        'ftp://example.com/hook',
+        'javascript:alert(1)',
+        'not a url',
+        '',
+        // Hosts inside the server's own network (refused by default).
+        'http://127.0.0.1:8000/hook',
+        'http://10.1.2.3/hook',
+        'http://[::1]/hook',
+        'http://169.254.169.254/latest/meta-data',
+        'http://localhost/hook',
+      ),
       notAString.filter((v) => v !== null),
     ),
   }),

@@ -231,9 +231,32 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
     } catch (error) {
       const { status, body } = toHttpError(error);
       if (status >= 500) req.log.error({ err: error }, 'request failed');
-      sendError(res, status, body);
+      sendError(res, status, restFieldPaths(body, route));
     }
   };
+}
+
+const REQUEST_PARTS = ['path', 'query', 'body', 'headers'];
+
+/**
+ * Field issues raised past the REST schemas (by a procedure's input schema or the domain, e.g.
+ * `callbackUrl` refused by the runtime) name the procedure's camelCase input fields; REST
+ * callers sent snake_case fields in a request part, so they are named the way the REST
+ * validation names its own (`body.callback_url`).
+ */
+function restFieldPaths<T extends { errors?: { path: string; message: string }[] }>(
+  body: T,
+  route: RestRoute,
+): T {
+  if (!body.errors) return body;
+  const part = route.request.body ? 'body' : 'query';
+  const errors = body.errors.map((issue) => {
+    const [first = ''] = issue.path.split('.');
+    if (REQUEST_PARTS.includes(first)) return issue;
+    const snake = issue.path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    return { ...issue, path: `${part}.${snake}` };
+  });
+  return { ...body, errors };
 }
 
 /**

@@ -45,6 +45,8 @@ describe('completion-callback attempts across a restart', () => {
     {
       COGNITION_PORT: '0',
       COGNITION_CALLBACK_MAX_ATTEMPTS: '3',
+      // The receiver listens on loopback.
+      COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: 'true',
       COGNITION_CALLBACK_BACKOFF_SECONDS: '0.01',
     },
     workspace,

@@ -56,6 +56,7 @@ describe('loadConfig', () => {
         initialDelayMs: 1000,
         maxDelayMs: 30_000,
         timeoutMs: 10_000,
+        allowPrivateNetwork: false,
       },
     });
   });
@@ -100,6 +101,7 @@ describe('loadConfig', () => {
         COGNITION_CALLBACK_BACKOFF_SECONDS: '0.05',
         COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: '2',
         COGNITION_CALLBACK_TIMEOUT_SECONDS: '4',
+        COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: 'true',
       },
       '/srv/app',
     );
@@ -155,6 +157,7 @@ describe('loadConfig', () => {
       initialDelayMs: 50,
       maxDelayMs: 2000,
       timeoutMs: 4000,
+      allowPrivateNetwork: true,
     });
   });
 

@@ -93,6 +93,8 @@ export interface CallbackConfig {
   initialDelayMs: number;
   maxDelayMs: number;
   timeoutMs: number;
+  /** Deliver to loopback/private/link-local addresses too (default false: refused). */
+  allowPrivateNetwork: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -320,6 +322,7 @@ export const SETTINGS = {
   COGNITION_CALLBACK_BACKOFF_SECONDS: { default: '1', schema: positiveNumberText(3600) },
   COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: { default: '30', schema: positiveNumberText(86400) },
   COGNITION_CALLBACK_TIMEOUT_SECONDS: { default: '10', schema: positiveNumberText(600) },
+  COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: { default: 'false', schema: boolText },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -396,6 +399,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const callbackBackoff = read('COGNITION_CALLBACK_BACKOFF_SECONDS');
   const callbackMaxBackoff = read('COGNITION_CALLBACK_MAX_BACKOFF_SECONDS');
   const callbackTimeout = read('COGNITION_CALLBACK_TIMEOUT_SECONDS');
+  const callbackAllowPrivate = read('COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK');
 
   const persistence = resolvePersistence(backend, uri, poolSize, workspaceRoot, problems);
 
@@ -487,6 +491,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       initialDelayMs: Math.round(need(callbackBackoff) * 1000),
       maxDelayMs: Math.round(need(callbackMaxBackoff) * 1000),
       timeoutMs: Math.round(need(callbackTimeout) * 1000),
+      allowPrivateNetwork: need(callbackAllowPrivate),
     },
   };
 }

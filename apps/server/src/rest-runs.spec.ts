@@ -98,6 +98,30 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
     const paths = ((await json(invalid)).errors as { path: string }[]).map((e) => e.path);
     expect(paths.sort()).toEqual(['body.callback_url', 'body.content']);
 
+    // Fields checked past the REST schema (by the runtime) are named as the request sent them.
+    const unknownParent = await send(id, { content: 'x', parent_id: 'no-such-message' });
+    expect(unknownParent.status).toBe(422);
+    expect(await json(unknownParent)).toMatchObject({
+      errors: [
+        { path: 'body.parent_id', message: expect.stringContaining('no message') as string },
+      ],
+    });
+
+    // A callback into the server's own network (here: the cloud metadata address) is refused.
+    const internal = await send(id, { content: 'x', callback_url: 'http://169.254.169.254/' });
+    expect(internal.status).toBe(422);
+    expect(await json(internal)).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [
+        {
+          path: 'body.callback_url',
+          message: expect.stringContaining(
+            '169.254.169.254 resolves to a non-public address',
+          ) as string,
+        },
+      ],
+    });
+
     const badCursor = await send(id, { content: 'x' }, { 'Last-Event-ID': 'nonsense' });
     expect(badCursor.status).toBe(422);
     expect(await json(badCursor)).toMatchObject({

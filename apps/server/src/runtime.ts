@@ -109,6 +109,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       initialDelayMs: callbacks.initialDelayMs,
       maxDelayMs: callbacks.maxDelayMs,
       timeoutMs: callbacks.timeoutMs,
+      allowPrivateNetwork: callbacks.allowPrivateNetwork,
     },
     logger: deps.logger.child({ component: 'runtime' }),
   });

@@ -83,6 +83,8 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     workspaceRoot: workspace,
     chatModelFactory: () => model,
     abortWaitMs: 2000,
+    // Callback receivers of these tests listen on loopback, which is refused by default.
+    callbacks: { allowPrivateNetwork: true },
   });
   const breakerSnapshots: BreakerSnapshot[] = [];
   const released: string[] = [];

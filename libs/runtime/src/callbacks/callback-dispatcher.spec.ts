@@ -61,6 +61,9 @@ function capturingLogger(): Logger & { errors: { obj: object; msg?: string }[] }
   };
 }
 
+/** The receivers of these tests listen on 127.0.0.1, which the dispatcher refuses by default. */
+const LOOPBACK = { allowPrivateNetwork: true };
+
 describe('CallbackDispatcher', () => {
   let storage: StorageBackend;
 
@@ -76,6 +79,7 @@ describe('CallbackDispatcher', () => {
     const r = await receiver([500, 502, 500, 500]);
     try {
       const dispatcher = new CallbackDispatcher(storage.runs, {
+        ...LOOPBACK,
         initialDelayMs: 20,
         maxDelayMs: 40,
         maxAttempts: 3,
@@ -106,7 +110,11 @@ describe('CallbackDispatcher', () => {
   it('does not retry a 4xx rejection, but retries 429; one delivery id per dispatch', async () => {
     const r = await receiver([400, 429, 200]);
     try {
-      const dispatcher = new CallbackDispatcher(storage.runs, { initialDelayMs: 1, secret: 'k' });
+      const dispatcher = new CallbackDispatcher(storage.runs, {
+        ...LOOPBACK,
+        initialDelayMs: 1,
+        secret: 'k',
+      });
       await dispatcher.dispatch(r.url, payload);
       expect((await storage.runs.listCallbackAttempts('r1')).map((a) => a.status)).toEqual([400]);
       await dispatcher.dispatch(r.url, { ...payload, run_id: 'r2' });
@@ -125,6 +133,7 @@ describe('CallbackDispatcher', () => {
 
   it('records network failures and stops retrying on close', async () => {
     const dispatcher = new CallbackDispatcher(storage.runs, {
+      ...LOOPBACK,
       initialDelayMs: 60_000,
       maxAttempts: 5,
     });
@@ -141,7 +150,11 @@ describe('CallbackDispatcher', () => {
     const r = await receiver([503, 200]);
     try {
       const logger = capturingLogger();
-      const dispatcher = new CallbackDispatcher(storage.runs, { initialDelayMs: 1, logger });
+      const dispatcher = new CallbackDispatcher(storage.runs, {
+        ...LOOPBACK,
+        initialDelayMs: 1,
+        logger,
+      });
       // No run of this id exists: storage refuses every record with RUN_NOT_FOUND.
       await dispatcher.dispatch(r.url, { ...payload, run_id: 'gone' });
       expect(r.hits).toHaveLength(2);
@@ -152,6 +165,31 @@ describe('CallbackDispatcher', () => {
       });
       expect(logger.errors[1]).toMatchObject({ obj: { attempt: 2 } });
       expect(await storage.runs.listCallbackAttempts('gone')).toEqual([]);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('refuses loopback, private and link-local URLs by default, once, without sending', async () => {
+    const r = await receiver([200, 200, 200]);
+    try {
+      const dispatcher = new CallbackDispatcher(storage.runs, { initialDelayMs: 1 });
+      await dispatcher.dispatch(r.url, payload);
+      await dispatcher.dispatch('http://169.254.169.254/latest/meta-data', {
+        ...payload,
+        run_id: 'r2',
+      });
+      expect(r.hits).toHaveLength(0);
+      const [loopback] = await storage.runs.listCallbackAttempts('r1');
+      expect(await storage.runs.listCallbackAttempts('r1')).toHaveLength(1);
+      expect(loopback).toMatchObject({
+        ok: false,
+        status: null,
+        error: 'refused: 127.0.0.1 resolves to a non-public address (127.0.0.1)',
+      });
+      expect(await storage.runs.listCallbackAttempts('r2')).toMatchObject([
+        { error: 'refused: 169.254.169.254 resolves to a non-public address (169.254.169.254)' },
+      ]);
     } finally {
       await r.close();
     }

@@ -3,6 +3,7 @@ import type { CallbackAttempt } from '@cognition/contracts';
 import { CALLBACK_ERROR_MAX } from '@cognition/contracts';
 import type { RunStore } from '@cognition/storage';
 import type { Logger } from '../logger';
+import { refuseNonPublicHost } from '../net/public-address';
 import { silentLogger } from '../logger';
 
 /** The JSON body POSTed to a run's `callbackUrl` once the run ended. */
@@ -37,6 +38,13 @@ export interface CallbackOptions {
   maxDelayMs?: number;
   /** Per-attempt time limit. Default 10 000 ms. */
   timeoutMs?: number;
+  /**
+   * Deliver to loopback, private and link-local addresses too. Default false: a callback URL
+   * comes from the API caller, and without this check any caller could make the server POST
+   * into its own network (databases, cloud metadata services). Turn on when receivers live on
+   * the server's private network.
+   */
+  allowPrivateNetwork?: boolean;
   logger?: Logger;
 }
 
@@ -129,25 +137,7 @@ export class CallbackDispatcher {
       const startedAt = new Date();
       // Monotonic, so a wall-clock step during the request cannot make the duration negative.
       const started = performance.now();
-      let status: number | null = null;
-      let error: string | null = null;
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers,
-          body,
-          redirect: 'error',
-          signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
-        });
-        status = response.status;
-        await response.body?.cancel();
-        if (!response.ok) error = `HTTP ${response.status}`;
-      } catch (caught) {
-        error = (caught instanceof Error ? caught.message : String(caught)).slice(
-          0,
-          CALLBACK_ERROR_MAX,
-        );
-      }
+      const { status, error, final } = await this.post(url, headers, body);
       const ok = error === null;
       await this.record({
         runId: payload.run_id,
@@ -161,7 +151,7 @@ export class CallbackDispatcher {
         error,
       });
       if (ok) return;
-      if (!isRetryable(status) || attempt === this.maxAttempts) {
+      if (final || !isRetryable(status) || attempt === this.maxAttempts) {
         this.logger.warn(
           { runId: payload.run_id, url, attempt, status, error },
           'completion callback delivery failed for good',
@@ -170,6 +160,45 @@ export class CallbackDispatcher {
       }
       await sleep(delay, this.closing.signal);
       delay = Math.min(delay * 2, this.maxDelayMs);
+    }
+  }
+
+  /**
+   * One POST. `final`: the URL was refused for good (its host is not public), so retrying
+   * cannot help; a host that does not resolve may be a passing DNS failure and is retried.
+   */
+  private async post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number | null; error: string | null; final: boolean }> {
+    if (!this.options.allowPrivateNetwork) {
+      const refused = await refuseNonPublicHost(new URL(url));
+      if (refused !== null) {
+        return {
+          status: null,
+          error: `refused: ${refused.message}`,
+          final: refused.kind === 'non-public',
+        };
+      }
+    }
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'error',
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
+      });
+      await response.body?.cancel();
+      return {
+        status: response.status,
+        error: response.ok ? null : `HTTP ${response.status}`,
+        final: false,
+      };
+    } catch (caught) {
+      const message = caught instanceof Error ? caught.message : String(caught);
+      return { status: null, error: message.slice(0, CALLBACK_ERROR_MAX), final: false };
     }
   }
 }

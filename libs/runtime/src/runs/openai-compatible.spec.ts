@@ -279,7 +279,15 @@ describe('openai_compatible provider against the fake server', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
-      await start({ callbacks: { secret: 's3cret', initialDelayMs: 10, maxAttempts: 3 } });
+      await start({
+        // The receiver listens on loopback, which callbacks may reach only when allowed.
+        callbacks: {
+          secret: 's3cret',
+          initialDelayMs: 10,
+          maxAttempts: 3,
+          allowPrivateNetwork: true,
+        },
+      });
       server.enqueue({ text: 'All done.', usage: { prompt_tokens: 7, completion_tokens: 3 } });
       const session = await rt.createSession();
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;

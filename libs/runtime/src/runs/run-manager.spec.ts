@@ -316,6 +316,22 @@ describe('RunManager (scripted model)', () => {
         callbackUrl: 'ftp://example.com/cb',
       }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', issues: [{ path: 'callbackUrl' }] });
+    // Callbacks into the server's own network are refused before anything is stored.
+    for (const callbackUrl of [
+      'http://127.0.0.1:8080/hook',
+      'http://169.254.169.254/',
+      'http://[::1]/',
+    ]) {
+      await expect(
+        rt.runs.send({ sessionId: session.id, scope: {}, content: 'x', callbackUrl }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        issues: [
+          { path: 'callbackUrl', message: expect.stringContaining('non-public address') as string },
+        ],
+      });
+    }
+    expect(await rt.storage.messages.listAll(session.id, {})).toEqual([]);
     await expect(
       rt.runs.send({ sessionId: session.id, scope: {}, content: '' }),
     ).rejects.toMatchObject({

@@ -36,6 +36,7 @@ import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
 import { RuntimeError, errorMessage } from '../errors';
 import type { EventLog } from '../events/event-log';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
+import { refuseNonPublicHost } from '../net/public-address';
 import { EVENT_SEQ_WIDTH, newMessageId, newRunId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -201,6 +202,7 @@ export class RunManager {
   private readonly chatModelFactory: ChatModelFactory;
   private readonly catalog: ToolCatalog;
   private readonly callbacks: CallbackDispatcher;
+  private readonly callbackOptions: CallbackOptions;
   private readonly logger: Logger;
   private readonly maxSteps: number;
   private readonly abortWaitMs: number;
@@ -219,9 +221,10 @@ export class RunManager {
     this.chatModelFactory = options.chatModelFactory ?? createChatModel;
     this.catalog = new ToolCatalog(options.tools);
     this.logger = options.logger ?? silentLogger;
+    this.callbackOptions = options.callbacks ?? {};
     this.callbacks = new CallbackDispatcher(this.storage.runs, {
       logger: this.logger,
-      ...options.callbacks,
+      ...this.callbackOptions,
     });
     this.maxSteps = options.maxSteps ?? 50;
     this.abortWaitMs = options.abortWaitMs ?? 5000;
@@ -289,6 +292,17 @@ export class RunManager {
     const parentId = input.parentId ?? null;
     if (parentId !== null && !(await this.storage.messages.get(session.id, parentId, scope))) {
       throw RuntimeError.field('parentId', `no message ${parentId} in this session`);
+    }
+    if (callbackUrl && !this.callbackOptions.allowPrivateNetwork) {
+      // Refused here, where the caller can still be told; delivery checks again (DNS changes).
+      // A host that does not resolve now is accepted: that may pass, and delivery retries.
+      const refused = await refuseNonPublicHost(new URL(callbackUrl));
+      if (refused?.kind === 'non-public') {
+        throw RuntimeError.field(
+          'callbackUrl',
+          `${refused.message}; callbacks into the server's own network are not allowed by its configuration`,
+        );
+      }
     }
     if (await this.storage.runs.getActive(session.id)) {
       throw new RuntimeError('RUN_IN_PROGRESS', `Session ${session.id} already has an active run`);

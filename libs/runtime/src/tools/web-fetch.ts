@@ -1,6 +1,5 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import { refuseNonPublicHost } from '../net/public-address';
 import type { RuntimeTool } from './types';
 import { capOutput, defineTool } from './types';
 
@@ -18,40 +17,6 @@ export interface WebFetchOptions {
   allowPrivateNetwork?: boolean;
 }
 
-const nonPublic = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  nonPublic.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  nonPublic.addSubnet(net, prefix, 'ipv6');
-}
-
-function isNonPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return nonPublic.check(mapped[1], 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
 class FetchRefused extends Error {}
 
 async function checkUrl(url: URL, allowPrivateNetwork: boolean): Promise<void> {
@@ -59,12 +24,8 @@ async function checkUrl(url: URL, allowPrivateNetwork: boolean): Promise<void> {
     throw new FetchRefused(`only http and https URLs can be fetched, not ${url.protocol}`);
   }
   if (allowPrivateNetwork) return;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  const blocked = addresses.find(isNonPublicAddress);
-  if (blocked !== undefined) {
-    throw new FetchRefused(`${url.hostname} resolves to a non-public address (${blocked})`);
-  }
+  const refused = await refuseNonPublicHost(url);
+  if (refused !== null) throw new FetchRefused(refused.message);
 }
 
 async function readCapped(
