@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       maxBodyBytes: 4 * 1024 * 1024,
       logLevel: 'info',
       shutdownGraceMs: 10_000,
+      maxConcurrentRuns: 32,
       sandbox: {
         backend: 'local',
         docker: {
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
         COGNITION_MAX_BODY_BYTES: '512kb',
         COGNITION_LOG_LEVEL: 'debug',
         COGNITION_SHUTDOWN_GRACE_SECONDS: '2.5',
+        COGNITION_MAX_CONCURRENT_RUNS: '4',
         COGNITION_SANDBOX_BACKEND: 'docker',
         COGNITION_DOCKER_IMAGE: 'registry.local/sandbox:1.2',
         COGNITION_DOCKER_NETWORK: 'bridge',
@@ -128,6 +130,7 @@ describe('loadConfig', () => {
     expect(config.maxBodyBytes).toBe(512 * 1024);
     expect(config.logLevel).toBe('debug');
     expect(config.shutdownGraceMs).toBe(2500);
+    expect(config.maxConcurrentRuns).toBe(4);
     expect(config.sandbox).toEqual({
       backend: 'docker',
       docker: {
@@ -213,6 +216,7 @@ describe('loadConfig', () => {
       COGNITION_MAX_BODY_BYTES: 'lots',
       COGNITION_LOG_LEVEL: 'verbose',
       COGNITION_SHUTDOWN_GRACE_SECONDS: '-1',
+      COGNITION_MAX_CONCURRENT_RUNS: '0',
       COGNITION_SANDBOX_BACKEND: 'vm',
       COGNITION_DOCKER_MEMORY_LIMIT: 'big',
       COGNITION_DOCKER_CPU_LIMIT: '0',
@@ -227,6 +231,7 @@ describe('loadConfig', () => {
       'COGNITION_MAX_BODY_BYTES',
       'COGNITION_LOG_LEVEL',
       'COGNITION_SHUTDOWN_GRACE_SECONDS',
+      'COGNITION_MAX_CONCURRENT_RUNS',
       'COGNITION_SANDBOX_BACKEND',
       'COGNITION_DOCKER_MEMORY_LIMIT',
       'COGNITION_DOCKER_CPU_LIMIT',
@@ -234,7 +239,7 @@ describe('loadConfig', () => {
       'COGNITION_CORS_ORIGINS',
     ]);
     const error = new ConfigError(problems);
-    expect(error.message).toContain('12 problems');
+    expect(error.message).toContain('13 problems');
   });
 
   it('rejects an unknown persistence backend naming the accepted values (no silent fallback)', () => {

@@ -19,6 +19,8 @@ export interface ServerConfig {
   maxBodyBytes: number;
   logLevel: LogLevel;
   shutdownGraceMs: number;
+  /** Runs executing at once in this process; more wait `queued`. */
+  maxConcurrentRuns: number;
   sandbox: SandboxConfig;
   llm: LlmSettings;
   sse: SseConfig;
@@ -274,6 +276,7 @@ export const SETTINGS = {
   COGNITION_MAX_BODY_BYTES: { default: '4mb', schema: byteSizeText },
   COGNITION_LOG_LEVEL: { default: 'info', schema: enumText(LOG_LEVELS) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
+  COGNITION_MAX_CONCURRENT_RUNS: { default: '32', schema: intText(1, 10000) },
   COGNITION_SANDBOX_BACKEND: { default: 'local', schema: enumText(SANDBOX_BACKENDS) },
   COGNITION_DOCKER_IMAGE: {
     default: 'cognition-sandbox:latest',
@@ -372,6 +375,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const maxBodyBytes = read('COGNITION_MAX_BODY_BYTES');
   const logLevel = read('COGNITION_LOG_LEVEL');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
+  const maxConcurrentRuns = read('COGNITION_MAX_CONCURRENT_RUNS');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
   const dockerImage = read('COGNITION_DOCKER_IMAGE');
   const dockerNetwork = read('COGNITION_DOCKER_NETWORK');
@@ -466,6 +470,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     maxBodyBytes: need(maxBodyBytes),
     logLevel: need(logLevel),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
+    maxConcurrentRuns: need(maxConcurrentRuns),
     sandbox: {
       backend: need(sandboxBackend),
       docker: {

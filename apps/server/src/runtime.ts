@@ -103,6 +103,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     eventLog: new InMemoryEventLog({ bufferSize: config.sse.bufferSize }),
     workspaceRoot: sessionsRoot(config.workspaceRoot),
     breakers: deps.breakers,
+    maxConcurrentRuns: config.maxConcurrentRuns,
     callbacks: {
       ...(callbacks.secret !== null ? { secret: callbacks.secret } : {}),
       maxAttempts: callbacks.maxAttempts,

@@ -165,6 +165,39 @@ describe('RunManager (scripted model)', () => {
     await rt.runs.abort(session.id, {});
   });
 
+  it('runs at most maxConcurrentRuns at once: the rest wait queued, in order, and abort cleanly', async () => {
+    const model = new ScriptedChatModel([{ text: 'slow', hang: true }, { text: 'second' }]);
+    rt = await createTestRuntime({ chatModel: model, extra: { maxConcurrentRuns: 1 } });
+    const [a, b, c] = [
+      await rt.createSession(),
+      await rt.createSession(),
+      await rt.createSession(),
+    ];
+    const first = await rt.runs.send({ sessionId: a.id, scope: {}, content: 'a' });
+    await waitFor(() => model.calls.length === 1);
+    const second = await rt.runs.send({ sessionId: b.id, scope: {}, content: 'b' });
+    const third = await rt.runs.send({ sessionId: c.id, scope: {}, content: 'c' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const status = async (id: string) => (await rt.storage.runs.get(id))?.status;
+    expect([
+      await status(first.run.id),
+      await status(second.run.id),
+      await status(third.run.id),
+    ]).toEqual(['running', 'queued', 'queued']);
+    expect(model.calls).toHaveLength(1);
+    // A queued run aborts without ever starting; its user message stays.
+    await rt.runs.abort(c.id, {});
+    const thirdEvents = await collect(await rt.runs.events(c.id, {}, { runId: third.run.id }));
+    expect(thirdEvents.map((e) => e.event.type)).toEqual(['status', 'error']);
+    expect(await status(third.run.id)).toBe('aborted');
+    expect((await rt.storage.messages.listAll(c.id, {})).map((m) => m.content)).toEqual(['c']);
+    // The slot passes to the next queued run when the running one ends.
+    await rt.runs.abort(a.id, {});
+    const secondEvents = await collect(await rt.runs.events(b.id, {}, { runId: second.run.id }));
+    expect(secondEvents[secondEvents.length - 1]?.event.type).toBe('done');
+    expect(model.calls).toHaveLength(2);
+  });
+
   it('lets exactly one of two concurrent sends start a run, without an orphan message', async () => {
     const model = new ScriptedChatModel([{ text: 'slow', hang: true }]);
     rt = await createTestRuntime({ chatModel: model });

@@ -37,6 +37,7 @@ import { RuntimeError, errorMessage } from '../errors';
 import type { EventLog } from '../events/event-log';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
 import { refuseNonPublicHost } from '../net/public-address';
+import { RunSlots } from './run-slots';
 import { EVENT_SEQ_WIDTH, newMessageId, newRunId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -72,8 +73,15 @@ export interface RunManagerOptions {
   callbacks?: CallbackOptions;
   /** How long `abort` waits for the run to wind down before returning. Default 5000 ms. */
   abortWaitMs?: number;
+  /**
+   * Runs executing at once in this process; later ones wait `queued` (see `RunSlots`).
+   * Default {@link DEFAULT_MAX_CONCURRENT_RUNS}.
+   */
+  maxConcurrentRuns?: number;
   logger?: Logger;
 }
+
+export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
 
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
 export interface SendInput {
@@ -206,6 +214,7 @@ export class RunManager {
   private readonly logger: Logger;
   private readonly maxSteps: number;
   private readonly abortWaitMs: number;
+  private readonly slots: RunSlots;
   private readonly active = new Map<string, ActiveRun>();
   private readonly sendLocks = new Map<string, Promise<void>>();
   private readonly closing = new AbortController();
@@ -228,6 +237,7 @@ export class RunManager {
     });
     this.maxSteps = options.maxSteps ?? 50;
     this.abortWaitMs = options.abortWaitMs ?? 5000;
+    this.slots = new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
   }
 
   /**
@@ -550,7 +560,28 @@ export class RunManager {
     };
   }
 
+  /** Waits for a slot (the run stays `queued`), runs the turn, and gives the slot back. */
   private async execute(
+    active: ActiveRun,
+    session: Session,
+    userMessage: Message,
+    callbackUrl: string | null,
+  ): Promise<void> {
+    const release = await this.slots.acquire(active.controller.signal);
+    try {
+      if (release === null) {
+        // Aborted (or the server stopped) while queued: it ends without having started.
+        const outcome: Outcome = { kind: active.cancelReason ?? 'aborted' };
+        await this.finish(active, session, outcome, null, null, callbackUrl);
+        return;
+      }
+      await this.executeTurn(active, session, userMessage, callbackUrl);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async executeTurn(
     active: ActiveRun,
     session: Session,
     userMessage: Message,
