@@ -17,14 +17,22 @@ export interface ToolDefinition {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
+/** Tools are immutable, so each one's JSON schema is converted once (it is offered every run). */
+const definitions = new WeakMap<RuntimeTool, ToolDefinition>();
+
 export function toToolDefinition(tool: RuntimeTool): ToolDefinition {
-  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, {
-    io: 'input',
-  }) as Record<string, unknown>;
-  return {
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters },
-  };
+  let definition = definitions.get(tool);
+  if (!definition) {
+    const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, {
+      io: 'input',
+    }) as Record<string, unknown>;
+    definition = {
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters },
+    };
+    definitions.set(tool, definition);
+  }
+  return definition;
 }
 
 /** Every tool implementation, by name. */
