@@ -55,8 +55,12 @@ export type FakeScriptEntry = FakeCompletion | ((request: RecordedRequest) => Fa
 export interface FakeOpenAIServerOptions {
   /** Default delay before each chunk. Default 0. */
   chunkDelayMs?: number;
-  /** Reply used when the script is empty. Default: an HTTP 500 saying the script is exhausted. */
-  fallback?: FakeCompletion;
+  /**
+   * Reply used when the script is empty; a function sees the request (e.g. to answer a tool
+   * result with text, for any number of concurrent conversations). Default: an HTTP 500 saying
+   * the script is exhausted.
+   */
+  fallback?: FakeScriptEntry;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -149,16 +153,12 @@ export class FakeOpenAIServer {
     res.on('close', () => {
       if (!res.writableFinished) record.clientClosedAt = new Date();
     });
-    const entry = this.queue.shift();
-    const reply: FakeCompletion =
-      entry === undefined
-        ? (this.options.fallback ?? {
-            status: 500,
-            errorMessage: 'fake server: the script is exhausted',
-          })
-        : typeof entry === 'function'
-          ? entry(record)
-          : entry;
+    const entry = this.queue.shift() ??
+      this.options.fallback ?? {
+        status: 500,
+        errorMessage: 'fake server: the script is exhausted',
+      };
+    const reply: FakeCompletion = typeof entry === 'function' ? entry(record) : entry;
     if (reply.status !== undefined && reply.status >= 400) {
       res.writeHead(reply.status, { 'content-type': 'application/json' });
       res.end(

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import type { CognitionClient } from '@cognition/client';
+import type { AgentEvent } from '@cognition/contracts';
+import {
+  AgentRegistry,
+  AgentTurn,
+  ProviderRegistry,
+  ToolCatalog,
+  UsageMeter,
+  createAgentGraph,
+  createChatModel,
+  isProviderOutage,
+  loadLlmConfig,
+  newRunId,
+  toToolDefinition,
+} from '@cognition/runtime';
+import type { BoundChatModel } from '@cognition/runtime';
+import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { createLocalSandbox } from '@cognition/sandbox';
+import type { ExecutionBackend } from '@cognition/sandbox';
+import { HumanMessage } from '@langchain/core/messages';
+import { MemorySaver } from '@langchain/langgraph';
+import { sampleLatencies } from '../harness/measure';
+import { compare, formatLatency, formatMs, summarizeLatencies } from '../harness/stats';
+import type { Operation } from '../harness/measure';
+import type { Benchmark, BenchContext, BenchmarkOutput, ResultRow } from '../harness/types';
+import { processCpuMs } from '../support/process-cpu';
+import type { AgentServer, AgentServerProvider, TurnShape } from '../support/agent-server';
+import {
+  BENCH_MODEL,
+  shapeOf,
+  startAgentServer,
+  streamTurn,
+  toolThenAnswer,
+  turnProblem,
+} from '../support/agent-server';
+
+/** Tokens of the final answer (the fake model streams one word per chunk). */
+const ANSWER_TOKENS = 50;
+/** As RunManager's default: graph steps per run. */
+const MAX_STEPS = 50;
+const PROMPT = 'List the files of the workspace, then answer.';
+
+/** @throws Error when a turn was not one successful tool call and a 50-token answer. */
+function checkTurn(who: string, shape: TurnShape): void {
+  const problem = turnProblem(shape, ANSWER_TOKENS);
+  if (problem !== null) throw new Error(`${who}: ${problem}`);
+}
+
+/**
+ * The floor: the agent graph a RunManager runs for a session (`AgentTurn` steps in
+ * `createAgentGraph`), built the way `RunManager.execute` builds it — the server's provider
+ * configuration pointed at the same fake model, a fresh chat model bound to the agent's tools
+ * per turn, the LLM circuit breaker, the usage meter, the local sandbox on a per-session
+ * workspace — but checkpointed by LangGraph's `MemorySaver` and with events kept in an array
+ * instead of storage, the event log and a client connection.
+ */
+async function createFloor(
+  fake: FakeOpenAIServer,
+  workspaceRoot: string,
+): Promise<(i: number) => Promise<TurnShape>> {
+  const providers = new ProviderRegistry(
+    loadLlmConfig({
+      provider: 'openai_compatible',
+      model: BENCH_MODEL,
+      openaiCompatibleBaseUrl: fake.baseUrl,
+    }),
+  );
+  const agents = await AgentRegistry.load(workspaceRoot);
+  const agent = agents.get('default');
+  if (!agent) throw new Error('the built-in agent "default" is missing');
+  const catalog = new ToolCatalog();
+  const breakers = new CircuitBreakerRegistry();
+  const sandbox = createLocalSandbox();
+  const saver = new MemorySaver();
+
+  return async () => {
+    const sessionId = randomUUID();
+    const resolved = providers.resolve({}, agent);
+    const tools = catalog.forAgent(agent, agents.subagents());
+    const chat = createChatModel(resolved);
+    if (!chat.bindTools) throw new Error('the openai_compatible chat model cannot bind tools');
+    const model: BoundChatModel = chat.bindTools(tools.map(toToolDefinition));
+    let backend: Promise<ExecutionBackend> | null = null;
+    const events: AgentEvent[] = [];
+    const userId = randomUUID();
+    const turn = new AgentTurn({
+      agent,
+      tools,
+      model,
+      resolved,
+      breaker: breakers.get(`llm:${resolved.provider.id}`, { isFailure: isProviderOutage }),
+      signal: new AbortController().signal,
+      emit: (event) => events.push(event),
+      streamToClient: true,
+      parentId: userId,
+      runId: newRunId(),
+      usage: new UsageMeter(resolved.provider.id, resolved.model, providers.price(resolved.model)),
+      backend: () => {
+        backend ??= (async () => {
+          const root = path.join(workspaceRoot, sessionId);
+          await mkdir(root, { recursive: true });
+          return sandbox.forSession(sessionId, root);
+        })();
+        return backend;
+      },
+      delegate: () => Promise.reject(new Error('the benchmark turn does not delegate')),
+    });
+    const graph = createAgentGraph(turn, saver);
+    await graph.invoke(
+      { messages: [new HumanMessage({ id: userId, content: PROMPT })] },
+      { configurable: { thread_id: sessionId }, recursionLimit: MAX_STEPS },
+    );
+    // The graph has no terminal event of its own: RunManager emits `done` once invoke resolves.
+    return { ...shapeOf(events), terminal: 'done' };
+  };
+}
+
+async function createSessions(client: CognitionClient, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    ids.push((await client.sessions.create.mutate({ title: `turn ${i}` })).id);
+  }
+  return ids;
+}
+
+interface ServerContender {
+  provider: AgentServerProvider;
+  label: string;
+  /** Whether the issue's goal applies (the memory backend is a decomposition, not a product). */
+  goal: boolean;
+}
+
+const SERVER_CONTENDERS: readonly ServerContender[] = [
+  { provider: 'sqlite', label: 'SQLite', goal: true },
+  { provider: 'postgresql', label: 'PostgreSQL', goal: true },
+  { provider: 'memory', label: 'in-memory storage (no database)', goal: false },
+];
+
+async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
+  const warmup = ctx.size(2, 20);
+  const samples = ctx.size(10, 150);
+  const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(ANSWER_TOKENS) });
+  const started: { contender: ServerContender; agent: AgentServer; sessions: string[] }[] = [];
+  try {
+    for (const contender of SERVER_CONTENDERS) {
+      const agent = await startAgentServer(ctx, { provider: contender.provider, fake });
+      started.push({ contender, agent, sessions: [] });
+    }
+    for (const entry of started) {
+      entry.sessions = await createSessions(entry.agent.client, warmup + samples);
+    }
+    const floorWorkspace = path.join(ctx.tmpDir, 'floor');
+    await mkdir(floorWorkspace, { recursive: true });
+    const floor = await createFloor(fake, floorWorkspace);
+
+    const contenders: Record<string, Operation> = {
+      floor: async (i) => checkTurn('floor', await floor(i)),
+    };
+    for (const { contender, agent, sessions } of started) {
+      contenders[contender.provider] = async (i) => {
+        const sessionId = sessions[i];
+        if (sessionId === undefined) throw new Error(`no session prepared for turn ${i}`);
+        checkTurn(contender.label, await streamTurn(agent.client, sessionId, PROMPT));
+      };
+    }
+    const pidOf = (agent: AgentServer): number => {
+      const pid = agent.server.child.pid;
+      if (pid === undefined) throw new Error('a server process has no pid');
+      return pid;
+    };
+    const cpuBefore = started.map(({ agent }) => processCpuMs(pidOf(agent)));
+    ctx.log(`measuring ${samples} turns each (after ${warmup} warm-up turns)`);
+    const latencies = await sampleLatencies(contenders, { warmup, samples });
+    const floorSummary = summarizeLatencies(latencies['floor'] ?? []);
+    const rows = started.map(({ contender, agent }, index): ResultRow => {
+      const ours = summarizeLatencies(latencies[contender.provider] ?? []);
+      const cpuPerTurn =
+        (processCpuMs(pidOf(agent)) - (cpuBefore[index] ?? 0)) / (warmup + samples);
+      return {
+        case: `${contender.label}, send → done (typed client)`,
+        figures: `${formatLatency(ours)} · server CPU ${formatMs(cpuPerTurn)}/turn`,
+        metrics: {
+          p50Ms: ours.p50,
+          p99Ms: ours.p99,
+          floorP50Ms: floorSummary.p50,
+          floorP99Ms: floorSummary.p99,
+          serverCpuMsPerTurn: cpuPerTurn,
+          samples: ours.samples,
+        },
+        comparison: compare(
+          ours.p50,
+          floorSummary.p50,
+          'graph in-process, MemorySaver',
+          formatLatency(floorSummary),
+          contender.goal ? { kind: 'at-most', ratio: 1.5 } : undefined,
+        ),
+      };
+    });
+    return {
+      rows,
+      notes: [
+        `A turn: the user message → the model asks for \`ls\` of the workspace → the tool runs in the local sandbox → the model streams a ${ANSWER_TOKENS}-word answer (one token event per word) → \`done\`. The model is the fake OpenAI-compatible server in the bench process (zero chunk delay), reached over loopback HTTP by both the server and the floor.`,
+        'Each turn runs on a fresh session (created beforehand, untimed), i.e. the first turn of a conversation: every sample does the same work instead of carrying a growing history.',
+        "Ours: `streamMessage` of `@cognition/client` against the built server (tRPC mutation + SSE subscription), timed from the send to the `done` event; default agent and log level (info, stdout discarded). Server CPU per turn is the server process's user + system time (/proc) over all its turns, warm-up included: it does not depend on machine load the way latency does.",
+        'Floor: the same graph (`createAgentGraph` with `AgentTurn` steps, built as `RunManager` builds it: same provider config, tools, breaker, usage meter, local sandbox) invoked in the bench process with `MemorySaver`, events collected in an array. It skips storage (user message, run rows, checkpoint + message projection), the event log and the network to the client.',
+        'The in-memory-storage row is the same server with `COGNITION_PERSISTENCE_BACKEND=memory`: it separates the cost of the database from that of the API, event streaming and run bookkeeping, so it has no goal.',
+        'The floor and the three servers take turns call by call (rotating order), so machine load hits all of them alike; all servers stay up during the whole measurement.',
+      ],
+    };
+  } finally {
+    for (const { agent } of started) await agent.cleanup();
+    await fake.close();
+  }
+}
+
+export const agentTurnBenchmark: Benchmark = {
+  id: 1,
+  title: 'A full turn: send → `done`, one tool call, 50 tokens',
+  measuredAs:
+    'latency from `messages.send` to the `done` event via the typed client (`streamMessage`), p50/p99, SQLite and PostgreSQL (and the in-memory backend, to separate storage costs)',
+  comparedWith:
+    'the same agent graph invoked in-process with an in-memory checkpointer (the floor)',
+  goal: 'p50 ≤ 1.5× the floor',
+  run,
+};

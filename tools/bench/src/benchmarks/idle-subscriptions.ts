@@ -1,0 +1,257 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CognitionClient } from '@cognition/client';
+import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
+import { formatBytes, median } from '../harness/stats';
+import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
+import type { AgentServer } from '../support/agent-server';
+import { serverRssBytes, startAgentServer } from '../support/agent-server';
+
+/** The goal, server memory per idle subscription: 30 KB, read as KiB. */
+const BUDGET_BYTES = 30 * 1024;
+/** Requests in flight at once while setting up (sessions, sends, connections). */
+const PARALLEL = 48;
+const MODEL_CALLS_TIMEOUT_MS = 60_000;
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function forEachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** An open subscription; `close` ends it from the client side. */
+interface OpenStream {
+  close(): void;
+}
+
+/**
+ * A `runs.events` subscription of the typed client (httpSubscriptionLink over SSE), resolved
+ * once the server has sent its first event (the replayed `status: thinking` of the run), so the
+ * subscription is known to be set up on the server.
+ */
+function subscribeTrpc(client: CognitionClient, sessionId: string): Promise<OpenStream> {
+  return new Promise((resolve, reject) => {
+    let established = false;
+    const subscription = client.runs.events.subscribe(
+      { sessionId },
+      {
+        onData: () => {
+          if (established) return;
+          established = true;
+          resolve({ close: () => subscription.unsubscribe() });
+        },
+        onError: (error) => {
+          if (!established) reject(error);
+        },
+        onComplete: () => {
+          if (!established) reject(new Error(`the subscription of ${sessionId} ended at once`));
+        },
+      },
+    );
+  });
+}
+
+/**
+ * `GET /sessions/{id}/events` read with fetch, resolved once the first event arrived; the body
+ * is then drained in the background (heartbeats) until `close` aborts the request.
+ */
+async function subscribeRest(url: string, sessionId: string): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(`${url}/sessions/${sessionId}/events`, {
+    signal: controller.signal,
+  });
+  if (response.status !== 200 || !response.body) {
+    throw new Error(`GET /sessions/${sessionId}/events answered ${response.status}`);
+  }
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the event stream of ${sessionId} ended at once`);
+    buffer += decoder.decode(value, { stream: true });
+    const parsed = parseSseBlocks(buffer);
+    buffer = parsed.rest;
+    if (parsed.frames.some((frame) => frame.event !== undefined)) break;
+  }
+  const drain = async (): Promise<void> => {
+    for (;;) if ((await reader.read()).done) return;
+  };
+  // Ends with an AbortError when `close` aborts: expected, nothing to report.
+  drain().catch(() => undefined);
+  return { close: () => controller.abort() };
+}
+
+interface Kind {
+  label: string;
+  open(agent: AgentServer, sessionId: string): Promise<OpenStream>;
+}
+
+const KINDS: readonly Kind[] = [
+  {
+    label: 'tRPC `runs.events` (typed client)',
+    open: (agent, sessionId) => subscribeTrpc(agent.client, sessionId),
+  },
+  {
+    label: 'REST `GET /sessions/{id}/events`',
+    open: (agent, sessionId) => subscribeRest(agent.url, sessionId),
+  },
+];
+
+interface Reading {
+  perSubscription: number;
+  before: number;
+  open: number;
+  closed: number;
+}
+
+/**
+ * One fresh server: `sessions` sessions, each with a run waiting on the model (which never
+ * answers), then `count` subscriptions spread over them; RSS before, with them open, and after
+ * closing them.
+ */
+async function measureOnce(
+  ctx: BenchContext,
+  fake: FakeOpenAIServer,
+  kind: Kind,
+  sessions: number,
+  count: number,
+): Promise<Reading> {
+  const settleMs = ctx.size(500, 2_000);
+  const agent = await startAgentServer(ctx, {
+    provider: 'sqlite',
+    fake,
+    // The runs never finish: waiting out the default 10 s grace at shutdown would only add time.
+    env: { COGNITION_SHUTDOWN_GRACE_SECONDS: '0.1' },
+  });
+  const streams: OpenStream[] = [];
+  try {
+    const pid = agent.server.child.pid;
+    if (pid === undefined) throw new Error('the server process has no pid');
+    const requestsBefore = fake.requests.length;
+    const sessionIds: string[] = [];
+    for (let i = 0; i < sessions; i += 1) {
+      const session = await agent.client.sessions.create.mutate({ title: `idle ${i}` });
+      await agent.client.messages.send.mutate({ sessionId: session.id, content: 'Hello?' });
+      sessionIds.push(session.id);
+    }
+    // Once every run has called the model and waits for its first chunk, the server is idle.
+    const deadline = Date.now() + MODEL_CALLS_TIMEOUT_MS;
+    while (fake.requests.length - requestsBefore < sessions) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${fake.requests.length - requestsBefore} of ${sessions} runs called the model within ${MODEL_CALLS_TIMEOUT_MS} ms`,
+        );
+      }
+      await sleep(10);
+    }
+    await sleep(settleMs);
+    const before = serverRssBytes(pid).current;
+
+    await forEachLimit(
+      Array.from({ length: count }, (_, i) => sessionIds[i % sessions] as string),
+      PARALLEL,
+      async (sessionId) => {
+        streams.push(await kind.open(agent, sessionId));
+      },
+    );
+    await sleep(settleMs);
+    const open = serverRssBytes(pid).current;
+
+    for (const stream of streams.splice(0)) stream.close();
+    await sleep(settleMs);
+    const closed = serverRssBytes(pid).current;
+    ctx.log(`${kind.label}: ${count} subscriptions, RSS +${formatBytes(open - before)}`);
+    if (open <= before) {
+      throw new Error(
+        `${kind.label}: RSS did not grow with ${count} subscriptions open (${formatBytes(before)} → ${formatBytes(open)}): the signal is below this machine's noise`,
+      );
+    }
+    return { perSubscription: (open - before) / count, before, open, closed };
+  } finally {
+    for (const stream of streams) stream.close();
+    await agent.cleanup();
+  }
+}
+
+export const idleSubscriptionsBenchmark: Benchmark = {
+  id: 4,
+  title: '1,000 idle open subscriptions',
+  measuredAs:
+    "the built server's RSS increase per open event stream (tRPC `runs.events` and REST `GET /sessions/{id}/events`), 1,000 streams over 20 sessions whose runs wait on the model",
+  comparedWith: '—',
+  goal: '≤ 30 KB each',
+  async run(ctx) {
+    const count = ctx.size(40, 1_000);
+    const sessions = ctx.size(4, 20);
+    const rounds = ctx.size(1, 2);
+    // Every chat completion hangs after its headers: each run stays active, silent, for good.
+    const fake = await FakeOpenAIServer.start({ fallback: { hangAfterChunks: 0 } });
+    try {
+      const readings = new Map<Kind, Reading[]>(KINDS.map((kind) => [kind, []]));
+      for (let round = 0; round < rounds; round += 1) {
+        // ABBA order over rounds: neither kind always runs first.
+        const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
+        for (const kind of order) {
+          readings.get(kind)?.push(await measureOnce(ctx, fake, kind, sessions, count));
+        }
+      }
+      const rows = KINDS.map((kind): ResultRow => {
+        const all = readings.get(kind) ?? [];
+        const per = median(all.map((r) => r.perSubscription));
+        // The RSS figures shown are those of the round closest to the median.
+        const mid = all.reduce<Reading | undefined>(
+          (best, r) =>
+            best && Math.abs(best.perSubscription - per) <= Math.abs(r.perSubscription - per)
+              ? best
+              : r,
+          undefined,
+        );
+        if (!mid) throw new Error(`${kind.label}: no reading`);
+        const range =
+          all.length > 1
+            ? ` (rounds: ${all.map((r) => formatBytes(r.perSubscription)).join(', ')})`
+            : '';
+        return {
+          case: `${kind.label}, ${count.toLocaleString('en-US')} idle`,
+          figures:
+            `${formatBytes(per)} per subscription${range} · ` +
+            `RSS ${formatBytes(mid.before)} → ${formatBytes(mid.open)} open → ${formatBytes(mid.closed)} closed`,
+          metrics: {
+            subscriptions: count,
+            sessions,
+            perSubscriptionBytes: per,
+            rssBeforeBytes: mid.before,
+            rssOpenBytes: mid.open,
+            rssClosedBytes: mid.closed,
+          },
+          // Smoke sizes measure a few dozen subscriptions, within RSS noise: no verdict there.
+          ...(!ctx.smoke && per > BUDGET_BYTES
+            ? { failure: `${formatBytes(per)} per subscription > ${formatBytes(BUDGET_BYTES)}` }
+            : {}),
+        };
+      });
+      return {
+        rows,
+        notes: [
+          `A subscription stays open only while its run is active (with no run, \`runs.events\` ends at once and \`GET /sessions/{id}/events\` answers 204), so "idle" means waiting on a run whose model has not answered: ${sessions} sessions each get a run whose chat completion hangs after its headers (the fake OpenAI-compatible server), then ${count.toLocaleString('en-US')} subscriptions are spread over them (per-subscription state does not depend on sharing a session). The runs exist before the first reading, so their memory is not counted.`,
+          'Each subscription counts as open once its first event (the replayed `status: thinking`) arrived; up to 48 are opened at once. tRPC: `runs.events.subscribe` of the typed client (httpSubscriptionLink, `eventsource`); REST: `fetch` of the SSE route, body drained.',
+          `RSS (VmRSS of /proc/<pid>/status) is read after ${ctx.size(0.5, 2)} s of quiet before opening, with all open, and after closing; per subscription = (open − before) / count. ${rounds > 1 ? `${rounds} rounds, each kind on a fresh server per round (ABBA order); the median is shown, with the RSS figures of the round closest to it.` : 'One round per kind, each on a fresh server.'} RSS includes garbage not yet collected and V8's heap headroom, so it is above the live heap; it does not fall back after closing (V8 keeps the pages for reuse).`,
+          'The goal is absolute (no reference), 30 KB read as 30 KiB: a row above it is marked FAILED; smoke sizes give no verdict.',
+        ],
+      };
+    } finally {
+      await fake.close();
+    }
+  },
+};
