@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StorageError } from '@cognition/storage';
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient as PostgresClient } from './generated/postgres/client';
@@ -9,6 +8,8 @@ import type { Prisma } from './generated/postgres/client';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import type { DatabaseProvider, MigrateOptions, MigrateResult } from './migrate';
 import { migratePostgresPool, migrateSqliteFile, redactUrl } from './migrate';
+import { registerRawConnection } from './raw-connections';
+import { SqliteConnection } from './sqlite-connection';
 
 /**
  * The one client type both providers satisfy. Both generated clients come from the same model
@@ -84,16 +85,18 @@ export interface DatabaseHandle {
 /**
  * A SQLite database file (created with its parent directories on migrate): one connection in WAL
  * mode with foreign keys on and a busy timeout, so other processes on the same file wait for
- * the write lock rather than fail.
+ * the write lock rather than fail. Everything on the connection (Prisma queries, interactive
+ * transactions, the checkpointer's raw statements) takes one lock: see {@link SqliteConnection}.
  */
 export function createSqliteHandle(path: string, options: OpenOptions = {}): DatabaseHandle {
   const file = resolve(path);
   const what = `Cannot open SQLite database ${file}`;
-  const adapter = new PrismaBetterSQLite3({ url: file, timeout: SQLITE_BUSY_TIMEOUT_MS });
+  const connection = new SqliteConnection(file, { busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS });
   const db = new SqliteClient({
-    adapter,
+    adapter: connection,
     transactionOptions: transactionOptions(options),
   }) as unknown as PrismaDb;
+  registerRawConnection(db, { provider: 'sqlite', connection });
   return {
     db,
     provider: 'sqlite',
@@ -107,10 +110,8 @@ export function createSqliteHandle(path: string, options: OpenOptions = {}): Dat
     },
     connect: async () => {
       try {
+        // The connection applies its per-connection settings itself.
         await db.$connect();
-        // Per-connection settings (journal_mode=WAL is persistent and set by the migrator).
-        await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
-        await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
       } catch (error) {
         throw asOpenError(error, what);
       }
@@ -122,7 +123,8 @@ export function createSqliteHandle(path: string, options: OpenOptions = {}): Dat
 /**
  * A Postgres database behind a pool of `poolSize` connections (default
  * {@link DEFAULT_POSTGRES_POOL_SIZE}); `migrate()` runs under an advisory lock, so several
- * processes starting at once against one database are safe.
+ * processes starting at once against one database are safe. The checkpointer's hot path queries
+ * the same pool directly (see `raw-connections.ts`).
  */
 export function createPostgresHandle(
   url: string,
@@ -140,6 +142,7 @@ export function createPostgresHandle(
     adapter: new PrismaPg(pool),
     transactionOptions: transactionOptions(options),
   });
+  registerRawConnection(db, { provider: 'postgresql', pool });
   return {
     db,
     provider: 'postgresql',

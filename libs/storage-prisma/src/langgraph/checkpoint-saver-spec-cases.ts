@@ -193,6 +193,31 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
       });
     });
 
+    it('refuses a Prisma client this library did not make, or the wrong provider', () => {
+      // It queries the driver under the client, which only clients from open*/create*Handle
+      // expose to it.
+      const foreign = {} as unknown as typeof opened.db;
+      const other = provider === 'sqlite' ? 'postgresql' : 'sqlite';
+      const attempts = [
+        () => new PrismaCheckpointSaver(foreign, { provider }),
+        () => new PrismaCheckpointSaver(opened.db, { provider: other }),
+      ];
+      const errors = attempts.map((attempt) => {
+        try {
+          attempt();
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      });
+      expect(errors.map((error) => (error as StorageError | undefined)?.code)).toEqual([
+        'STORAGE_ERROR',
+        'STORAGE_ERROR',
+      ]);
+      expect(attempts[0]).toThrow(/needs a Prisma client made by openSqlite\/openPostgres/);
+      expect(attempts[1]).toThrow(`the Prisma client is ${provider}, not ${other}`);
+    });
+
     it('reports a row it cannot decode as a STORAGE_ERROR', async () => {
       await opened.db.checkpoint.create({
         data: {

@@ -21,10 +21,12 @@ import type {
 } from '@langchain/langgraph-checkpoint';
 import type { DatabaseProvider, PrismaDb, PrismaTx } from '../db';
 import { guard } from '../errors';
+import { rawConnectionOf } from '../raw-connections';
 import type { ChannelEntry } from './checkpoint-codec';
 import { decodeCheckpointBlob, encodeCheckpointBlob } from './checkpoint-codec';
-import type { CheckpointRow, ListCursor, WriteRow } from './checkpoint-sql';
-import { CheckpointSql } from './checkpoint-sql';
+import type { CheckpointRow, CheckpointSql, ListCursor, WriteRow } from './checkpoint-sql';
+import { PostgresCheckpointSql } from './checkpoint-sql-postgres';
+import { SqliteCheckpointSql } from './checkpoint-sql-sqlite';
 import { assertStorableString } from './namespace';
 
 /**
@@ -78,13 +80,10 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   private readonly sql: CheckpointSql;
   private readonly recent = new RecentCheckpoints(RECENT_MAX_THREADS, RECENT_MAX_BYTES);
 
-  constructor(
-    private readonly db: PrismaDb,
-    options: PrismaCheckpointSaverOptions = {},
-  ) {
+  constructor(db: PrismaDb, options: PrismaCheckpointSaverOptions = {}) {
     super(options.serde);
     this.onRootCheckpoint = options.onRootCheckpoint;
-    this.sql = new CheckpointSql(db, options.provider ?? providerOf(db));
+    this.sql = checkpointSql(db, options.provider ?? providerOf(db));
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -100,8 +99,13 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     const { rows, writes } = await guard('Cannot read checkpoint', () =>
       this.sql.checkpointWithWrites(threadId, checkpointNs, checkpointId || undefined),
     );
-    const [tuple] = await this.toTuples(rows, writes);
-    return tuple;
+    const row = rows[0];
+    return row
+      ? this.toTuple(
+          row,
+          groupWrites(writes).get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
+        )
+      : undefined;
   }
 
   async *list(
@@ -154,7 +158,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         );
         selected = selected.slice(0, remaining);
       }
-      for (const tuple of await this.toTuples(selected, writes)) yield tuple;
+      yield* this.tuples(selected, writes);
       remaining -= selected.length;
       if (rows.length < pageSize) return;
       after = {
@@ -195,16 +199,12 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       metadata: metadataBytes,
     };
     const hook = checkpointNs === '' ? this.onRootCheckpoint : undefined;
-    await guard('Cannot store checkpoint', async () => {
-      if (!hook) {
-        await this.sql.upsertCheckpoint(this.db, row);
-        return;
-      }
-      await this.db.$transaction(async (tx) => {
-        await this.sql.upsertCheckpoint(tx, row);
-        await hook(tx, threadId, checkpoint.id, checkpoint);
-      });
-    });
+    await guard('Cannot store checkpoint', () =>
+      this.sql.putCheckpoint(
+        row,
+        hook ? (tx) => hook(tx, threadId, checkpoint.id, checkpoint) : undefined,
+      ),
+    );
     this.recent.remember(threadId, checkpointNs, checkpoint.id, entries);
     return {
       configurable: {
@@ -262,12 +262,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     assertStorableString(threadId, 'threadId');
     this.recent.forgetThread(threadId);
-    await guard('Cannot delete thread checkpoints', () =>
-      this.db.$transaction([
-        this.db.checkpointWrite.deleteMany({ where: { threadId } }),
-        this.db.checkpoint.deleteMany({ where: { threadId } }),
-      ]),
-    );
+    await guard('Cannot delete thread checkpoints', () => this.sql.deleteThread(threadId));
   }
 
   /**
@@ -351,84 +346,85 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Turns checkpoint rows and their writes into tuples. Pre-v4 checkpoints kept pending sends as
-   * writes on their parent; they cost one more query, only when present.
+   * Turns checkpoint rows and their writes into tuples, one row at a time (decoding is most of
+   * the cost of a read; a caller that stops early does not pay for the rest).
    */
-  private async toTuples(rows: CheckpointRow[], writes: WriteRow[]): Promise<CheckpointTuple[]> {
-    if (rows.length === 0) return [];
+  private async *tuples(
+    rows: CheckpointRow[],
+    writes: WriteRow[],
+  ): AsyncGenerator<CheckpointTuple> {
     const writesByCheckpoint = groupWrites(writes);
-    const checkpoints = await Promise.all(
-      rows.map((row) =>
-        this.loadCheckpoint(row.checkpoint).catch((error: unknown) => {
-          throw new StorageError(
-            'STORAGE_ERROR',
-            `Cannot decode checkpoint ${row.checkpointId} of thread ${row.threadId}: ${String(error)}`,
-            { cause: error },
-          );
-        }),
-      ),
+    for (const row of rows) {
+      yield await this.toTuple(
+        row,
+        writesByCheckpoint.get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
+      );
+    }
+  }
+
+  private async toTuple(row: CheckpointRow, writes: WriteRow[]): Promise<CheckpointTuple> {
+    const checkpoint = await this.loadCheckpoint(row.checkpoint).catch((error: unknown) => {
+      throw new StorageError(
+        'STORAGE_ERROR',
+        `Cannot decode checkpoint ${row.checkpointId} of thread ${row.threadId}: ${String(error)}`,
+        { cause: error },
+      );
+    });
+    if (row.parentCheckpointId !== null && checkpoint.v < 4) {
+      await this.migratePendingSends(row, row.parentCheckpointId, checkpoint);
+    }
+    const pendingWrites: CheckpointPendingWrite[] = [];
+    for (const write of writes) {
+      pendingWrites.push([
+        write.taskId,
+        write.channel,
+        await this.serde.loadsTyped(write.type ?? 'json', write.value),
+      ]);
+    }
+    const tuple: CheckpointTuple = {
+      config: {
+        configurable: {
+          thread_id: row.threadId,
+          checkpoint_ns: row.checkpointNs,
+          checkpoint_id: row.checkpointId,
+        },
+      },
+      checkpoint,
+      metadata: await this.loadMetadata(row),
+      pendingWrites,
+    };
+    if (row.parentCheckpointId !== null) {
+      tuple.parentConfig = {
+        configurable: {
+          thread_id: row.threadId,
+          checkpoint_ns: row.checkpointNs,
+          checkpoint_id: row.parentCheckpointId,
+        },
+      };
+    }
+    return tuple;
+  }
+
+  /**
+   * Pre-v4 checkpoints kept their pending sends as `__pregel_tasks` writes on the parent; they
+   * become the TASKS channel, as the official savers do. One more query, only for such rows.
+   */
+  private async migratePendingSends(
+    row: CheckpointRow,
+    parentId: string,
+    checkpoint: Checkpoint,
+  ): Promise<void> {
+    const sends = await guard('Cannot read pending sends', () =>
+      this.sql.channelWrites(row.threadId, row.checkpointNs, parentId, TASKS),
     );
-    const legacy = rows.filter(
-      (row, i) => row.parentCheckpointId !== null && (checkpoints[i]?.v ?? 4) < 4,
-    );
-    const sends =
-      legacy.length > 0
-        ? groupWrites(
-            await guard('Cannot read pending sends', () =>
-              this.sql.channelWrites(
-                [...new Set(legacy.map((row) => row.threadId))],
-                [...new Set(legacy.map((row) => row.parentCheckpointId ?? ''))],
-                TASKS,
-              ),
-            ),
-          )
-        : undefined;
-    return Promise.all(
-      rows.map(async (row, i): Promise<CheckpointTuple> => {
-        const checkpoint = checkpoints[i] as Checkpoint;
-        if (sends && row.parentCheckpointId !== null && checkpoint.v < 4) {
-          const parentSends =
-            sends.get(writeKey(row.threadId, row.checkpointNs, row.parentCheckpointId)) ?? [];
-          checkpoint.channel_values[TASKS] = await Promise.all(
-            parentSends.map((write) => this.serde.loadsTyped(write.type ?? 'json', write.value)),
-          );
-          const existing = Object.values(checkpoint.channel_versions);
-          checkpoint.channel_versions[TASKS] =
-            existing.length > 0 ? maxChannelVersion(...existing) : this.getNextVersion(undefined);
-        }
-        const pendingWrites = await Promise.all(
-          (
-            writesByCheckpoint.get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? []
-          ).map(async (write): Promise<CheckpointPendingWrite> => [
-            write.taskId,
-            write.channel,
-            await this.serde.loadsTyped(write.type ?? 'json', write.value),
-          ]),
-        );
-        const tuple: CheckpointTuple = {
-          config: {
-            configurable: {
-              thread_id: row.threadId,
-              checkpoint_ns: row.checkpointNs,
-              checkpoint_id: row.checkpointId,
-            },
-          },
-          checkpoint,
-          metadata: await this.loadMetadata(row),
-          pendingWrites,
-        };
-        if (row.parentCheckpointId !== null) {
-          tuple.parentConfig = {
-            configurable: {
-              thread_id: row.threadId,
-              checkpoint_ns: row.checkpointNs,
-              checkpoint_id: row.parentCheckpointId,
-            },
-          };
-        }
-        return tuple;
-      }),
-    );
+    const values: unknown[] = [];
+    for (const write of sortWrites(sends)) {
+      values.push(await this.serde.loadsTyped(write.type ?? 'json', write.value));
+    }
+    checkpoint.channel_values[TASKS] = values;
+    const existing = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] =
+      existing.length > 0 ? maxChannelVersion(...existing) : this.getNextVersion(undefined);
   }
 
   private async loadCheckpoint(bytes: Uint8Array): Promise<Checkpoint> {
@@ -439,13 +435,14 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     >;
     const versions = skeleton.channel_versions ?? {};
     const channelValues: Record<string, unknown> = {};
-    await Promise.all(
-      blob.entries.map(async (entry) => {
-        const version = versions[entry.channel];
-        if (version === undefined || String(version) !== entry.version) return;
-        channelValues[entry.channel] = await this.serde.loadsTyped(entry.type, entry.value.slice());
-      }),
-    );
+    for (const entry of blob.entries) {
+      const version = versions[entry.channel];
+      if (version === undefined || String(version) !== entry.version) continue;
+      // Serializers return 'bytes' values as given: those get a copy, so a value never pins
+      // the row's blob. Everything else is decoded straight from the view.
+      const data = entry.type === 'bytes' ? entry.value.slice() : entry.value;
+      channelValues[entry.channel] = await this.serde.loadsTyped(entry.type, data);
+    }
     return {
       ...skeleton,
       channel_versions: { ...versions },
@@ -514,7 +511,7 @@ function recentKey(threadId: string, checkpointNs: string): string {
   return `${threadId}\u0000${checkpointNs}`;
 }
 
-/** Groups writes by checkpoint, each group in `writesSortKey` order `(task_path, task_id, idx)`. */
+/** Groups writes by checkpoint, each group in {@link sortWrites} order. */
 function groupWrites(writes: WriteRow[]): Map<string, WriteRow[]> {
   const groups = new Map<string, WriteRow[]>();
   for (const write of writes) {
@@ -523,15 +520,39 @@ function groupWrites(writes: WriteRow[]): Map<string, WriteRow[]> {
     if (group) group.push(write);
     else groups.set(key, [write]);
   }
-  for (const group of groups.values()) {
-    group.sort((a, b) =>
-      compareWritesSortKeys(
-        writesSortKey(a.taskPath, a.taskId, a.idx),
-        writesSortKey(b.taskPath, b.taskId, b.idx),
-      ),
-    );
-  }
+  for (const group of groups.values()) sortWrites(group);
   return groups;
+}
+
+/** Sorts writes in place into `writesSortKey` order `(task_path, task_id, idx)`. */
+function sortWrites(writes: WriteRow[]): WriteRow[] {
+  return writes.sort((a, b) =>
+    compareWritesSortKeys(
+      writesSortKey(a.taskPath, a.taskId, a.idx),
+      writesSortKey(b.taskPath, b.taskId, b.idx),
+    ),
+  );
+}
+
+/**
+ * The SQL of `provider` on `db`, which must be a client made by this library
+ * (`openSqlite`/`openPostgres`, `createSqliteHandle`/`createPostgresHandle`): the saver queries
+ * the driver under it directly.
+ */
+function checkpointSql(db: PrismaDb, provider: DatabaseProvider): CheckpointSql {
+  const raw = rawConnectionOf(db);
+  if (raw?.provider === 'sqlite' && provider === 'sqlite') {
+    return new SqliteCheckpointSql(db, raw.connection);
+  }
+  if (raw?.provider === 'postgresql' && provider === 'postgresql') {
+    return new PostgresCheckpointSql(db, raw.pool);
+  }
+  throw new StorageError(
+    'STORAGE_ERROR',
+    raw
+      ? `PrismaCheckpointSaver: the Prisma client is ${raw.provider}, not ${provider}`
+      : 'PrismaCheckpointSaver needs a Prisma client made by openSqlite/openPostgres or createSqliteHandle/createPostgresHandle',
+  );
 }
 
 /**
