@@ -35,18 +35,17 @@ import {
   startAgentServer,
   streamTurn,
   toolThenAnswer,
+  TURN_ANSWER_TOKENS,
+  TURN_PROMPT,
   turnProblem,
 } from '../support/agent-server';
 
-/** Tokens of the final answer (the fake model streams one word per chunk). */
-const ANSWER_TOKENS = 50;
 /** As RunManager's default: graph steps per run. */
 const MAX_STEPS = 50;
-const PROMPT = 'List the files of the workspace, then answer.';
 
 /** @throws Error when a turn was not one successful tool call and a 50-token answer. */
 function checkTurn(who: string, shape: TurnShape): void {
-  const problem = turnProblem(shape, ANSWER_TOKENS);
+  const problem = turnProblem(shape, TURN_ANSWER_TOKENS);
   if (problem !== null) throw new Error(`${who}: ${problem}`);
 }
 
@@ -111,7 +110,7 @@ async function createFloor(
     });
     const graph = createAgentGraph(turn, saver);
     await graph.invoke(
-      { messages: [new HumanMessage({ id: userId, content: PROMPT })] },
+      { messages: [new HumanMessage({ id: userId, content: TURN_PROMPT })] },
       { configurable: { thread_id: sessionId }, recursionLimit: MAX_STEPS },
     );
     // The graph has no terminal event of its own: RunManager emits `done` once invoke resolves.
@@ -143,7 +142,7 @@ const SERVER_CONTENDERS: readonly ServerContender[] = [
 async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
   const warmup = ctx.size(2, 20);
   const samples = ctx.size(10, 150);
-  const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(ANSWER_TOKENS) });
+  const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(TURN_ANSWER_TOKENS) });
   const started: { contender: ServerContender; agent: AgentServer; sessions: string[] }[] = [];
   try {
     for (const contender of SERVER_CONTENDERS) {
@@ -164,7 +163,7 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
       contenders[contender.provider] = async (i) => {
         const sessionId = sessions[i];
         if (sessionId === undefined) throw new Error(`no session prepared for turn ${i}`);
-        checkTurn(contender.label, await streamTurn(agent.client, sessionId, PROMPT));
+        checkTurn(contender.label, await streamTurn(agent.client, sessionId, TURN_PROMPT));
       };
     }
     const pidOf = (agent: AgentServer): number => {
@@ -203,7 +202,7 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
     return {
       rows,
       notes: [
-        `A turn: the user message → the model asks for \`ls\` of the workspace → the tool runs in the local sandbox → the model streams a ${ANSWER_TOKENS}-word answer (one token event per word) → \`done\`. The model is the fake OpenAI-compatible server in the bench process (zero chunk delay), reached over loopback HTTP by both the server and the floor.`,
+        `A turn: the user message → the model asks for \`ls\` of the workspace → the tool runs in the local sandbox → the model streams a ${TURN_ANSWER_TOKENS}-word answer (one token event per word) → \`done\`. The model is the fake OpenAI-compatible server in the bench process (zero chunk delay), reached over loopback HTTP by both the server and the floor.`,
         'Each turn runs on a fresh session (created beforehand, untimed), i.e. the first turn of a conversation: every sample does the same work instead of carrying a growing history.',
         "Ours: `streamMessage` of `@cognition/client` against the built server (tRPC mutation + SSE subscription), timed from the send to the `done` event; default agent and log level (info, stdout discarded). Server CPU per turn is the server process's user + system time (/proc) over all its turns, warm-up included: it does not depend on machine load the way latency does.",
         'Floor: the same graph (`createAgentGraph` with `AgentTurn` steps, built as `RunManager` builds it: same provider config, tools, breaker, usage meter, local sandbox) invoked in the bench process with `MemorySaver`, events collected in an array. It skips storage (user message, run rows, checkpoint + message projection), the event log and the network to the client.',

@@ -10,11 +10,11 @@ import {
   startAgentServer,
   streamTurn,
   toolThenAnswer,
+  TURN_ANSWER_TOKENS,
+  TURN_PROMPT,
   turnProblem,
 } from '../support/agent-server';
 
-const ANSWER_TOKENS = 50;
-const PROMPT = 'List the files of the workspace, then answer.';
 /**
  * A turn still running after this long is counted as an error (`timeout`) rather than left to
  * hang the run: it is a guard against a stuck stream, far above any turn latency seen, not a
@@ -79,10 +79,10 @@ async function runLoad(
             const shape = await streamTurn(
               client,
               sessionId,
-              PROMPT,
+              TURN_PROMPT,
               AbortSignal.timeout(TURN_GUARD_MS),
             );
-            const problem = turnProblem(shape, ANSWER_TOKENS);
+            const problem = turnProblem(shape, TURN_ANSWER_TOKENS);
             if (problem === null) latencies.push(performance.now() - turnStarted);
             else fail(shape.terminal === 'done' ? 'wrong events' : shape.terminal);
           } catch (error) {
@@ -160,7 +160,7 @@ export const concurrentTurnsBenchmark: Benchmark = {
     // turns of a round finish together, ~25 s on 2 shared cores); smoke runs two back to back so
     // a session's second turn under concurrency stays covered.
     const turns = ctx.size(2, 1);
-    const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(ANSWER_TOKENS) });
+    const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(TURN_ANSWER_TOKENS) });
     try {
       const rows = [
         rowOf('SQLite', sessions, turns, await runLoad(ctx, 'sqlite', fake, sessions, turns)),
@@ -174,7 +174,7 @@ export const concurrentTurnsBenchmark: Benchmark = {
       return {
         rows,
         notes: [
-          `Each of ${sessions} sessions has its own typed client (\`@cognition/client\`, so no request batching across sessions) and runs ${turns === 1 ? 'one turn' : `${turns} turns back to back`} with \`streamMessage\`; all sessions start together. A turn is the one of benchmark 1: \`ls\` tool call, then a ${ANSWER_TOKENS}-word answer from the fake OpenAI-compatible model (zero delay) in the bench process.`,
+          `Each of ${sessions} sessions has its own typed client (\`@cognition/client\`, so no request batching across sessions) and runs ${turns === 1 ? 'one turn' : `${turns} turns back to back`} with \`streamMessage\`; all sessions start together. A turn is the one of benchmark 1: \`ls\` tool call, then a ${TURN_ANSWER_TOKENS}-word answer from the fake OpenAI-compatible model (zero delay) in the bench process.`,
           'turns/s = successful turns / wall time from the first send to the last `done`; latencies are per turn, send → `done`. The bench process (clients and fake model) shares the 2 cores with the server, so the figures are a lower bound of what the server alone could do.',
           'An error is any turn that did not end in `done` with the scripted events: an `error` event, a rejected send or subscription (e.g. 409 `RUN_IN_PROGRESS`, 5xx), or no terminal event within 120 s. Errors are listed by kind in the row.',
           'RSS is the server process: before the load (after the sessions were created), and the peak (VmHWM, since the process started) read from /proc after it. Server CPU per turn is its user + system time during the load (/proc/<pid>/stat) over the turns: unlike wall time it does not depend on what else the machine runs.',

@@ -15,6 +15,10 @@ export const BENCH_MODEL = 'bench-model';
 /** `memory`: the in-process storage backend, no database (to separate storage from the rest). */
 export type AgentServerProvider = 'sqlite' | 'postgresql' | 'memory';
 
+/** The turn of benchmarks 1 and 3: this prompt, one `ls` tool call, then a 50-word answer. */
+export const TURN_PROMPT = 'List the files of the workspace, then answer.';
+export const TURN_ANSWER_TOKENS = 50;
+
 /** `count` words of answer text; the fake model streams a string word by word (one chunk each). */
 export function answerText(count: number): string {
   return Array.from({ length: count }, (_, i) => `word${i + 1}`).join(' ');
