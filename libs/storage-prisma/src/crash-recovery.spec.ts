@@ -9,7 +9,7 @@ import Sqlite from 'better-sqlite3';
 import type { OpenedDatabase } from './db';
 import { openSqlite } from './db';
 import { PrismaCheckpointSaver } from './langgraph/checkpoint-saver';
-import { writeProjectionInTx } from './projection';
+import { ALWAYS, projectOnSqlite } from './projection';
 import { createPrismaStorage } from './prisma-storage';
 import type { TestDatabase } from './testing-db';
 import { createTestDatabase } from './testing-db';
@@ -54,10 +54,18 @@ async function crashingSaver(
   const db = await openSqlite(database.path);
   opened.push(db);
   return new PrismaCheckpointSaver(db.db, {
-    onRootCheckpoint: async (tx, threadId, checkpointId, checkpoint) => {
-      if (when === 'before-projection') throw CRASH;
-      await writeProjectionInTx(tx, threadId, checkpointId, checkpointMessages(checkpoint));
-      throw CRASH;
+    onRootCheckpoint: {
+      sqlite: (session, { threadId, checkpointId, checkpoint }) => {
+        if (when === 'before-projection') throw CRASH;
+        projectOnSqlite(session, {
+          threadId,
+          checkpointId,
+          messages: checkpointMessages(checkpoint),
+          gate: ALWAYS,
+        });
+        throw CRASH;
+      },
+      postgresql: () => Promise.reject(new Error('sqlite only')),
     },
   });
 }

@@ -134,6 +134,9 @@ export function createPostgresHandle(
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POSTGRES_POOL_SIZE,
+    // The raw checkpointer takes clients from this pool directly: without a bound, a full pool
+    // would make a put wait forever instead of failing UNAVAILABLE like Prisma's `maxWait`.
+    connectionTimeoutMillis: transactionOptions(options).maxWait,
   });
   // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would
   // crash the process. The next query on a fresh connection reports any lasting problem.

@@ -83,6 +83,9 @@ export function toStorageError(error: unknown, what: string): StorageError {
       },
     );
   }
+  if (isRawUniqueViolation(error)) {
+    return new StorageError('CONFLICT', `${what}: already exists (${reason})`, { cause: error });
+  }
   if (
     (known && UNAVAILABLE_CODES.has(known.code)) ||
     (error instanceof Error && error.name === 'PrismaClientInitializationError') ||
@@ -95,7 +98,24 @@ export function toStorageError(error: unknown, what: string): StorageError {
   return new StorageError('STORAGE_ERROR', `${what}: ${reason}`, { cause: error });
 }
 
+/**
+ * A unique or primary-key violation raised by a driver directly (the checkpointer and the
+ * projection run raw statements on better-sqlite3 and node-postgres, not through Prisma).
+ */
+function isRawUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}
+
 function isConnectionError(error: unknown): boolean {
+  // pg-pool's wait for a free client timed out (`connectionTimeoutMillis`); it has no code.
+  if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') {
+    return true;
+  }
   const code = (error as { code?: unknown } | null)?.code;
   return (
     typeof code === 'string' &&

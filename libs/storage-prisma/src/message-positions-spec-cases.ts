@@ -150,6 +150,53 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
       }
     });
 
+    // The projection runs on the raw drivers; their constraint errors map like Prisma's.
+    it('fails a put whose message id belongs to another session with CONFLICT, writing nothing', async () => {
+      const backend = backendOn(database);
+      try {
+        await backend.initialize();
+        const first = await backend.sessions.create({}, {});
+        const second = await backend.sessions.create({}, {});
+        await putMessagesCheckpoint(backend, first.threadId, [
+          new HumanMessage({ id: 'shared', content: 'mine' }),
+        ]);
+        await expect(
+          putMessagesCheckpoint(backend, second.threadId, [
+            new HumanMessage({ id: 'shared', content: 'theirs' }),
+          ]),
+        ).rejects.toMatchObject({ name: 'StorageError', code: 'CONFLICT' });
+        expect(await backend.messages.listAll(second.id, {})).toEqual([]);
+        expect((await backend.messages.listAll(first.id, {})).map((m) => m.content)).toEqual([
+          'mine',
+        ]);
+      } finally {
+        await backend.close();
+      }
+    });
+
+    // The projection writes timestamps with raw SQL; they must read back through Prisma as the
+    // instant of the put (the format Prisma's SQLite adapter stores, UTC on PostgreSQL).
+    it('stamps new projected rows and the session with the time of the put', async () => {
+      const backend = backendOn(database);
+      try {
+        await backend.initialize();
+        const session = await backend.sessions.create({}, {});
+        const before = Date.now();
+        await putMessagesCheckpoint(backend, session.threadId, [
+          new HumanMessage({ id: 'stamped', content: 'q' }),
+        ]);
+        const after = Date.now();
+        const [row] = await backend.messages.listAll(session.id, {});
+        const updated = await backend.sessions.get(session.id, {});
+        for (const stamp of [row?.createdAt.getTime(), updated?.updatedAt.getTime()]) {
+          expect(stamp).toBeGreaterThanOrEqual(before);
+          expect(stamp).toBeLessThanOrEqual(after);
+        }
+      } finally {
+        await backend.close();
+      }
+    });
+
     it('gives concurrent inserts and checkpoint rewrites of one session distinct, dense positions', async () => {
       const backend = backendOn(database);
       let raw: RawSql | undefined;

@@ -1,8 +1,6 @@
-import type { Checkpoint } from '@langchain/langgraph-checkpoint';
 import type { StorageBackend, StorageBackendKind, StorageHealth } from '@cognition/storage';
 import {
   checkpointMessages,
-  isLatestCheckpointId,
   parseInput,
   ROOT_CHECKPOINT_NS,
   StorageError,
@@ -13,7 +11,7 @@ import { createPostgresHandle, createSqliteHandle } from './db';
 import { guard, toStorageError } from './errors';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
-import { lockSessionOfThread, projectLockedSession, writeProjectionInTx } from './projection';
+import { messageProjectionHook, writeProjection } from './projection';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 
@@ -84,7 +82,7 @@ class PrismaStorage implements StorageBackend {
     this.messages = new PrismaMessageStore(this.db);
     this.runs = new PrismaRunStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {
-      onRootCheckpoint: projectIfLatest,
+      onRootCheckpoint: messageProjectionHook,
       provider: handle.provider,
     });
     this.store = new PrismaStore(this.db);
@@ -157,17 +155,18 @@ class PrismaStorage implements StorageBackend {
         });
         const checkpointId = tuple?.checkpoint.id ?? null;
         try {
-          return await this.db.$transaction(async (tx) => {
-            await writeProjectionInTx(
-              tx,
-              threadId,
-              checkpointId,
-              tuple ? checkpointMessages(tuple.checkpoint) : [],
-            );
-            if ((await latestRootCheckpointId(tx, threadId)) !== checkpointId)
-              throw new StaleProjection();
-            return { messages: await tx.message.count({ where: { sessionId } }) };
+          // The thread's latest checkpoint is read after the session row is locked: one
+          // committed meanwhile makes this projection stale, and it starts over.
+          const count = await writeProjection(this.db, {
+            threadId,
+            checkpointId,
+            messages: tuple ? checkpointMessages(tuple.checkpoint) : [],
+            gate: (latest) => {
+              if (latest !== checkpointId) throw new StaleProjection();
+              return true;
+            },
           });
+          return { messages: count ?? 0 };
         } catch (error) {
           if (!(error instanceof StaleProjection) || attempt >= REBUILD_ATTEMPTS) throw error;
         }
@@ -220,32 +219,4 @@ class PrismaStorage implements StorageBackend {
     await tx.checkpoint.deleteMany({ where: { threadId } });
     await deleteThreadItems(tx, threadId);
   }
-}
-
-/**
- * The saver's hook: a late write of a checkpoint older than the thread's latest (a fork, a
- * replay) must not replace the projection of the latest one. The session row is locked before
- * the latest id is read: a concurrent put of a newer checkpoint that projected first has then
- * committed, so its checkpoint is seen here and this older one leaves the rows alone.
- */
-async function projectIfLatest(
-  tx: PrismaTx,
-  threadId: string,
-  checkpointId: string,
-  checkpoint: Checkpoint,
-): Promise<void> {
-  const sessionId = await lockSessionOfThread(tx, threadId);
-  if (sessionId === null) return;
-  if (!isLatestCheckpointId(checkpointId, await latestRootCheckpointId(tx, threadId))) return;
-  await projectLockedSession(tx, sessionId, checkpointId, checkpointMessages(checkpoint));
-}
-
-/** Checkpoint ids are uuid6, ordered by time, so the greatest id is the latest checkpoint. */
-async function latestRootCheckpointId(tx: PrismaTx, threadId: string): Promise<string | null> {
-  const row = await tx.checkpoint.findFirst({
-    where: { threadId, checkpointNs: ROOT_CHECKPOINT_NS },
-    orderBy: { checkpointId: 'desc' },
-    select: { checkpointId: true },
-  });
-  return row?.checkpointId ?? null;
 }

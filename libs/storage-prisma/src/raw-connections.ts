@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SqliteConnection } from './sqlite-connection';
+import type { SqliteConnection, SqliteSession } from './sqlite-connection';
 
 /**
  * What a Prisma client made by `createSqliteHandle`/`createPostgresHandle` runs on, for code
@@ -19,4 +19,40 @@ export function registerRawConnection(client: object, connection: RawConnection)
 /** The driver connection under a Prisma client made by this library, if it is one. */
 export function rawConnectionOf(client: object): RawConnection | undefined {
   return connections.get(client);
+}
+
+/**
+ * Runs `fn` in an IMMEDIATE transaction on the connection (under its lock, so no other caller's
+ * statement runs in between); `fn` must be synchronous, and throwing rolls back.
+ */
+export function inSqliteTransaction<T>(
+  connection: SqliteConnection,
+  fn: (session: SqliteSession) => T,
+): Promise<T> {
+  return connection.run((session) => session.database.transaction(() => fn(session)).immediate());
+}
+
+/**
+ * Runs `fn` between BEGIN and COMMIT on one client of the pool; throwing rolls back. A client
+ * whose ROLLBACK failed is in an unknown state and is destroyed instead of returned to the pool.
+ */
+export async function inPostgresTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

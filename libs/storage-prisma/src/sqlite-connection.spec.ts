@@ -86,27 +86,6 @@ describe('SqliteConnection', () => {
     expect(await keys()).toEqual(['raw']);
   });
 
-  it('runInTransaction joins the open transaction and rolls back with it', async () => {
-    await expect(
-      db.$transaction(async (tx) => {
-        connection.runInTransaction((session) => {
-          session
-            .prepare("INSERT INTO store_items (namespace, key, value) VALUES ('t', @key, '{}')")
-            .run({ key: 'joined' });
-        });
-        // The transaction sees the raw row: same connection, same transaction.
-        expect(await tx.storeItem.count()).toBe(1);
-        throw ROLLBACK;
-      }),
-    ).rejects.toBe(ROLLBACK);
-    expect(await keys()).toEqual([]);
-  });
-
-  it('runInTransaction refuses to run outside a transaction', async () => {
-    await db.storeItem.count();
-    expect(() => connection.runInTransaction(() => 1)).toThrow(/No interactive transaction/);
-  });
-
   it('a failed COMMIT rolls the transaction back and releases the connection', async () => {
     const commit = db.$transaction(async (tx) => {
       // Deferred foreign keys are checked at COMMIT, which then fails and (in SQLite) leaves

@@ -70,23 +70,6 @@ export class SqliteConnection implements SqlMigrationAwareDriverAdapterFactory {
     }
   }
 
-  /**
-   * Runs `fn` on the connection inside the interactive transaction that is open on it, without
-   * taking the lock (the transaction holds it). Call it only from the callback of
-   * `db.$transaction(async (tx) => ...)` on this connection's client, before the callback awaits
-   * anything: Prisma opens the transaction before calling back and nothing else can open one
-   * while it holds the lock, so the open transaction is the callback's own (later, it could
-   * have timed out and another caller's could be open). Throws when no transaction is open, so
-   * a statement never runs outside the transaction it was meant for.
-   */
-  runInTransaction<T>(fn: (session: SqliteSession) => T): T {
-    const adapter = this.adapter;
-    if (!adapter?.transaction || !adapter.session.database.inTransaction) {
-      throw new Error('No interactive transaction is open on this SQLite connection');
-    }
-    return fn(adapter.session);
-  }
-
   private open(): Promise<LockedAdapter> {
     this.opening ??= this.official.connect().then(
       (inner) => {
@@ -150,8 +133,6 @@ class LockedAdapter implements SqlDriverAdapter {
   readonly adapterName: string;
   readonly lock = new Lock();
   readonly session: SqliteSession;
-  /** The interactive transaction holding the lock, if any. */
-  transaction: LockedTransaction | undefined;
   disposed = false;
 
   constructor(
@@ -194,12 +175,7 @@ class LockedAdapter implements SqlDriverAdapter {
     await this.lock.lock();
     try {
       const inner = await this.inner.startTransaction(isolationLevel);
-      const transaction = new LockedTransaction(inner, this.session.database, () => {
-        if (this.transaction === transaction) this.transaction = undefined;
-        this.lock.unlock();
-      });
-      this.transaction = transaction;
-      return transaction;
+      return new LockedTransaction(inner, this.session.database, () => this.lock.unlock());
     } catch (error) {
       this.lock.unlock();
       throw error;

@@ -8,10 +8,11 @@ import type {
 } from '@langchain/langgraph-checkpoint';
 import { ERROR, INTERRUPT, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { CheckpointSaverTestInitializer } from '@langchain/langgraph-checkpoint-validation';
-import type { DatabaseProvider, OpenedDatabase, PrismaTx } from '../db';
+import type { DatabaseProvider, OpenedDatabase } from '../db';
 import { openPostgres, openSqlite } from '../db';
 import type { TestDatabase } from '../testing-db';
 import { createTestDatabase } from '../testing-db';
+import type { RootCheckpoint } from './checkpoint-saver';
 import { PrismaCheckpointSaver } from './checkpoint-saver';
 
 // The validation package is consumed through CommonJS (its vitest CLI cannot load initializers
@@ -87,6 +88,13 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
     const meta = (step: number) => ({ source: 'loop' as const, step, parents: {} });
 
     describe('root checkpoint hook', () => {
+      const ROW = 'SELECT 1 AS found FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?';
+      const MARK = "INSERT INTO store_items (namespace, key, value) VALUES ('hook', ?, '{}')";
+      const pgText = (sql: string): string => {
+        let n = 0;
+        return sql.replace(/\?/g, () => `$${(n += 1)}`);
+      };
+
       it('runs inside the put transaction for root checkpoints only, with the full checkpoint', async () => {
         const calls: {
           threadId: string;
@@ -94,18 +102,24 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
           values: unknown;
           rowVisible: boolean;
         }[] = [];
+        const record = (put: RootCheckpoint, rowVisible: boolean) =>
+          calls.push({
+            threadId: put.threadId,
+            checkpointId: put.checkpointId,
+            values: put.checkpoint.channel_values,
+            rowVisible,
+          });
         const hooked = new PrismaCheckpointSaver(opened.db, {
-          onRootCheckpoint: async (tx: PrismaTx, threadId, checkpointId, checkpoint) => {
-            const row = await tx.checkpoint.findFirst({ where: { threadId, checkpointId } });
-            calls.push({
-              threadId,
-              checkpointId,
-              values: checkpoint.channel_values,
-              rowVisible: row !== null,
-            });
-            await tx.storeItem.create({
-              data: { namespace: 'hook', key: checkpointId, value: '{}' },
-            });
+          onRootCheckpoint: {
+            sqlite: (session, put) => {
+              record(put, session.prepare(ROW).get(put.threadId, put.checkpointId) !== undefined);
+              session.prepare(MARK).run(put.checkpointId);
+            },
+            postgresql: async (client, put) => {
+              const found = await client.query(pgText(ROW), [put.threadId, put.checkpointId]);
+              record(put, found.rows.length === 1);
+              await client.query(pgText(MARK), [put.checkpointId]);
+            },
           },
         });
         const first = checkpointOf({ messages: ['a'], other: 1 }, { messages: 1, other: 1 });
@@ -134,10 +148,17 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
       });
 
       it('stores nothing when the hook throws, and surfaces its error', async () => {
+        const refused = new StorageError('CONFLICT', 'projection refused');
         const failing = new PrismaCheckpointSaver(opened.db, {
-          onRootCheckpoint: async (tx) => {
-            await tx.storeItem.create({ data: { namespace: 'hook', key: 'k', value: '{}' } });
-            throw new StorageError('CONFLICT', 'projection refused');
+          onRootCheckpoint: {
+            sqlite: (session) => {
+              session.prepare(MARK).run('k');
+              throw refused;
+            },
+            postgresql: async (client) => {
+              await client.query(pgText(MARK), ['k']);
+              throw refused;
+            },
           },
         });
         const checkpoint = checkpointOf({ messages: ['a'] }, { messages: 1 });

@@ -19,29 +19,46 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import type { DatabaseProvider, PrismaDb, PrismaTx } from '../db';
+import type pg from 'pg';
+import type { DatabaseProvider, PrismaDb } from '../db';
 import { guard } from '../errors';
 import { rawConnectionOf } from '../raw-connections';
+import type { SqliteSession } from '../sqlite-connection';
 import type { ChannelEntry } from './checkpoint-codec';
 import { decodeCheckpointBlob, encodeCheckpointBlob } from './checkpoint-codec';
-import type { CheckpointRow, CheckpointSql, ListCursor, WriteRow } from './checkpoint-sql';
+import type {
+  CheckpointRow,
+  CheckpointSql,
+  ListCursor,
+  TransactionHook,
+  WriteRow,
+} from './checkpoint-sql';
 import { PostgresCheckpointSql } from './checkpoint-sql-postgres';
 import { SqliteCheckpointSql } from './checkpoint-sql-sqlite';
 import { assertStorableString } from './namespace';
 
+/** The root checkpoint a {@link RootCheckpointHook} is called for. */
+export interface RootCheckpoint {
+  threadId: string;
+  checkpointId: string;
+  /** The full checkpoint LangGraph passed to `put` (every channel value, not only the changed). */
+  checkpoint: Checkpoint;
+}
+
 /**
  * Called inside the transaction of every `put` of a root checkpoint (`checkpoint_ns === ''`),
- * after the checkpoint row is written. Throwing rolls the checkpoint back with everything the
+ * after the checkpoint row is written, on the driver connection holding that transaction: the
+ * method of the database's provider runs. Throwing rolls the checkpoint back with everything the
  * hook wrote, so whatever it maintains (the message projection) can never drift from the
- * checkpoints. `checkpoint` is the full checkpoint LangGraph passed to `put` (every channel
- * value, not only the changed ones).
+ * checkpoints. No Prisma client is involved: the put runs no statement through Prisma's query
+ * engine, whose per-statement cost was most of a hooked put.
  */
-export type RootCheckpointHook = (
-  tx: PrismaTx,
-  threadId: string,
-  checkpointId: string,
-  checkpoint: Checkpoint,
-) => Promise<void>;
+export interface RootCheckpointHook {
+  /** Runs synchronously inside the put's better-sqlite3 transaction, under the connection lock. */
+  sqlite(session: SqliteSession, put: RootCheckpoint): void;
+  /** Runs on the pool client holding the put's transaction (between BEGIN and COMMIT). */
+  postgresql(client: pg.PoolClient, put: RootCheckpoint): Promise<void>;
+}
 
 export interface PrismaCheckpointSaverOptions {
   onRootCheckpoint?: RootCheckpointHook;
@@ -199,12 +216,12 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       metadata: metadataBytes,
     };
     const hook = checkpointNs === '' ? this.onRootCheckpoint : undefined;
-    await guard('Cannot store checkpoint', () =>
-      this.sql.putCheckpoint(
-        row,
-        hook ? (tx) => hook(tx, threadId, checkpoint.id, checkpoint) : undefined,
-      ),
-    );
+    const root: RootCheckpoint = { threadId, checkpointId: checkpoint.id, checkpoint };
+    const bound: TransactionHook | undefined = hook && {
+      sqlite: (session) => hook.sqlite(session, root),
+      postgresql: (client) => hook.postgresql(client, root),
+    };
+    await guard('Cannot store checkpoint', () => this.sql.putCheckpoint(row, bound));
     this.recent.remember(threadId, checkpointNs, checkpoint.id, entries);
     return {
       configurable: {
@@ -542,10 +559,10 @@ function sortWrites(writes: WriteRow[]): WriteRow[] {
 function checkpointSql(db: PrismaDb, provider: DatabaseProvider): CheckpointSql {
   const raw = rawConnectionOf(db);
   if (raw?.provider === 'sqlite' && provider === 'sqlite') {
-    return new SqliteCheckpointSql(db, raw.connection);
+    return new SqliteCheckpointSql(raw.connection);
   }
   if (raw?.provider === 'postgresql' && provider === 'postgresql') {
-    return new PostgresCheckpointSql(db, raw.pool);
+    return new PostgresCheckpointSql(raw.pool);
   }
   throw new StorageError(
     'STORAGE_ERROR',

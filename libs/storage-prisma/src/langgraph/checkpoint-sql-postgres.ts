@@ -1,10 +1,11 @@
 import type pg from 'pg';
-import type { PrismaDb, PrismaTx } from '../db';
+import { inPostgresTransaction } from '../raw-connections';
 import type {
   CheckpointQuery,
   CheckpointRow,
   CheckpointSql,
   RawWriteRow,
+  TransactionHook,
   UnionRow,
   WriteRow,
 } from './checkpoint-sql';
@@ -48,7 +49,9 @@ const CHANNEL_WRITES = {
     FROM checkpoint_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 AND channel = $4`,
 };
-const UPSERT_CHECKPOINT_TEXT = `
+const UPSERT_CHECKPOINT = {
+  name: 'cognition_upsert_checkpoint',
+  text: `
   INSERT INTO checkpoints
     (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
   VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -56,8 +59,8 @@ const UPSERT_CHECKPOINT_TEXT = `
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     type = excluded.type,
     checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata`;
-const UPSERT_CHECKPOINT = { name: 'cognition_upsert_checkpoint', text: UPSERT_CHECKPOINT_TEXT };
+    metadata = excluded.metadata`,
+};
 
 /** One statement for any number of rows: the columns travel as arrays. */
 function insertWritesSql(onConflict: string): string {
@@ -91,14 +94,11 @@ const DELETE_THREAD = {
  * was more than the network round trip. Blobs travel as binary parameters and come back as
  * bytes.
  *
- * A root `put` with a hook runs in a Prisma interactive transaction (the hook writes through
- * `tx`), so its upsert goes through `tx` on the transaction's connection.
+ * A root `put` with a hook runs the upsert and the hook between BEGIN and COMMIT on one client of
+ * the pool.
  */
 export class PostgresCheckpointSql implements CheckpointSql {
-  constructor(
-    private readonly db: PrismaDb,
-    private readonly pool: pg.Pool,
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   async checkpointWithWrites(
     threadId: string,
@@ -204,7 +204,7 @@ export class PostgresCheckpointSql implements CheckpointSql {
     return row ? ownBytes(row.data) : undefined;
   }
 
-  async putCheckpoint(row: CheckpointRow, hook?: (tx: PrismaTx) => Promise<void>): Promise<void> {
+  async putCheckpoint(row: CheckpointRow, hook?: TransactionHook): Promise<void> {
     const values = [
       row.threadId,
       row.checkpointNs,
@@ -218,9 +218,9 @@ export class PostgresCheckpointSql implements CheckpointSql {
       await this.pool.query({ ...UPSERT_CHECKPOINT, values });
       return;
     }
-    await this.db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(UPSERT_CHECKPOINT_TEXT, ...values);
-      await hook(tx);
+    await inPostgresTransaction(this.pool, async (client) => {
+      await client.query({ ...UPSERT_CHECKPOINT, values });
+      await hook.postgresql(client);
     });
   }
 

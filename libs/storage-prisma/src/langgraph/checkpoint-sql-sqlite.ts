@@ -1,10 +1,11 @@
-import type { PrismaDb, PrismaTx } from '../db';
+import { inSqliteTransaction } from '../raw-connections';
 import type { SqliteConnection, SqliteSession } from '../sqlite-connection';
 import type {
   CheckpointQuery,
   CheckpointRow,
   CheckpointSql,
   RawWriteRow,
+  TransactionHook,
   UnionRow,
   WriteRow,
 } from './checkpoint-sql';
@@ -77,15 +78,11 @@ const DELETE_THREAD_CHECKPOINTS = 'DELETE FROM checkpoints WHERE thread_id = @th
  * connection) run synchronously on the Prisma client's own connection, under its lock, so they
  * never run inside another caller's interactive transaction. Blobs come back as bytes.
  *
- * A root `put` with a hook runs in a Prisma interactive transaction (the hook writes through
- * `tx`): the upsert runs on the connection from inside that transaction's callback, where the
- * transaction holds the lock, so it commits or rolls back with the hook's writes.
+ * A root `put` with a hook runs the upsert and the hook in one better-sqlite3 transaction under
+ * the lock, so they commit or roll back together.
  */
 export class SqliteCheckpointSql implements CheckpointSql {
-  constructor(
-    private readonly db: PrismaDb,
-    private readonly connection: SqliteConnection,
-  ) {}
+  constructor(private readonly connection: SqliteConnection) {}
 
   checkpointWithWrites(
     threadId: string,
@@ -188,7 +185,7 @@ export class SqliteCheckpointSql implements CheckpointSql {
     });
   }
 
-  async putCheckpoint(row: CheckpointRow, hook?: (tx: PrismaTx) => Promise<void>): Promise<void> {
+  async putCheckpoint(row: CheckpointRow, hook?: TransactionHook): Promise<void> {
     const params = {
       thread: row.threadId,
       ns: row.checkpointNs,
@@ -205,9 +202,9 @@ export class SqliteCheckpointSql implements CheckpointSql {
       await this.connection.run(upsert);
       return;
     }
-    await this.db.$transaction(async (tx) => {
-      this.connection.runInTransaction(upsert);
-      await hook(tx);
+    await inSqliteTransaction(this.connection, (session) => {
+      upsert(session);
+      hook.sqlite(session);
     });
   }
 

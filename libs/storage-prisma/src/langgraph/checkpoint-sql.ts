@@ -1,4 +1,5 @@
-import type { PrismaTx } from '../db';
+import type pg from 'pg';
+import type { SqliteSession } from '../sqlite-connection';
 
 /**
  * The SQL of the checkpointer, one implementation per provider behind {@link CheckpointSql},
@@ -9,8 +10,7 @@ import type { PrismaTx } from '../db';
  * - PostgreSQL (`PostgresCheckpointSql`): node-postgres named (prepared) statements on the
  *   client's pool.
  *
- * Only the upsert inside the hook's interactive transaction goes through Prisma. Prisma's
- * per-query cost (the query interpreter, parameters JSON-encoded with bytes as base64, a fresh
+ * Nothing goes through Prisma's query engine, whose per-query cost (the query interpreter, parameters JSON-encoded with bytes as base64, a fresh
  * `prepare` per call on SQLite, blobs returned as arrays of numbers) was most of the time of an
  * operation: ~1.3 ms of CPU to upsert a 25 KB checkpoint on PostgreSQL, against ~0.2 ms through
  * node-postgres. Both use the dialect the providers share (CTEs, `UNION ALL`, row values,
@@ -44,10 +44,10 @@ export interface CheckpointSql {
     checkpointId: string,
   ): Promise<Uint8Array | undefined>;
   /**
-   * Upserts the checkpoint row. With `hook`, in one interactive transaction: the upsert, then
-   * `hook(tx)`; a throwing hook rolls both back.
+   * Upserts the checkpoint row. With `hook`, in one transaction on one connection: the upsert,
+   * then the hook of the provider; a throwing hook rolls both back.
    */
-  putCheckpoint(row: CheckpointRow, hook?: (tx: PrismaTx) => Promise<void>): Promise<void>;
+  putCheckpoint(row: CheckpointRow, hook?: TransactionHook): Promise<void>;
   /**
    * Inserts writes atomically: `replace` overwrites rows with the same
    * `(thread, ns, checkpoint, task, idx)`, otherwise existing rows win.
@@ -55,6 +55,14 @@ export interface CheckpointSql {
   insertWrites(rows: WriteRow[], replace: boolean): Promise<void>;
   /** Deletes the thread's writes and checkpoints (every namespace) in one transaction. */
   deleteThread(threadId: string): Promise<void>;
+}
+
+/** Work joined to a put's transaction, given the connection that holds it. */
+export interface TransactionHook {
+  /** Runs synchronously inside the better-sqlite3 transaction. */
+  sqlite(session: SqliteSession): void;
+  /** Runs on the pool client between its BEGIN and COMMIT. */
+  postgresql(client: pg.PoolClient): Promise<void>;
 }
 
 export interface CheckpointRow {

@@ -1,5 +1,9 @@
 export { PrismaCheckpointSaver } from './checkpoint-saver';
-export type { PrismaCheckpointSaverOptions, RootCheckpointHook } from './checkpoint-saver';
+export type {
+  PrismaCheckpointSaverOptions,
+  RootCheckpoint,
+  RootCheckpointHook,
+} from './checkpoint-saver';
 export { PrismaStore } from './store';
 export type { PrismaStoreOptions } from './store';
 export {
