@@ -170,6 +170,9 @@ async function openSavers(db: TestDatabase, wired: TestDatabase, dir: string): P
       await storage.initialize();
       const opened = await openPostgres(db.url, { poolSize: POOL_SIZE });
       const pool = new pg.Pool({ connectionString: db.url, max: POOL_SIZE });
+      // An idle client whose connection the server ends (e.g. the test database being dropped
+      // with FORCE) emits 'error' on the pool; unhandled, it would crash the whole bench run.
+      pool.on('error', () => undefined);
       const official = new PostgresSaver(pool, undefined, { schema: OFFICIAL_PG_SCHEMA });
       await official.setup();
       return {
