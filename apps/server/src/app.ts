@@ -250,13 +250,18 @@ function restFieldPaths<T extends { errors?: { path: string; message: string }[]
 ): T {
   if (!body.errors) return body;
   const part = route.request.body ? 'body' : 'query';
+  let renamed = false;
   const errors = body.errors.map((issue) => {
     const [first = ''] = issue.path.split('.');
     if (REQUEST_PARTS.includes(first)) return issue;
+    renamed = true;
     const snake = issue.path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
     return { ...issue, path: `${part}.${snake}` };
   });
-  return { ...body, errors };
+  if (!renamed) return body;
+  // The detail named the fields too; it is rebuilt like the REST validation's own.
+  const detail = `Invalid ${part}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`;
+  return { ...body, detail, errors };
 }
 
 /**

@@ -112,6 +112,9 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
     expect(internal.status).toBe(422);
     expect(await json(internal)).toMatchObject({
       code: 'VALIDATION_ERROR',
+      detail: expect.stringMatching(
+        /^Invalid body: body\.callback_url: 169\.254\.169\.254/,
+      ) as string,
       errors: [
         {
           path: 'body.callback_url',
