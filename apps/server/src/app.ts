@@ -26,6 +26,7 @@ import type { CallerPolicy, RestRoute, StreamResult } from './rest/route';
 import { expressPath, isStreamResult } from './rest/route';
 import { REST_ROUTES } from './rest/routes';
 import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/run-routes';
+import { trpcRunEventsMiddleware } from './trpc-sse';
 
 /** What the HTTP layer needs from the configuration. */
 export interface HttpConfig {
@@ -130,6 +131,9 @@ export function createApp(options: AppOptions): Express {
 
   app.use(
     '/trpc',
+    // The hot subscription bypasses tRPC's fetch-style SSE adapter (see trpc-sse.ts); every
+    // other /trpc request goes on to the adapter.
+    trpcRunEventsMiddleware({ auth, services }),
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: config.maxBodyBytes,
