@@ -172,12 +172,14 @@ async function measureOnce(
     await sleep(settleMs);
     const closed = serverRssBytes(pid).current;
     ctx.log(`${kind.label}: ${count} subscriptions, RSS +${formatBytes(open - before)}`);
-    if (open <= before) {
+    if (open <= before && !ctx.smoke) {
       throw new Error(
         `${kind.label}: RSS did not grow with ${count} subscriptions open (${formatBytes(before)} → ${formatBytes(open)}): the signal is below this machine's noise`,
       );
     }
-    return { perSubscription: (open - before) / count, before, open, closed };
+    // At smoke sizes (a few dozen streams) a collection can shrink RSS meanwhile: the figure is
+    // noise there (no verdict is given), recorded as 0 rather than failing the smoke run.
+    return { perSubscription: Math.max(0, open - before) / count, before, open, closed };
   } finally {
     for (const stream of streams) stream.close();
     await agent.cleanup();
