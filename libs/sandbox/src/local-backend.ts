@@ -8,7 +8,7 @@ import { SandboxError } from './errors';
 import { OutputCollector } from './output';
 import { PathGuard } from './paths';
 import type { ExecuteOptions, ExecuteResult, ExecutionBackendFactory } from './port';
-import { SessionBackend } from './session-backend';
+import { LiveSessions, SessionBackend } from './session-backend';
 
 /** A standard system PATH, used when the server passes none. */
 export const DEFAULT_LOCAL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -36,28 +36,24 @@ export interface LocalSandboxConfig extends CommonSandboxConfig {
 export function createLocalSandbox(config: LocalSandboxConfig = {}): ExecutionBackendFactory {
   const common = resolveCommonConfig(config, 'local');
   const path = config.path ?? DEFAULT_LOCAL_PATH;
-  const sessions = new Map<string, Set<LocalExecutionBackend>>();
+  const sessions = new LiveSessions();
   return {
     kind: 'local',
     async forSession(sessionId, root) {
       validateSessionId(sessionId);
       await fs.mkdir(root, { recursive: true });
       const guard = await PathGuard.create({ root, protectedPaths: common.protectedPaths });
-      const backend = new LocalExecutionBackend(guard, common, {
-        PATH: path,
-        HOME: config.home ?? guard.root,
-        COGNITION_WORKSPACE: guard.root,
-      });
-      const live = sessions.get(sessionId) ?? new Set();
-      live.add(backend);
-      sessions.set(sessionId, live);
-      backend.onTerminate(() => live.delete(backend));
-      return backend;
+      return sessions.track(
+        sessionId,
+        new LocalExecutionBackend(guard, common, {
+          PATH: path,
+          HOME: config.home ?? guard.root,
+          COGNITION_WORKSPACE: guard.root,
+        }),
+      );
     },
-    async release(sessionId) {
-      const live = sessions.get(sessionId);
-      sessions.delete(sessionId);
-      await Promise.all([...(live ?? [])].map((backend) => backend.terminate()));
+    release(sessionId) {
+      return sessions.terminate(sessionId);
     },
   };
 }

@@ -91,3 +91,26 @@ export abstract class SessionBackend implements ExecutionBackend {
     return operation();
   }
 }
+
+/**
+ * A factory's live sessions by session id, so `release(sessionId)` can terminate every backend
+ * it handed out for that session; a terminated backend drops out by itself.
+ */
+export class LiveSessions {
+  private readonly bySession = new Map<string, Set<SessionBackend>>();
+
+  track<T extends SessionBackend>(sessionId: string, backend: T): T {
+    const live = this.bySession.get(sessionId) ?? new Set();
+    live.add(backend);
+    this.bySession.set(sessionId, live);
+    backend.onTerminate(() => live.delete(backend));
+    return backend;
+  }
+
+  /** Terminates (and forgets) every tracked backend of the session. */
+  async terminate(sessionId: string): Promise<void> {
+    const live = this.bySession.get(sessionId);
+    this.bySession.delete(sessionId);
+    await Promise.all([...(live ?? [])].map((backend) => backend.terminate()));
+  }
+}

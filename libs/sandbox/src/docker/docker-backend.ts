@@ -12,7 +12,7 @@ import { OutputCollector } from '../output';
 import { PathGuard } from '../paths';
 import type { ExecuteOptions, ExecuteResult, ExecutionBackendFactory } from '../port';
 import type { FileOwner } from '../workspace-files';
-import { SessionBackend } from '../session-backend';
+import { LiveSessions, SessionBackend } from '../session-backend';
 import type { DockerConnection } from './connection';
 import {
   createDockerClient,
@@ -151,7 +151,7 @@ export function createDockerSandbox(config: DockerSandboxConfig = {}): DockerSan
       isFailure: isDockerEngineFailure,
     }) ?? new CircuitBreaker(DOCKER_DEFAULTS.breakerName, { isFailure: isDockerEngineFailure });
   const api = new DockerApi(docker, breaker, resolved.connection);
-  const sessions = new Map<string, Set<DockerExecutionBackend>>();
+  const sessions = new LiveSessions();
   const containerName = (sessionId: string): string => `${resolved.containerPrefix}${sessionId}`;
 
   return {
@@ -165,23 +165,13 @@ export function createDockerSandbox(config: DockerSandboxConfig = {}): DockerSan
         protectedPaths: resolved.protectedPaths,
         virtualRoot: resolved.workspacePath,
       });
-      const backend = new DockerExecutionBackend(
-        api,
-        resolved,
+      return sessions.track(
         sessionId,
-        containerName(sessionId),
-        guard,
+        new DockerExecutionBackend(api, resolved, sessionId, containerName(sessionId), guard),
       );
-      const live = sessions.get(sessionId) ?? new Set();
-      live.add(backend);
-      sessions.set(sessionId, live);
-      backend.onTerminate(() => live.delete(backend));
-      return backend;
     },
     async release(sessionId) {
-      const live = sessions.get(sessionId);
-      sessions.delete(sessionId);
-      await Promise.all([...(live ?? [])].map((backend) => backend.terminate()));
+      await sessions.terminate(sessionId);
       await api.remove(containerName(validateSessionId(sessionId)));
     },
     async reconcile(existingSessionIds) {
