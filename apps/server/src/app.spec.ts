@@ -368,6 +368,7 @@ describe('REST sessions and messages', () => {
       status: 'healthy',
       version: '0.0.0-test',
       active_sessions: 1,
+      runs: { executing: 0, queued: 0, limit: 32 },
       storage: { backend: 'memory', ok: true, latency_ms: expect.any(Number) as number },
       circuit_breakers: [],
     });
@@ -428,6 +429,7 @@ describe('scoping and API keys', () => {
     const health = await request(t.app).get('/health');
     expect(health.status).toBe(200);
     expect(body(health).active_sessions).toBeNull();
+    expect(body(health).runs).toBeNull();
     expect((await as(request(t.app).get('/ready'), undefined)).status).toBe(200);
 
     const text = JSON.stringify(t.logs());
@@ -474,6 +476,7 @@ describe('scoping and API keys', () => {
     expect(body(own).title).toBe('alice only');
     const health = await as(request(t.app).get('/health'), 'alice');
     expect(body(health).active_sessions).toBe(1);
+    expect(body(health).runs).toEqual({ executing: 0, queued: 0, limit: 32 });
     expect(body(await as(request(t.app).get('/health'), 'bob')).active_sessions).toBe(0);
   });
 

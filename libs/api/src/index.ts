@@ -6,6 +6,7 @@ export type { ApiContext, ApiServices, ApiStorage, BreakerSnapshot, Caller } fro
 export type {
   CallbackAttemptRecord,
   RunAbortResult,
+  RunAdmission,
   RunEventsOptions,
   RunSendInput,
   RunSendResult,

@@ -15,6 +15,13 @@ import type { Scope } from '@cognition/storage';
  * `RunManager` satisfies `RunService` structurally (the procedure tests pass a real one).
  */
 
+/** Run admission of one process: runs executing, runs waiting for a slot, and the limit. */
+export interface RunAdmission {
+  executing: number;
+  queued: number;
+  limit: number;
+}
+
 /** Input of `RunService.send`. `scope` is the caller's scope (from auth), never from the body. */
 export interface RunSendInput {
   sessionId: string;
@@ -98,6 +105,8 @@ export interface RunService {
   forgetSession(sessionId: string): Promise<void>;
   /** Figures of the runtime's circuit breakers (`llm:<providerId>`). */
   breakerSnapshots(): CircuitBreakerSnapshot[];
+  /** Runs executing and queued in this process, and the limit (`maxConcurrentRuns`). */
+  admission(): RunAdmission;
 }
 
 /**

@@ -124,6 +124,7 @@ export function healthToBody(health: {
   status: 'healthy' | 'degraded';
   version: string;
   activeSessions: number | null;
+  runs: { executing: number; queued: number; limit: number } | null;
   storage: StorageHealth;
   circuitBreakers: readonly BreakerFigures[];
 }): HealthBodyT {
@@ -132,6 +133,7 @@ export function healthToBody(health: {
     status: health.status,
     version: health.version,
     active_sessions: health.activeSessions,
+    runs: health.runs,
     storage: {
       backend: storage.backend,
       ok: storage.ok,

@@ -236,8 +236,9 @@ export const REST_ROUTES: RestRoute[] = [
     summary: 'Service health',
     description:
       'Open to every caller (no key needed). `active_sessions` counts active sessions in the ' +
-      "caller's scope and is null for a caller that presented no key (when keys are configured) " +
-      'or not every scope header (when scoping is enabled). Always 200; read `status`.',
+      "caller's scope and `runs` this process's run admission (executing, queued, limit); both " +
+      'are null for a caller that presented no key (when keys are configured) or not every scope ' +
+      'header (when scoping is enabled). Always 200; read `status`.',
     tag: 'operations',
     caller: 'optional',
     request: {},
@@ -247,8 +248,10 @@ export const REST_ROUTES: RestRoute[] = [
     },
     async handle({ api, identified }) {
       const report = await api.health.get();
+      // Load figures are for callers that identified themselves, like the session count.
       const activeSessions = identified ? report.activeSessions : null;
-      return { status: 200, body: healthToBody({ ...report, activeSessions }) };
+      const runs = identified ? report.runs : null;
+      return { status: 200, body: healthToBody({ ...report, activeSessions, runs }) };
     },
   }),
   defineRoute({

@@ -162,6 +162,17 @@ export const HealthBody = z
       description:
         "Active sessions within the caller's scope; null when scoping is enabled and the caller sent no scope.",
     }),
+    runs: z
+      .object({
+        executing: z.number().int().min(0),
+        queued: z.number().int().min(0),
+        limit: z.number().int().min(1),
+      })
+      .nullable()
+      .meta({
+        description:
+          'Runs of this process: executing, waiting for a slot (`queued`), and the limit (COGNITION_MAX_CONCURRENT_RUNS); null for callers that did not identify themselves.',
+      }),
     storage: StorageHealthBody,
     circuit_breakers: z.array(BreakerSnapshotBody),
   })

@@ -185,6 +185,7 @@ describe('RunManager (scripted model)', () => {
       await status(third.run.id),
     ]).toEqual(['running', 'queued', 'queued']);
     expect(model.calls).toHaveLength(1);
+    expect(rt.runs.admission()).toEqual({ executing: 1, queued: 2, limit: 1 });
     // A queued run aborts without ever starting; its user message stays.
     await rt.runs.abort(c.id, {});
     const thirdEvents = await collect(await rt.runs.events(c.id, {}, { runId: third.run.id }));
@@ -196,6 +197,8 @@ describe('RunManager (scripted model)', () => {
     const secondEvents = await collect(await rt.runs.events(b.id, {}, { runId: second.run.id }));
     expect(secondEvents[secondEvents.length - 1]?.event.type).toBe('done');
     expect(model.calls).toHaveLength(2);
+    await waitFor(() => rt.runs.admission().executing === 0);
+    expect(rt.runs.admission()).toEqual({ executing: 0, queued: 0, limit: 1 });
   });
 
   it('lets exactly one of two concurrent sends start a run, without an orphan message', async () => {

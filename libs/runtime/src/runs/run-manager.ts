@@ -83,6 +83,16 @@ export interface RunManagerOptions {
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
 
+/** The run admission figures of one process (see `maxConcurrentRuns`). */
+export interface RunAdmission {
+  /** Runs holding a slot: executing their turn (or finishing it). */
+  executing: number;
+  /** Runs accepted and waiting for a slot (status `queued`). */
+  queued: number;
+  /** `maxConcurrentRuns`. */
+  limit: number;
+}
+
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
 export interface SendInput {
   sessionId: string;
@@ -434,6 +444,11 @@ export class RunManager {
    */
   callbackAttempts(runId: string): Promise<CallbackAttempt[]> {
     return this.storage.runs.listCallbackAttempts(runId);
+  }
+
+  /** How many runs execute and wait for a slot in this process, and the limit. */
+  admission(): RunAdmission {
+    return { executing: this.slots.active, queued: this.slots.queued, limit: this.slots.limit };
   }
 
   /** Runs executing in this process. */

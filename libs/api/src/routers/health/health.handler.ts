@@ -1,5 +1,6 @@
 import type { StorageHealth } from '@cognition/storage';
 import type { ApiContext, BreakerSnapshot } from '../../context';
+import type { RunAdmission } from '../../run-service';
 
 /**
  * Service health. `degraded` when storage does not answer or any circuit breaker is OPEN.
@@ -10,6 +11,8 @@ export interface HealthReport {
   status: 'healthy' | 'degraded';
   version: string;
   activeSessions: number | null;
+  /** This process's run admission: executing, queued (waiting for a slot) and the limit. */
+  runs: RunAdmission;
   storage: StorageHealth;
   circuitBreakers: BreakerSnapshot[];
 }
@@ -68,6 +71,7 @@ export async function healthHandler({ ctx }: { ctx: ApiContext }): Promise<Healt
     status: healthy ? 'healthy' : 'degraded',
     version: ctx.services.version,
     activeSessions,
+    runs: ctx.services.runs.admission(),
     storage,
     circuitBreakers,
   };

@@ -26,6 +26,7 @@ describe('health router', () => {
       status: 'healthy',
       version: '1.2.3-test',
       activeSessions: 1,
+      runs: { executing: 0, queued: 0, limit: 32 },
       storage: { backend: 'memory', ok: true },
       circuitBreakers: [],
     });
