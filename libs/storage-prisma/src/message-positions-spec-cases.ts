@@ -92,6 +92,25 @@ function backendOn(database: TestDatabase): StorageBackend {
     : createPrismaStorage({ provider: 'postgresql', url: database.url, poolSize: 6 });
 }
 
+/**
+ * Runs `fn` on an initialized backend over `database`, closed afterwards; `sql()` opens a raw
+ * connection of its own on first use (see {@link rawSql}), closed with it.
+ */
+async function withBackend(
+  database: TestDatabase,
+  fn: (backend: StorageBackend, sql: () => Promise<RawSql>) => Promise<void>,
+): Promise<void> {
+  const backend = backendOn(database);
+  let raw: Promise<RawSql> | undefined;
+  try {
+    await backend.initialize();
+    await fn(backend, () => (raw ??= rawSql(database)));
+  } finally {
+    await (await raw?.catch(() => undefined))?.close();
+    await backend.close();
+  }
+}
+
 export function runMessagePositionSpecs(provider: DatabaseProvider): void {
   const label = provider === 'sqlite' ? 'SQLite' : 'PostgreSQL';
 
@@ -105,11 +124,8 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
     });
 
     it('keeps seq exactly 0 … count − 1 through appends, reorders, removals and repairs', async () => {
-      const backend = backendOn(database);
-      let raw: RawSql | undefined;
-      try {
-        await backend.initialize();
-        raw = await rawSql(database);
+      await withBackend(database, async (backend, sql) => {
+        const raw = await sql();
         const session = await backend.sessions.create({}, {});
         const history: BaseMessage[] = [0, 1, 2, 3].map((i) =>
           i % 2 === 0
@@ -144,17 +160,12 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
         await backend.initialize();
         expect(await seqsOf(raw, session.id)).toEqual(positions(6));
         expect((await backend.messages.listAll(session.id, {})).map((m) => m.id)).toEqual(ids);
-      } finally {
-        await raw?.close();
-        await backend.close();
-      }
+      });
     });
 
     // The projection runs on the raw drivers; their constraint errors map like Prisma's.
     it('fails a put whose message id belongs to another session with CONFLICT, writing nothing', async () => {
-      const backend = backendOn(database);
-      try {
-        await backend.initialize();
+      await withBackend(database, async (backend) => {
         const first = await backend.sessions.create({}, {});
         const second = await backend.sessions.create({}, {});
         await putMessagesCheckpoint(backend, first.threadId, [
@@ -169,17 +180,13 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
         expect((await backend.messages.listAll(first.id, {})).map((m) => m.content)).toEqual([
           'mine',
         ]);
-      } finally {
-        await backend.close();
-      }
+      });
     });
 
     // The projection writes timestamps with raw SQL; they must read back through Prisma as the
     // instant of the put (the format Prisma's SQLite adapter stores, UTC on PostgreSQL).
     it('stamps new projected rows and the session with the time of the put', async () => {
-      const backend = backendOn(database);
-      try {
-        await backend.initialize();
+      await withBackend(database, async (backend) => {
         const session = await backend.sessions.create({}, {});
         const before = Date.now();
         await putMessagesCheckpoint(backend, session.threadId, [
@@ -192,17 +199,12 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
           expect(stamp).toBeGreaterThanOrEqual(before);
           expect(stamp).toBeLessThanOrEqual(after);
         }
-      } finally {
-        await backend.close();
-      }
+      });
     });
 
     it('gives concurrent inserts and checkpoint rewrites of one session distinct, dense positions', async () => {
-      const backend = backendOn(database);
-      let raw: RawSql | undefined;
-      try {
-        await backend.initialize();
-        raw = await rawSql(database);
+      await withBackend(database, async (backend, sql) => {
+        const raw = await sql();
         const session = await backend.sessions.create({}, {});
         const turns: BaseMessage[] = [];
         const puts = Array.from({ length: 8 }, (_, i) => {
@@ -219,10 +221,7 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
         expect(rows.slice(0, 8).map((m) => m.id)).toEqual(turns.map((m) => m.id));
         expect(await seqsOf(raw, session.id)).toEqual(positions(rows.length));
         expect((await backend.sessions.get(session.id, {}))?.messageCount).toBe(rows.length);
-      } finally {
-        await raw?.close();
-        await backend.close();
-      }
+      });
     }, 60_000);
 
     it('renumbers rows of an older database densely, in their old page order, when migrating', async () => {
