@@ -3,6 +3,19 @@ import { performance } from 'node:perf_hooks';
 /** A function under measurement; `i` is the 0-based index of the call (warm-up calls included). */
 export type Operation = (i: number) => Promise<unknown>;
 
+/** One empty list of figures per contender. */
+function figuresPer<K extends string>(names: readonly K[]): Record<K, number[]> {
+  return Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+}
+
+/**
+ * The contenders in the order they take turn `turn`: rotated by one each turn, so none always
+ * goes first (and none always runs right after the same neighbour).
+ */
+function inTurn<K extends string>(names: readonly K[], turn: number): K[] {
+  return names.map((_, k) => names[(turn + k) % names.length] as K);
+}
+
 export interface LatencyPlan {
   /** Untimed calls per contender first (JIT, caches, connections). */
   warmup: number;
@@ -20,16 +33,12 @@ export async function sampleLatencies<K extends string>(
   plan: LatencyPlan,
 ): Promise<Record<K, number[]>> {
   const names = Object.keys(contenders) as K[];
-  const results = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
-    K,
-    number[]
-  >;
+  const results = figuresPer(names);
   for (let i = 0; i < plan.warmup; i += 1) {
     for (const name of names) await contenders[name](i);
   }
   for (let s = 0; s < plan.samples; s += 1) {
-    for (let k = 0; k < names.length; k += 1) {
-      const name = names[(s + k) % names.length] as K;
+    for (const name of inTurn(names, s)) {
       const started = performance.now();
       await contenders[name](plan.warmup + s);
       results[name].push(performance.now() - started);
@@ -57,17 +66,13 @@ export async function sampleThroughput<K extends string>(
   plan: ThroughputPlan,
 ): Promise<Record<K, number[]>> {
   const names = Object.keys(contenders) as K[];
-  const rates = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
-    K,
-    number[]
-  >;
+  const rates = figuresPer(names);
   const next = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
   for (const name of names) {
     for (let i = 0; i < plan.warmupOps; i += 1) await contenders[name](next[name]++);
   }
   for (let round = 0; round < plan.rounds; round += 1) {
-    for (let k = 0; k < names.length; k += 1) {
-      const name = names[(round + k) % names.length] as K;
+    for (const name of inTurn(names, round)) {
       const started = performance.now();
       for (let i = 0; i < plan.opsPerRound; i += 1) await contenders[name](next[name]++);
       rates[name].push((plan.opsPerRound * 1000) / (performance.now() - started));
