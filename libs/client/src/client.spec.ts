@@ -1,6 +1,5 @@
 import type { AppRouter } from '@cognition/api';
 import type { TestApiServer } from '@cognition/api/testing';
-import { startTestApiServer } from '@cognition/api/testing';
 import { TRPCClientError } from '@trpc/client';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
@@ -8,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { CognitionClient } from './client';
 import { cognitionHeaders, createCognitionClient } from './client';
 import type { TestBackend } from './spec-helpers';
-import { createTestBackend } from './spec-helpers';
+import { createTestBackend, startScopedApiServer } from './spec-helpers';
 
 type ApiClientError = TRPCClientError<AppRouter>;
 
@@ -31,14 +30,7 @@ describe('createCognitionClient against the API', () => {
 
   beforeAll(async () => {
     backend = await createTestBackend();
-    server = await startTestApiServer({
-      storage: backend.storage,
-      runs: backend.runs,
-      auth: {
-        scoping: { enabled: true, keys: ['user'] },
-        apiKeys: [{ id: 'test', key: 'sk-test' }],
-      },
-    });
+    server = await startScopedApiServer(backend, { id: 'test', key: 'sk-test' });
   });
 
   afterAll(async () => {

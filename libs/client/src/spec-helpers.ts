@@ -1,3 +1,5 @@
+import type { TestApiServer } from '@cognition/api/testing';
+import { startTestApiServer } from '@cognition/api/testing';
 import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
 import type { StorageBackend } from '@cognition/storage';
@@ -51,4 +53,16 @@ export async function createTestBackend(): Promise<TestBackend> {
       await rm(workspace, { recursive: true, force: true });
     },
   };
+}
+
+/** The API over `backend` on a loopback port, with scoping by `user` and one accepted key. */
+export function startScopedApiServer(
+  backend: TestBackend,
+  apiKey: { id: string; key: string },
+): Promise<TestApiServer> {
+  return startTestApiServer({
+    storage: backend.storage,
+    runs: backend.runs,
+    auth: { scoping: { enabled: true, keys: ['user'] }, apiKeys: [apiKey] },
+  });
 }

@@ -1,12 +1,11 @@
 import type { AppRouter } from '@cognition/api';
 import type { TestApiServer } from '@cognition/api/testing';
-import { startTestApiServer } from '@cognition/api/testing';
 import type { AgentEventEnvelope, Session } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
 import type { CognitionClient } from './client';
 import { createCognitionClient } from './client';
 import type { TestBackend } from './spec-helpers';
-import { createTestBackend } from './spec-helpers';
+import { createTestBackend, startScopedApiServer } from './spec-helpers';
 import type { SendMessageResult } from './stream-message';
 import { streamMessage } from './stream-message';
 
@@ -40,14 +39,7 @@ describe('streamMessage over HTTP', () => {
 
   beforeAll(async () => {
     backend = await createTestBackend();
-    server = await startTestApiServer({
-      storage: backend.storage,
-      runs: backend.runs,
-      auth: {
-        scoping: { enabled: true, keys: ['user'] },
-        apiKeys: [{ id: 'stream', key: API_KEY }],
-      },
-    });
+    server = await startScopedApiServer(backend, { id: 'stream', key: API_KEY });
     alice = createCognitionClient({ url: server.url, apiKey: API_KEY, scopes: { user: 'alice' } });
   });
 
