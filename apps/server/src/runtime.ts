@@ -5,9 +5,9 @@ import {
   ProviderRegistry,
   RunManager,
   isRuntimeError,
-  loadLlmConfig,
+  resolveLlmConfig,
 } from '@cognition/runtime';
-import type { LlmConfig } from '@cognition/runtime';
+import type { EnvProviderChoice, LlmConfig } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { readFile } from 'node:fs/promises';
@@ -17,10 +17,13 @@ import type { LlmSettings, ServerConfig } from './env';
 import { ConfigError } from './env';
 
 /**
- * The LLM configuration from the environment values and the optional providers file.
+ * The LLM configuration from the environment values and the optional providers file, and how
+ * the provider was chosen when an API key alone chose it.
  * @throws ConfigError naming the variable or `<file>: providers.N.field` of each problem.
  */
-export async function loadLlmSettings(llm: LlmSettings): Promise<LlmConfig> {
+export async function loadLlmSettings(
+  llm: LlmSettings,
+): Promise<{ config: LlmConfig; choice: EnvProviderChoice | null }> {
   let providersFile: { path: string; content: string } | undefined;
   if (llm.providersFile !== null) {
     try {
@@ -36,7 +39,7 @@ export async function loadLlmSettings(llm: LlmSettings): Promise<LlmConfig> {
   }
   const present = <T>(value: T | null): T | undefined => value ?? undefined;
   try {
-    return loadLlmConfig({
+    return resolveLlmConfig({
       provider: present(llm.provider),
       model: present(llm.model),
       openaiApiKey: present(llm.openaiApiKey),
@@ -77,15 +80,20 @@ export interface RuntimeDeps {
  * @throws ConfigError for invalid LLM settings; RuntimeError VALIDATION_ERROR naming an invalid
  *   agent file.
  */
-export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Promise<RunManager> {
-  const providers = new ProviderRegistry(await loadLlmSettings(config.llm));
+export async function createRuntime(
+  config: ServerConfig,
+  deps: RuntimeDeps,
+): Promise<{ runs: RunManager; llm: string }> {
+  const llm = await loadLlmSettings(config.llm);
+  const providers = new ProviderRegistry(llm.config);
   const agents = await AgentRegistry.load(config.workspaceRoot);
   const summaries = providers.summaries();
   if (providers.enabled().length === 0) {
     deps.logger.warn(
-      'No LLM provider configured: the server runs, but every message fails with PROVIDER_CONFIG_ERROR until COGNITION_LLM_PROVIDER (or COGNITION_PROVIDERS_FILE) is set',
+      'No LLM provider configured: the server runs, but every message fails with PROVIDER_CONFIG_ERROR until OPENAI_API_KEY or ANTHROPIC_API_KEY is set (or COGNITION_LLM_PROVIDER with COGNITION_LLM_MODEL, or COGNITION_PROVIDERS_FILE)',
     );
   } else {
+    if (llm.choice) deps.logger.info({ provider: llm.choice.kind }, llm.choice.explanation);
     deps.logger.info(
       {
         providers: summaries.map((p) => ({ id: p.id, kind: p.kind, model: p.model })),
@@ -95,7 +103,11 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     );
   }
   const { callbacks } = config;
-  return new RunManager({
+  const llmLine =
+    summaries.length === 0
+      ? 'none (set OPENAI_API_KEY or ANTHROPIC_API_KEY)'
+      : summaries.map((p) => `${p.kind} (${p.model})`).join(', ');
+  const runs = new RunManager({
     storage: deps.storage,
     sandbox: deps.sandbox,
     agents,
@@ -114,4 +126,5 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     },
     logger: deps.logger.child({ component: 'runtime' }),
   });
+  return { runs, llm: llmLine };
 }

@@ -54,11 +54,12 @@ export async function startServer(
 
   const breakers = new CircuitBreakerRegistry();
   let runs: RunManager;
+  let llm: string;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
-    runs = await createRuntime(config, { storage, sandbox, breakers, logger });
+    ({ runs, llm } = await createRuntime(config, { storage, sandbox, breakers, logger }));
     const recovered = await runs.recoverInterrupted();
     logger.info(
       { interruptedRuns: recovered.map((run) => run.id) },
@@ -100,8 +101,12 @@ export async function startServer(
       workspaceRoot: config.workspaceRoot,
       scoping: config.scoping.enabled ? config.scoping.keys : false,
       apiKeys: config.apiKeys.length,
+      llm,
     },
-    `Cognition ${VERSION} listening on ${url} (storage: ${describePersistence(config.persistence)}; sandbox: ${config.sandbox.backend})`,
+    `Cognition ${VERSION} listening on ${url} — storage: ${describePersistence(config.persistence)}; ` +
+      `sandbox: ${config.sandbox.backend}; llm: ${llm}; ` +
+      `scoping: ${config.scoping.enabled ? `on (${config.scoping.keys.join(', ')})` : 'off'}; ` +
+      `api keys: ${config.apiKeys.length > 0 ? config.apiKeys.length : 'none (open)'}`,
   );
 
   let closing: Promise<{ timedOut: boolean }> | undefined;
