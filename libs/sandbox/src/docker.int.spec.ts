@@ -315,7 +315,11 @@ if (disabled) {
 
     test('a missing image is IMAGE_NOT_FOUND on the first command', async () => {
       const s = await new SessionPool(() =>
-        createDockerSandbox({ image: 'cognition-no-such-image:latest', containerPrefix, connection }),
+        createDockerSandbox({
+          image: 'cognition-no-such-image:latest',
+          containerPrefix,
+          connection,
+        }),
       ).create('noimage');
       await expectSandboxError(s.backend.execute('true'), 'IMAGE_NOT_FOUND');
       await fs.rm(path.dirname(s.root), { recursive: true, force: true });
