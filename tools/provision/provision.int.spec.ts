@@ -12,6 +12,7 @@ const here = __dirname;
 const scripts = {
   postgres: [process.execPath, path.join(here, 'ensure-postgres.mjs')],
   docker: ['bash', path.join(here, 'ensure-docker.sh')],
+  chromium: ['bash', path.join(here, 'ensure-chromium.sh')],
 } as const;
 
 function run(command: readonly string[], env: NodeJS.ProcessEnv = {}) {
@@ -31,7 +32,7 @@ describe.each(Object.entries(scripts))('ensure-%s', (service, command) => {
     expect(first.status).toBe(0);
     const second = run(command);
     expect(second.status).toBe(0);
-    expect(second.stdout).toMatch(new RegExp(`^${service}: .*already running`, 'm'));
+    expect(second.stdout).toMatch(new RegExp(`^${service}: .*already (running|installed)`, 'm'));
     expect(second.stdout).not.toMatch(/started|installing|building/);
   });
 });
@@ -62,13 +63,23 @@ describe('an unusable setting fails at once with the service message', () => {
     expect(result.stderr).toMatch(/tried: .*\n {2}to provide it: /);
   });
 
+  test('chromium: COGNITION_TEST_CHROMIUM that does not run', () => {
+    const result = run(scripts.chromium, { COGNITION_TEST_CHROMIUM: '/nonexistent/chromium' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^chromium: UNAVAILABLE — COGNITION_TEST_CHROMIUM=\/nonexistent\/chromium /,
+    );
+    expect(result.stderr).toMatch(/tried: .*\n {2}to provide it: /);
+  });
+
   test('npm test stops before the suite, naming every missing service', () => {
     const result = run([process.execPath, path.join(here, 'provision.mjs')], {
       COGNITION_TEST_POSTGRES_URL: 'postgresql://postgres@127.0.0.1:1/postgres',
       DOCKER_HOST: 'tcp://127.0.0.1:1',
+      COGNITION_TEST_CHROMIUM: '/nonexistent/chromium',
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('the test suite needs postgres, docker');
+    expect(result.stderr).toContain('the test suite needs postgres, docker, chromium');
   });
 });
 

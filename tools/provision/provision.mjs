@@ -8,10 +8,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-// A service a new issue adds (Redis, a load balancer, Chromium) gets its ensure script here.
+// A service a new issue adds (Redis, a load balancer) gets its ensure script here.
 const SERVICES = [
   { name: 'postgres', command: process.execPath, args: [path.join(here, 'ensure-postgres.mjs')] },
   { name: 'docker', command: 'bash', args: [path.join(here, 'ensure-docker.sh')] },
+  { name: 'chromium', command: 'bash', args: [path.join(here, 'ensure-chromium.sh')] },
 ];
 
 const started = Date.now();
