@@ -6,6 +6,7 @@ import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ServerState } from './app';
 import { createApp } from './app';
@@ -37,6 +38,8 @@ export interface StartOptions {
   storage?: StorageBackend;
   /** Sandbox to use instead of the configured backend (tests). */
   sandbox?: ExecutionBackendFactory;
+  /** The dashboard's built assets; default: dist/apps/admin beside this bundle's dist/apps/server. */
+  adminDir?: string;
 }
 
 /**
@@ -72,7 +75,8 @@ export async function startServer(
 
   const services: ApiServices = { storage, runs, sandbox, breakers, version: VERSION };
   const state: ServerState = { shuttingDown: false };
-  const app = createApp({ config, services, logger, state });
+  const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
+  const app = createApp({ config, services, logger, state, adminDir });
   const server = createServer(app);
 
   try {

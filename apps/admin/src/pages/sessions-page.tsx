@@ -1,0 +1,145 @@
+import type { SessionStatus } from '@cognition/client';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Empty, ErrorView, Loading } from '../components/states';
+import { hrefOf } from '../route';
+import { useTRPC } from '../trpc';
+
+const PAGE_SIZE = 20;
+const STATUSES: SessionStatus[] = ['active', 'suspended', 'completed', 'failed', 'error'];
+/** Sessions change behind the dashboard's back (other clients); the list follows them. */
+const REFRESH_MS = 3000;
+
+/** Sessions, newest activity first, filtered by status and one metadata pair, paged by the server. */
+export function SessionsPage() {
+  const trpc = useTRPC();
+  const [status, setStatus] = useState<SessionStatus | ''>('');
+  const [metaKey, setMetaKey] = useState('');
+  const [metaValue, setMetaValue] = useState('');
+  const [offset, setOffset] = useState(0);
+  const metadata = metaKey.trim() !== '' ? { [metaKey.trim()]: metaValue } : undefined;
+  const list = useQuery({
+    ...trpc.sessions.list.queryOptions({
+      limit: PAGE_SIZE,
+      offset,
+      ...(status !== '' ? { status } : {}),
+      ...(metadata ? { metadata } : {}),
+    }),
+    refetchInterval: REFRESH_MS,
+    placeholderData: (previous) => previous,
+  });
+  const resetPage = () => setOffset(0);
+
+  return (
+    <section aria-labelledby="sessions-title">
+      <h1 id="sessions-title">Sessions</h1>
+      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select
+            name="status"
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value as SessionStatus | '');
+              resetPage();
+            }}
+          >
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Metadata key
+          <input
+            name="metaKey"
+            value={metaKey}
+            onChange={(e) => (setMetaKey(e.target.value), resetPage())}
+          />
+        </label>
+        <label>
+          value
+          <input
+            name="metaValue"
+            value={metaValue}
+            onChange={(e) => (setMetaValue(e.target.value), resetPage())}
+          />
+        </label>
+      </form>
+      {list.isPending ? (
+        <Loading what="Loading sessions" />
+      ) : list.isError ? (
+        <ErrorView error={list.error} />
+      ) : list.data.sessions.length === 0 ? (
+        <Empty>No sessions match.</Empty>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Metadata</th>
+                  <th scope="col">Messages</th>
+                  <th scope="col">Last activity</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.sessions.map((session) => (
+                  <tr key={session.id}>
+                    <td>
+                      <a href={hrefOf({ page: 'session', id: session.id })}>
+                        {session.title ?? session.id}
+                      </a>
+                    </td>
+                    <td>
+                      <span className={`badge ${session.status}`}>{session.status}</span>
+                    </td>
+                    <td>{session.agentName}</td>
+                    <td className="meta">
+                      {Object.entries(session.metadata).map(([k, v]) => (
+                        <code key={k}>
+                          {k}={v}
+                        </code>
+                      ))}
+                    </td>
+                    <td>{session.messageCount}</td>
+                    <td>
+                      <time dateTime={session.updatedAt.toISOString()}>
+                        {session.updatedAt.toLocaleString()}
+                      </time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav className="pager" aria-label="Pages of sessions">
+            <button
+              type="button"
+              disabled={offset === 0}
+              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+            >
+              Previous
+            </button>
+            <span>
+              {offset + 1}–{offset + list.data.sessions.length} of {list.data.total}
+            </span>
+            <button
+              type="button"
+              disabled={offset + PAGE_SIZE >= list.data.total}
+              onClick={() => setOffset(offset + PAGE_SIZE)}
+            >
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}
