@@ -100,7 +100,7 @@ test('asks for an API key, then lists the sessions', async () => {
   await shot('sessions');
 });
 
-test('filters sessions by metadata and by status', async () => {
+test('filters sessions by metadata, status and title text, and sorts them', async () => {
   await page.getByLabel('Metadata key').fill('team');
   await page.getByLabel('value').fill('alpha');
   await page.getByRole('link', { name: 'Beta planning' }).waitFor({ state: 'detached' });
@@ -110,6 +110,15 @@ test('filters sessions by metadata and by status', async () => {
   await page.getByLabel('Status').selectOption('');
   await page.getByLabel('Metadata key').fill('');
   await rowsToBe(4);
+  await page.getByLabel('Title contains').fill('TRIAGE');
+  await page.getByRole('link', { name: 'Alpha review' }).waitFor({ state: 'detached' });
+  await rowsToBe(2);
+  await page.getByLabel('Title contains').fill('');
+  await page.getByLabel('Sort by').selectOption('title');
+  await page.getByLabel('Order').selectOption('asc');
+  await page.getByRole('link', { name: 'Beta planning' }).waitFor();
+  const titles = await page.locator('tbody tr td:first-child').allTextContents();
+  expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
 });
 
 test('opens a session with the keyboard and shows its conversation and runs', async () => {

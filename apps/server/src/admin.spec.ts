@@ -17,7 +17,7 @@ describe('/admin (the dashboard)', () => {
     const res = await request(appServing(path.join(dir, 'missing'))).get('/admin/');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
-    expect(String(res.body.detail)).toContain('node apps/admin/build.mjs');
+    expect(String((res.body as { detail: unknown }).detail)).toContain('node apps/admin/build.mjs');
   });
 
   it('serves the built page with a policy that keeps it to this origin', async () => {

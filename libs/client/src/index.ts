@@ -26,6 +26,7 @@ export type {
   Session,
   SessionConfig,
   SessionPage,
+  SessionSort,
   SessionStatus,
   Todo,
   Usage,

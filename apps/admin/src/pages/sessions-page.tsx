@@ -1,4 +1,4 @@
-import type { SessionStatus } from '@cognition/client';
+import type { SessionSort, SessionStatus } from '@cognition/client';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Empty, ErrorView, Loading } from '../components/states';
@@ -7,15 +7,28 @@ import { useTRPC } from '../trpc';
 
 const PAGE_SIZE = 20;
 const STATUSES: SessionStatus[] = ['active', 'suspended', 'completed', 'failed', 'error'];
+const SORTS: { value: SessionSort; label: string }[] = [
+  { value: 'updated_at', label: 'last activity' },
+  { value: 'created_at', label: 'created' },
+  { value: 'title', label: 'title' },
+  { value: 'message_count', label: 'messages' },
+];
 /** Sessions change behind the dashboard's back (other clients); the list follows them. */
 const REFRESH_MS = 3000;
 
-/** Sessions, newest activity first, filtered by status and one metadata pair, paged by the server. */
+/**
+ * Sessions filtered by status, agent, title text and one metadata pair, sorted and paged by the
+ * server (newest activity first by default).
+ */
 export function SessionsPage() {
   const trpc = useTRPC();
   const [status, setStatus] = useState<SessionStatus | ''>('');
   const [metaKey, setMetaKey] = useState('');
   const [metaValue, setMetaValue] = useState('');
+  const [agent, setAgent] = useState('');
+  const [title, setTitle] = useState('');
+  const [sort, setSort] = useState<SessionSort>('updated_at');
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [offset, setOffset] = useState(0);
   const metadata = metaKey.trim() !== '' ? { [metaKey.trim()]: metaValue } : undefined;
   const list = useQuery({
@@ -24,6 +37,10 @@ export function SessionsPage() {
       offset,
       ...(status !== '' ? { status } : {}),
       ...(metadata ? { metadata } : {}),
+      ...(agent.trim() !== '' ? { agentName: agent.trim() } : {}),
+      ...(title.trim() !== '' ? { titleContains: title.trim() } : {}),
+      sort,
+      order,
     }),
     refetchInterval: REFRESH_MS,
     placeholderData: (previous) => previous,
@@ -53,6 +70,22 @@ export function SessionsPage() {
           </select>
         </label>
         <label>
+          Title contains
+          <input
+            name="title"
+            value={title}
+            onChange={(e) => (setTitle(e.target.value), resetPage())}
+          />
+        </label>
+        <label>
+          Agent
+          <input
+            name="agent"
+            value={agent}
+            onChange={(e) => (setAgent(e.target.value), resetPage())}
+          />
+        </label>
+        <label>
           Metadata key
           <input
             name="metaKey"
@@ -67,6 +100,31 @@ export function SessionsPage() {
             value={metaValue}
             onChange={(e) => (setMetaValue(e.target.value), resetPage())}
           />
+        </label>
+        <label>
+          Sort by
+          <select
+            name="sort"
+            value={sort}
+            onChange={(e) => (setSort(e.target.value as SessionSort), resetPage())}
+          >
+            {SORTS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Order
+          <select
+            name="order"
+            value={order}
+            onChange={(e) => (setOrder(e.target.value as 'asc' | 'desc'), resetPage())}
+          >
+            <option value="desc">descending</option>
+            <option value="asc">ascending</option>
+          </select>
         </label>
       </form>
       {list.isPending ? (
