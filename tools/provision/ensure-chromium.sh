@@ -8,11 +8,8 @@
 set -euo pipefail
 
 service=chromium
-say() { printf '%s: %s\n' "${service}" "$*"; }
-fail() { # what, tried, how to provide it
-  printf '%s: UNAVAILABLE — %s\n  tried: %s\n  to provide it: %s\n' "${service}" "$1" "$2" "$3" >&2
-  exit 1
-}
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 provide="set COGNITION_TEST_CHROMIUM to a Chromium or Chrome executable, or install Debian's chromium package"
 version_of() { "$1" --headless --no-sandbox --disable-gpu --version 2>/dev/null | head -n 1; }
 
@@ -30,14 +27,7 @@ if [[ -x "${binary}" ]] && version="$(version_of "${binary}")" && [[ -n "${versi
   say "ready: ${version} at ${binary} (already installed)"
   exit 0
 fi
-[[ "$(id -u)" == 0 ]] || fail "${binary} is missing and installing it needs root" "test -x ${binary}" "${provide}"
-command -v apt-get >/dev/null 2>&1 || fail "${binary} is missing and there is no apt-get" "test -x ${binary}; command -v apt-get" "${provide}"
-say "installing Debian's chromium (apt-get, about a minute the first time)"
-export DEBIAN_FRONTEND=noninteractive
-if ! { apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 \
-  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; } 2>/tmp/cognition-apt-chromium.log; then
-  fail "installing chromium failed ($(tail -n 1 /tmp/cognition-apt-chromium.log))" "apt-get install chromium" "${provide}"
-fi
+apt_install chromium "${provide}"
 version="$(version_of "${binary}" || true)"
 [[ -n "${version}" ]] || fail "chromium was installed but does not run" "${binary} --version" "${provide}"
 say "installed: ${version} at ${binary}"

@@ -14,11 +14,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 service=docker
-say() { printf '%s: %s\n' "${service}" "$*"; }
-fail() { # what, tried, how to provide it
-  printf '%s: UNAVAILABLE — %s\n  tried: %s\n  to provide it: %s\n' "${service}" "$1" "$2" "$3" >&2
-  exit 1
-}
+# shellcheck source=lib.sh
+source "${here}/lib.sh"
 
 dockerd_log="${DOCKERD_LOG:-/var/log/cognition-dockerd.log}"
 wait_seconds="${DOCKER_WAIT_SECONDS:-60}"
@@ -54,14 +51,7 @@ elif engine_answers; then
   say "engine answers ($(engine_version), already running)"
 else
   if ! command -v dockerd >/dev/null 2>&1; then
-    [[ "$(id -u)" == 0 ]] || fail "dockerd is not installed and installing it needs root" "command -v dockerd" "${provide}"
-    command -v apt-get >/dev/null 2>&1 || fail "dockerd is not installed and there is no apt-get to install it" "command -v dockerd; command -v apt-get" "${provide}"
-    say "installing Debian's docker.io (apt-get, about a minute the first time)"
-    export DEBIAN_FRONTEND=noninteractive
-    # Recommends (apparmor, git, ...) are not needed to run containers.
-    if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends docker.io >/dev/null; } 2>/tmp/cognition-apt.log; then
-      fail "installing docker.io failed ($(tail -n 1 /tmp/cognition-apt.log))" "apt-get install docker.io" "${provide}"
-    fi
+    apt_install docker.io "${provide}"
   fi
   if pgrep -x dockerd >/dev/null 2>&1; then
     say "dockerd is running but does not answer yet; waiting up to ${wait_seconds}s"

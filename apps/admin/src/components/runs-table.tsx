@@ -1,3 +1,4 @@
+import { TableHead } from './states';
 import type { Run } from '@cognition/client';
 
 function duration(run: Run): string {
@@ -17,17 +18,9 @@ export function RunsTable({ runs }: { runs: Run[] }) {
   return (
     <div className="table-wrap">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Run</th>
-            <th scope="col">Status</th>
-            <th scope="col">Started</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Tokens in / out</th>
-            <th scope="col">Model</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={['Run', 'Status', 'Started', 'Duration', 'Tokens in / out', 'Model', 'Cost']}
+        />
         <tbody>
           {[...runs]
             .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())

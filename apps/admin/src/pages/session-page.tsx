@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Empty, ErrorView, Loading } from '../components/states';
+import { Empty, ErrorView, Loading, QueryView } from '../components/states';
 import { LiveRun } from '../components/live-run';
 import { MessageView } from '../components/message-view';
 import { MetadataEditor } from '../components/metadata-editor';
@@ -57,31 +57,31 @@ export function SessionPage({ id }: { id: string }) {
       </section>
       <section aria-labelledby="runs-title">
         <h2 id="runs-title">Runs</h2>
-        {runs.isPending ? (
-          <Loading what="Loading runs" />
-        ) : runs.isError ? (
-          <ErrorView error={runs.error} />
-        ) : runs.data.runs.length === 0 ? (
-          <Empty>No runs yet.</Empty>
-        ) : (
-          <RunsTable runs={runs.data.runs} />
-        )}
+        <QueryView
+          query={runs}
+          loading="Loading runs"
+          isEmpty={(d) => d.runs.length === 0}
+          empty="No runs yet."
+        >
+          {(d) => <RunsTable runs={d.runs} />}
+        </QueryView>
       </section>
       <section aria-labelledby="messages-title">
         <h2 id="messages-title">Conversation</h2>
-        {messages.isPending ? (
-          <Loading what="Loading messages" />
-        ) : messages.isError ? (
-          <ErrorView error={messages.error} />
-        ) : messages.data.messages.length === 0 ? (
-          <Empty>No messages yet.</Empty>
-        ) : (
-          <ol className="messages">
-            {messages.data.messages.map((message) => (
-              <MessageView key={message.id} message={message} />
-            ))}
-          </ol>
-        )}
+        <QueryView
+          query={messages}
+          loading="Loading messages"
+          isEmpty={(d) => d.messages.length === 0}
+          empty="No messages yet."
+        >
+          {(d) => (
+            <ol className="messages">
+              {d.messages.map((message) => (
+                <MessageView key={message.id} message={message} />
+              ))}
+            </ol>
+          )}
+        </QueryView>
       </section>
     </article>
   );

@@ -1,7 +1,7 @@
 import type { SessionSort, SessionStatus } from '@cognition/client';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Empty, ErrorView, Loading } from '../components/states';
+import { Empty, ErrorView, Loading, TableHead } from '../components/states';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
 
@@ -137,16 +137,9 @@ export function SessionsPage() {
         <>
           <div className="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Metadata</th>
-                  <th scope="col">Messages</th>
-                  <th scope="col">Last activity</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={['Title', 'Status', 'Agent', 'Metadata', 'Messages', 'Last activity']}
+              />
               <tbody>
                 {list.data.sessions.map((session) => (
                   <tr key={session.id}>

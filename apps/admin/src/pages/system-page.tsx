@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { ErrorView, Loading } from '../components/states';
+import { ErrorView, Loading, TableHead } from '../components/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 2000;
@@ -38,15 +38,7 @@ export function SystemPage() {
       <h2>Circuit breakers</h2>
       <div className="table-wrap">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Failed</th>
-              <th scope="col">Rejected</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Name', 'State', 'Calls', 'Failed', 'Rejected']} />
           <tbody>
             {h.circuitBreakers.map((breaker) => (
               <tr key={breaker.name}>
