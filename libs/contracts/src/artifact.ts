@@ -143,7 +143,8 @@ export type CreateArtifactInput = z.input<typeof CreateArtifactBodySchema>;
  * a new version; `metadata` alone (replaced whole) does not. `expectedVersion`, when given, makes
  * the write conditional on the stored version (VERSION_CONFLICT otherwise).
  */
-export const UpdateArtifactInputSchema = z
+/** The fields of an update, without its cross-field rules (extend it, then `refineArtifactUpdate`). */
+export const UpdateArtifactFieldsSchema = z
   .object({
     content: z.string().optional(),
     encoding: ArtifactEncodingSchema.optional(),
@@ -151,17 +152,24 @@ export const UpdateArtifactInputSchema = z
     metadata: StringMapSchema.optional(),
     expectedVersion: z.number().int().min(1).optional(),
   })
-  .strict()
-  .superRefine((value, ctx) => {
-    refineContent(value, ctx);
-    if (value.encoding !== undefined && value.content === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['content'],
-        message: 'an encoding comes with its content',
-      });
-    }
-  });
+  .strict();
+
+export function refineArtifactUpdate(
+  value: { content?: string | undefined; encoding?: ArtifactEncoding | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  refineContent(value, ctx);
+  if (value.encoding !== undefined && value.content === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['content'],
+      message: 'an encoding comes with its content',
+    });
+  }
+}
+
+export const UpdateArtifactInputSchema =
+  UpdateArtifactFieldsSchema.superRefine(refineArtifactUpdate);
 export type UpdateArtifactInput = z.input<typeof UpdateArtifactInputSchema>;
 
 /** Filters of a list (all must match), newest `updatedAt` first. */
