@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       apiKeys: [],
       maxBodyBytes: 4 * 1024 * 1024,
+      artifactMaxBytes: 10 * 1024 * 1024,
       logLevel: 'info',
       logFormat: 'auto',
       shutdownGraceMs: 10_000,

@@ -17,6 +17,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   apiKeys: ApiKeyConfig[];
   maxBodyBytes: number;
+  /** Largest decoded artifact content (`COGNITION_ARTIFACT_MAX_BYTES`). */
+  artifactMaxBytes: number;
   logLevel: LogLevel;
   /** `auto`: human-readable on a terminal, JSON lines otherwise. */
   logFormat: LogFormat;
@@ -278,6 +280,7 @@ export const SETTINGS = {
   COGNITION_CORS_ORIGINS: { default: '', schema: z.string() },
   COGNITION_API_KEYS: { default: '', schema: z.string() },
   COGNITION_MAX_BODY_BYTES: { default: '4mb', schema: byteSizeText },
+  COGNITION_ARTIFACT_MAX_BYTES: { default: '10mb', schema: byteSizeText },
   COGNITION_LOG_LEVEL: { default: 'info', schema: enumText(LOG_LEVELS) },
   COGNITION_LOG_FORMAT: { default: 'auto', schema: enumText(LOG_FORMATS) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
@@ -378,6 +381,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const corsOrigins = list(read('COGNITION_CORS_ORIGINS') ?? '');
   const apiKeys = parseApiKeys(read('COGNITION_API_KEYS') ?? '', problems);
   const maxBodyBytes = read('COGNITION_MAX_BODY_BYTES');
+  const artifactMaxBytes = read('COGNITION_ARTIFACT_MAX_BYTES');
   const logLevel = read('COGNITION_LOG_LEVEL');
   const logFormat = read('COGNITION_LOG_FORMAT');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
@@ -474,6 +478,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     corsOrigins,
     apiKeys,
     maxBodyBytes: need(maxBodyBytes),
+    artifactMaxBytes: need(artifactMaxBytes),
     logLevel: need(logLevel),
     logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
