@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/agent';
+import { ARTIFACT_TOOLS } from './artifact-tools';
 import { FILE_TOOLS } from './file-tools';
 import type { ToolName } from './names';
 import { taskTool, writeTodosTool } from './planning-tools';
@@ -40,7 +41,13 @@ export class ToolCatalog {
   private readonly tools: ReadonlyMap<ToolName, RuntimeTool>;
 
   constructor(options: ToolCatalogOptions = {}) {
-    const all = [...FILE_TOOLS, writeTodosTool, taskTool, createWebFetchTool(options.webFetch)];
+    const all = [
+      ...FILE_TOOLS,
+      writeTodosTool,
+      taskTool,
+      createWebFetchTool(options.webFetch),
+      ...ARTIFACT_TOOLS,
+    ];
     this.tools = new Map(all.map((tool) => [tool.name, tool]));
   }
 

@@ -11,6 +11,9 @@ export const TOOL_NAMES = [
   'write_todos',
   'web_fetch',
   'task',
+  'artifact_list',
+  'artifact_read',
+  'artifact_write',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -19,4 +22,10 @@ export function isToolName(name: string): name is ToolName {
 }
 
 /** Tools that change the workspace or run code: never offered to the built-in `readonly` agent. */
-export const MUTATING_TOOLS: readonly ToolName[] = ['write_file', 'edit_file', 'delete', 'execute'];
+export const MUTATING_TOOLS: readonly ToolName[] = [
+  'write_file',
+  'edit_file',
+  'delete',
+  'execute',
+  'artifact_write',
+];
