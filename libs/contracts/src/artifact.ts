@@ -48,7 +48,15 @@ const ContentTypeSchema = z
   .max(255)
   .regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a media type such as text/markdown');
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Standard base64 with padding. No grouped repetition: a backtracking regex over a group recurses
+ * per repetition and overflows the stack on multi-megabyte content.
+ */
+const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && BASE64_CHARS.test(text);
+}
 
 /**
  * An artifact's current state. `version` is 1 on create and grows by one on every content change
@@ -98,7 +106,7 @@ function refineContent(
   value: { content?: string | undefined; encoding?: ArtifactEncoding | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if (value.content !== undefined && value.encoding === 'base64' && !BASE64.test(value.content)) {
+  if (value.content !== undefined && value.encoding === 'base64' && !isBase64(value.content)) {
     ctx.addIssue({ code: 'custom', path: ['content'], message: 'not valid base64' });
   }
 }

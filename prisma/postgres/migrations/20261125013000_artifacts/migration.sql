@@ -42,7 +42,7 @@ CREATE TABLE "artifact_metadata" (
 CREATE TABLE "artifact_versions" (
     "artifact_id" TEXT NOT NULL,
     "version" INTEGER NOT NULL,
-    "content" BYTEA NOT NULL,
+    "content" TEXT NOT NULL,
     "content_type" TEXT NOT NULL,
     "encoding" TEXT NOT NULL,
     "size" INTEGER NOT NULL,
