@@ -32,14 +32,12 @@ async function newSession(user = alice): Promise<string> {
 describe('REST /artifacts', () => {
   it('creates (201), reads, versions (PUT, ?version=N, /versions), lists and deletes (204)', async () => {
     const sessionId = await newSession();
-    const created = await alice
-      .post('/artifacts')
-      .send({
-        name: 'plan.md',
-        content: '# v1',
-        session_id: sessionId,
-        content_type: 'text/markdown',
-      });
+    const created = await alice.post('/artifacts').send({
+      name: 'plan.md',
+      content: '# v1',
+      session_id: sessionId,
+      content_type: 'text/markdown',
+    });
     expect(created.status).toBe(201);
     const a = created.body as Json;
     expect(a).toMatchObject({

@@ -7,9 +7,13 @@ import { taskTool, writeTodosTool } from './planning-tools';
 import type { RuntimeTool } from './types';
 import type { WebFetchOptions } from './web-fetch';
 import { createWebFetchTool } from './web-fetch';
+import type { WebSearchOptions } from './web-search';
+import { createWebSearchTool } from './web-search';
 
 export interface ToolCatalogOptions {
   webFetch?: WebFetchOptions;
+  /** Without it `web_search` does not exist, so no agent is offered it. */
+  webSearch?: WebSearchOptions;
 }
 
 /** The OpenAI function format, which every LangChain chat model's `bindTools` accepts. */
@@ -46,6 +50,7 @@ export class ToolCatalog {
       writeTodosTool,
       taskTool,
       createWebFetchTool(options.webFetch),
+      ...(options.webSearch ? [createWebSearchTool(options.webSearch)] : []),
       ...ARTIFACT_TOOLS,
     ];
     this.tools = new Map(all.map((tool) => [tool.name, tool]));

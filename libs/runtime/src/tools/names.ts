@@ -10,6 +10,7 @@ export const TOOL_NAMES = [
   'execute',
   'write_todos',
   'web_fetch',
+  'web_search',
   'task',
   'artifact_list',
   'artifact_read',
