@@ -331,7 +331,8 @@ describe('abort, conflicts and idempotency', () => {
     );
     expect(events.at(-1)?.event).toBe('done');
     expect([...fake.toolNames(index)].sort()).toEqual(
-      ['glob', 'grep', 'ls', 'read_file', 'write_todos'].sort(),
+      // Artifacts are readable (issue 16), never writable, by the readonly agent.
+      ['artifact_list', 'artifact_read', 'glob', 'grep', 'ls', 'read_file', 'write_todos'].sort(),
     );
   });
 });

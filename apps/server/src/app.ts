@@ -9,7 +9,7 @@ import {
   toHttpError,
   toTRPCError,
 } from '@cognition/api';
-import { toFieldIssues } from '@cognition/contracts';
+import { ARTIFACT_MAX_BYTES_DEFAULT, toFieldIssues } from '@cognition/contracts';
 import { formatSseFrame } from '@cognition/runtime';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import cors from 'cors';
@@ -35,6 +35,8 @@ export interface HttpConfig {
   apiKeys: AuthConfig['apiKeys'];
   corsOrigins: string[];
   maxBodyBytes: number;
+  /** Largest artifact content (decoded); the artifact routes' body limit follows it. */
+  artifactMaxBytes?: number;
   sse: SseHttpConfig;
 }
 
@@ -162,8 +164,18 @@ export function createApp(options: AppOptions): Express {
     type: () => true,
   });
 
+  const artifactJsonBody = express.json({
+    // base64 is 4/3 of the bytes; the rest of the body (name, metadata) fits in the slack.
+    limit: Math.max(
+      config.maxBodyBytes,
+      Math.ceil(((config.artifactMaxBytes ?? ARTIFACT_MAX_BYTES_DEFAULT) * 4) / 3) + 64 * 1024,
+    ),
+    type: () => true,
+  });
+
   for (const route of REST_ROUTES) {
-    const handlers: RequestHandler[] = route.request.body ? [jsonBody] : [];
+    const parser = route.request.bodyLimit === 'artifact' ? artifactJsonBody : jsonBody;
+    const handlers: RequestHandler[] = route.request.body ? [parser] : [];
     handlers.push(restHandler(route, { auth, services, state, sse: config.sse }));
     app[route.method](expressPath(route.path), ...handlers);
   }

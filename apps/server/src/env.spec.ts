@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       apiKeys: [],
       maxBodyBytes: 4 * 1024 * 1024,
+      artifactMaxBytes: 10 * 1024 * 1024,
       logLevel: 'info',
       logFormat: 'auto',
       shutdownGraceMs: 10_000,
@@ -60,7 +61,40 @@ describe('loadConfig', () => {
         timeoutMs: 10_000,
         allowPrivateNetwork: false,
       },
+      tools: { webFetchAllowPrivateNetwork: false, webSearch: null },
     });
+  });
+
+  it('reads the network tools: web_fetch private addresses, a web_search provider', () => {
+    const config = loadConfig(
+      {
+        COGNITION_WEB_FETCH_ALLOW_PRIVATE_NETWORK: 'true',
+        COGNITION_WEB_SEARCH_PROVIDER: 'searxng',
+        COGNITION_WEB_SEARCH_URL: 'http://10.0.0.5:8888',
+      },
+      '/srv/app',
+    );
+    expect(config.tools).toEqual({
+      webFetchAllowPrivateNetwork: true,
+      webSearch: { provider: 'searxng', url: 'http://10.0.0.5:8888', apiKey: null },
+    });
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env, '/srv/app');
+      } catch (error) {
+        return String(error);
+      }
+      return '';
+    };
+    expect(problems({ COGNITION_WEB_SEARCH_PROVIDER: 'searxng' })).toContain(
+      'COGNITION_WEB_SEARCH_URL: required',
+    );
+    expect(problems({ COGNITION_WEB_SEARCH_PROVIDER: 'brave' })).toContain(
+      'COGNITION_WEB_SEARCH_API_KEY: required',
+    );
+    expect(problems({ COGNITION_WEB_SEARCH_PROVIDER: 'bing' })).toContain(
+      'COGNITION_WEB_SEARCH_PROVIDER',
+    );
   });
 
   it('reads every setting', () => {

@@ -17,6 +17,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   apiKeys: ApiKeyConfig[];
   maxBodyBytes: number;
+  /** Largest decoded artifact content (`COGNITION_ARTIFACT_MAX_BYTES`). */
+  artifactMaxBytes: number;
   logLevel: LogLevel;
   /** `auto`: human-readable on a terminal, JSON lines otherwise. */
   logFormat: LogFormat;
@@ -27,7 +29,19 @@ export interface ServerConfig {
   llm: LlmSettings;
   sse: SseConfig;
   callbacks: CallbackConfig;
+  tools: ToolsConfig;
 }
+
+/** The built-in tools that reach the network. */
+export interface ToolsConfig {
+  /** `web_fetch` may reach loopback/private/link-local addresses (default false: refused). */
+  webFetchAllowPrivateNetwork: boolean;
+  /** null: no provider, so `web_search` is not offered. */
+  webSearch: { provider: WebSearchProviderName; url: string | null; apiKey: string | null } | null;
+}
+
+export const WEB_SEARCH_PROVIDER_NAMES = ['searxng', 'brave', 'tavily'] as const;
+export type WebSearchProviderName = (typeof WEB_SEARCH_PROVIDER_NAMES)[number];
 
 export type PersistenceConfig =
   | { backend: 'memory' }
@@ -278,6 +292,7 @@ export const SETTINGS = {
   COGNITION_CORS_ORIGINS: { default: '', schema: z.string() },
   COGNITION_API_KEYS: { default: '', schema: z.string() },
   COGNITION_MAX_BODY_BYTES: { default: '4mb', schema: byteSizeText },
+  COGNITION_ARTIFACT_MAX_BYTES: { default: '10mb', schema: byteSizeText },
   COGNITION_LOG_LEVEL: { default: 'info', schema: enumText(LOG_LEVELS) },
   COGNITION_LOG_FORMAT: { default: 'auto', schema: enumText(LOG_FORMATS) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
@@ -331,6 +346,13 @@ export const SETTINGS = {
   COGNITION_CALLBACK_MAX_BACKOFF_SECONDS: { default: '30', schema: positiveNumberText(86400) },
   COGNITION_CALLBACK_TIMEOUT_SECONDS: { default: '10', schema: positiveNumberText(600) },
   COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: { default: 'false', schema: boolText },
+  COGNITION_WEB_FETCH_ALLOW_PRIVATE_NETWORK: { default: 'false', schema: boolText },
+  COGNITION_WEB_SEARCH_PROVIDER: {
+    default: undefined,
+    schema: enumText(WEB_SEARCH_PROVIDER_NAMES),
+  },
+  COGNITION_WEB_SEARCH_URL: { default: undefined, schema: httpUrlText },
+  COGNITION_WEB_SEARCH_API_KEY: { default: undefined, schema: secretText },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -378,6 +400,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const corsOrigins = list(read('COGNITION_CORS_ORIGINS') ?? '');
   const apiKeys = parseApiKeys(read('COGNITION_API_KEYS') ?? '', problems);
   const maxBodyBytes = read('COGNITION_MAX_BODY_BYTES');
+  const artifactMaxBytes = read('COGNITION_ARTIFACT_MAX_BYTES');
   const logLevel = read('COGNITION_LOG_LEVEL');
   const logFormat = read('COGNITION_LOG_FORMAT');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
@@ -410,6 +433,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const callbackMaxBackoff = read('COGNITION_CALLBACK_MAX_BACKOFF_SECONDS');
   const callbackTimeout = read('COGNITION_CALLBACK_TIMEOUT_SECONDS');
   const callbackAllowPrivate = read('COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK');
+  const webFetchAllowPrivate = read('COGNITION_WEB_FETCH_ALLOW_PRIVATE_NETWORK');
+  const searchProvider = read('COGNITION_WEB_SEARCH_PROVIDER');
+  const searchUrl = read('COGNITION_WEB_SEARCH_URL');
+  const searchKey = read('COGNITION_WEB_SEARCH_API_KEY');
+  if (searchProvider === 'searxng' && searchUrl === undefined) {
+    problems.push('COGNITION_WEB_SEARCH_URL: required when COGNITION_WEB_SEARCH_PROVIDER=searxng');
+  }
+  if ((searchProvider === 'brave' || searchProvider === 'tavily') && searchKey === undefined) {
+    problems.push(
+      `COGNITION_WEB_SEARCH_API_KEY: required when COGNITION_WEB_SEARCH_PROVIDER=${searchProvider}`,
+    );
+  }
 
   const persistence = resolvePersistence(backend, uri, poolSize, workspaceRoot, problems);
 
@@ -474,6 +509,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     corsOrigins,
     apiKeys,
     maxBodyBytes: need(maxBodyBytes),
+    artifactMaxBytes: need(artifactMaxBytes),
     logLevel: need(logLevel),
     logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
@@ -504,6 +540,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxDelayMs: Math.round(need(callbackMaxBackoff) * 1000),
       timeoutMs: Math.round(need(callbackTimeout) * 1000),
       allowPrivateNetwork: need(callbackAllowPrivate),
+    },
+    tools: {
+      webFetchAllowPrivateNetwork: need(webFetchAllowPrivate),
+      webSearch:
+        searchProvider === undefined
+          ? null
+          : { provider: searchProvider, url: searchUrl ?? null, apiKey: searchKey ?? null },
     },
   };
 }

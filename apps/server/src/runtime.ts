@@ -7,13 +7,13 @@ import {
   isRuntimeError,
   resolveLlmConfig,
 } from '@cognition/runtime';
-import type { EnvProviderChoice, LlmConfig } from '@cognition/runtime';
+import type { EnvProviderChoice, LlmConfig, ToolCatalogOptions } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { LlmSettings, ServerConfig } from './env';
+import type { LlmSettings, ServerConfig, ToolsConfig } from './env';
 import { ConfigError } from './env';
 
 /**
@@ -124,7 +124,25 @@ export async function createRuntime(
       timeoutMs: callbacks.timeoutMs,
       allowPrivateNetwork: callbacks.allowPrivateNetwork,
     },
+    tools: toolOptions(config.tools),
     logger: deps.logger.child({ component: 'runtime' }),
   });
   return { runs, llm: llmLine };
+}
+
+/** The network tools' settings as the runtime's catalog options. */
+function toolOptions(tools: ToolsConfig): ToolCatalogOptions {
+  const search = tools.webSearch;
+  return {
+    webFetch: { allowPrivateNetwork: tools.webFetchAllowPrivateNetwork },
+    ...(search
+      ? {
+          webSearch: {
+            provider: search.provider,
+            ...(search.url !== null ? { url: search.url } : {}),
+            ...(search.apiKey !== null ? { apiKey: search.apiKey } : {}),
+          },
+        }
+      : {}),
+  };
 }

@@ -52,7 +52,9 @@ export async function startServer(
   options: StartOptions,
 ): Promise<RunningServer> {
   const { logger } = options;
-  const storage = options.storage ?? createStorage(config.persistence);
+  const storage =
+    options.storage ??
+    createStorage(config.persistence, { artifactMaxBytes: config.artifactMaxBytes });
   await storage.initialize();
 
   const breakers = new CircuitBreakerRegistry();

@@ -9,15 +9,20 @@ import type { PersistenceConfig } from './env';
  * implementations). Migrations are read from `prisma/<provider>/migrations` of the repository
  * or deployment the server runs from.
  */
-export function createStorage(persistence: PersistenceConfig): StorageBackend {
+export function createStorage(
+  persistence: PersistenceConfig,
+  options: { artifactMaxBytes?: number } = {},
+): StorageBackend {
+  const { artifactMaxBytes } = options;
   switch (persistence.backend) {
     case 'memory':
-      return createMemoryStorage();
+      return createMemoryStorage({ artifacts: { maxBytes: artifactMaxBytes } });
     case 'sqlite':
       return createPrismaStorage({
         provider: 'sqlite',
         path: persistence.path,
         migrationsDir: defaultMigrationsDir('sqlite'),
+        artifactMaxBytes,
       });
     case 'postgres':
       return createPrismaStorage({
@@ -25,6 +30,7 @@ export function createStorage(persistence: PersistenceConfig): StorageBackend {
         url: persistence.url,
         poolSize: persistence.poolSize,
         migrationsDir: defaultMigrationsDir('postgresql'),
+        artifactMaxBytes,
       });
   }
 }

@@ -1,5 +1,6 @@
 import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
+  ArtifactStore,
   MessageStore,
   RunStore,
   Scope,
@@ -22,6 +23,7 @@ export interface ApiStorage {
   readonly sessions: SessionStore;
   readonly messages: MessageStore;
   readonly runs: RunStore;
+  readonly artifacts: ArtifactStore;
   healthCheck(): Promise<StorageHealth>;
 }
 

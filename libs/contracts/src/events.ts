@@ -80,6 +80,19 @@ export const DelegationEventSchema = z.object({
   target_agent: z.string(),
   task: z.string(),
 });
+/**
+ * The agent's artifact tools touched an artifact (`artifact_list`: `listed`, `artifact_read`:
+ * `read`, `artifact_write`: `created` or `updated`). `artifact_type` is the artifact's type
+ * (`type` is the event's own discriminator); `version` is the version listed, read or written.
+ */
+export const ArtifactEventSchema = z.object({
+  type: z.literal('artifact'),
+  id: IdSchema,
+  name: z.string(),
+  artifact_type: z.string(),
+  version: z.number().int().min(1),
+  action: z.enum(['listed', 'read', 'created', 'updated']),
+});
 export const AgentStatusSchema = z.enum(['thinking', 'idle']);
 export const StatusEventSchema = z.object({ type: z.literal('status'), status: AgentStatusSchema });
 /**
@@ -124,6 +137,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   PlanningEventSchema,
   StepCompleteEventSchema,
   DelegationEventSchema,
+  ArtifactEventSchema,
   StatusEventSchema,
   UsageEventSchema,
   ErrorEventSchema,

@@ -16,6 +16,8 @@ export type { RuntimeTool, ToolContext, ToolResult } from './tools/types';
 export { ToolCatalog, toToolDefinition } from './tools/catalog';
 export type { ToolCatalogOptions, ToolDefinition } from './tools/catalog';
 export type { WebFetchOptions } from './tools/web-fetch';
+export type { WebSearchOptions, WebSearchProvider } from './tools/web-search';
+export { WEB_SEARCH_PROVIDERS } from './tools/web-search';
 export * from './callbacks/callback-dispatcher';
 export * from './runs/run-manager';
 // The graph a run executes and its steps, for callers that run it outside a RunManager (the

@@ -33,6 +33,7 @@ import type {
   Scope,
   SessionStore,
   StorageBackend,
+  ArtifactStoreOptions,
   StorageHealth,
 } from '@cognition/storage';
 import {
@@ -48,6 +49,7 @@ import {
 } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
 import { clone } from './clone';
+import { MemoryArtifactStore } from './memory-artifacts';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
 
@@ -107,12 +109,21 @@ export class MemoryStorage implements StorageBackend {
   readonly sessions: SessionStore;
   readonly messages: MessageStore;
   readonly runs: RunStore;
+  readonly artifacts: MemoryArtifactStore;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
   private readonly now = monotonicClock();
   private closed = false;
 
-  constructor() {
+  constructor(options: { artifacts?: ArtifactStoreOptions } = {}) {
+    this.artifacts = new MemoryArtifactStore(
+      {
+        sessionScopes: (id) => this.state.sessions.get(id)?.session.scopes,
+        runSession: (id) => this.state.runs.get(id)?.sessionId,
+        now: this.now,
+      },
+      options.artifacts,
+    );
     this.checkpointer = new ProjectingMemorySaver({
       sessionOfThread: (threadId) => this.state.sessionByThread.get(threadId),
       applyProjection: (sessionId, checkpointId, messages) =>
@@ -330,6 +341,7 @@ export class MemoryStorage implements StorageBackend {
       this.state.runs.delete(runId);
       this.state.callbackAttempts.delete(runId);
     }
+    this.artifacts.deleteSessionArtifacts(id);
     this.checkpointer.deleteThreadNow(threadId);
     this.store.deleteWhereNamespaceContains(threadNamespaceLabel(threadId));
     return true;
@@ -561,6 +573,8 @@ export class MemoryStorage implements StorageBackend {
  * Creates an empty in-process storage backend (kind `memory`): for tests and ephemeral use;
  * nothing survives the process.
  */
-export function createMemoryStorage(): StorageBackend {
-  return new MemoryStorage();
+export function createMemoryStorage(options?: {
+  artifacts?: ArtifactStoreOptions;
+}): StorageBackend {
+  return new MemoryStorage(options);
 }

@@ -1,4 +1,9 @@
-import type { StorageBackend, StorageBackendKind, StorageHealth } from '@cognition/storage';
+import type {
+  ArtifactStoreOptions,
+  StorageBackend,
+  StorageBackendKind,
+  StorageHealth,
+} from '@cognition/storage';
 import {
   checkpointMessages,
   parseInput,
@@ -8,6 +13,7 @@ import {
 import { z } from 'zod';
 import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db';
 import { createPostgresHandle, createSqliteHandle } from './db';
+import { deleteSessionArtifacts, PrismaArtifactStore } from './artifact-store';
 import { guard, toStorageError } from './errors';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
@@ -19,10 +25,15 @@ import { PrismaSessionStore } from './session-store';
  * Where the Prisma backend keeps its data. `path` is a SQLite file (the server defaults it to
  * `<workspace>/.cognition/state.db`); `poolSize` bounds the Postgres connections of this process.
  * `migrationsDir` overrides where the committed migrations are read (see `migrate.ts`).
+ * `artifactMaxBytes` bounds an artifact's decoded content (default 10 MiB).
  */
 export type PrismaStorageConfig =
-  | ({ provider: 'sqlite'; path: string } & OpenOptions)
-  | ({ provider: 'postgresql'; url: string; poolSize?: number } & OpenOptions);
+  | ({ provider: 'sqlite'; path: string } & OpenOptions & ArtifactOptions)
+  | ({ provider: 'postgresql'; url: string; poolSize?: number } & OpenOptions & ArtifactOptions);
+
+interface ArtifactOptions {
+  artifactMaxBytes?: number;
+}
 
 /** Concurrent rebuilds lose to a checkpoint written meanwhile; they retry this many times. */
 const REBUILD_ATTEMPTS = 5;
@@ -39,13 +50,14 @@ export function createPrismaStorage(config: PrismaStorageConfig): StorageBackend
     parsed.provider === 'sqlite'
       ? createSqliteHandle(parsed.path, parsed)
       : createPostgresHandle(parsed.url, parsed);
-  return new PrismaStorage(handle);
+  return new PrismaStorage(handle, { maxBytes: parsed.artifactMaxBytes });
 }
 
 const OpenOptionsSchema = {
   migrationsDir: z.string().min(1).optional(),
   transactionMaxWaitMs: z.number().int().positive().optional(),
   transactionTimeoutMs: z.number().int().positive().optional(),
+  artifactMaxBytes: z.number().int().positive().optional(),
 };
 
 const PrismaStorageConfigSchema = z.discriminatedUnion('provider', [
@@ -67,13 +79,17 @@ class PrismaStorage implements StorageBackend {
   readonly sessions: PrismaSessionStore;
   readonly messages: PrismaMessageStore;
   readonly runs: PrismaRunStore;
+  readonly artifacts: PrismaArtifactStore;
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
   private initializing: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly handle: DatabaseHandle) {
+  constructor(
+    private readonly handle: DatabaseHandle,
+    artifacts: ArtifactStoreOptions,
+  ) {
     this.db = handle.db;
     this.kind = handle.provider === 'sqlite' ? 'sqlite' : 'postgres';
     this.sessions = new PrismaSessionStore(
@@ -83,6 +99,7 @@ class PrismaStorage implements StorageBackend {
     );
     this.messages = new PrismaMessageStore(this.db);
     this.runs = new PrismaRunStore(this.db);
+    this.artifacts = new PrismaArtifactStore(this.db, artifacts);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {
       onRootCheckpoint: messageProjectionHook,
       provider: handle.provider,
@@ -217,6 +234,8 @@ class PrismaStorage implements StorageBackend {
   }
 
   private async deleteThread(tx: PrismaTx, threadId: string): Promise<void> {
+    const session = await tx.session.findUnique({ where: { threadId }, select: { id: true } });
+    if (session) await deleteSessionArtifacts(tx, session.id);
     await tx.checkpointWrite.deleteMany({ where: { threadId } });
     await tx.checkpoint.deleteMany({ where: { threadId } });
     await deleteThreadItems(tx, threadId);

@@ -54,6 +54,10 @@ const DATA_TABLES = [
   'checkpoint_writes',
   'checkpoints',
   'store_items',
+  'artifact_versions',
+  'artifact_scopes',
+  'artifact_metadata',
+  'artifacts',
 ];
 
 interface SqlRunner {

@@ -5,6 +5,8 @@ import type { z } from 'zod';
 export type StorageErrorCode = Extract<
   ErrorCode,
   | 'VALIDATION_ERROR'
+  | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
   | 'SESSION_NOT_FOUND'
   | 'MESSAGE_NOT_FOUND'
   | 'RUN_NOT_FOUND'

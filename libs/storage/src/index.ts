@@ -6,3 +6,4 @@ export * from './scoped-store';
 export * from './store-ttl';
 export * from './projection-sync';
 export * from './store-filter';
+export * from './artifacts';

@@ -15,6 +15,7 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
+import type { ArtifactStore } from './artifacts';
 
 /**
  * The caller's scope: scope key -> value (e.g. `{ user: 'alice', project: 'p1' }`).
@@ -119,6 +120,8 @@ export interface StorageBackend {
   readonly sessions: SessionStore;
   readonly messages: MessageStore;
   readonly runs: RunStore;
+  /** Durable, versioned, scope-aware files (see `ArtifactStore`). */
+  readonly artifacts: ArtifactStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 /** The typed tRPC caller the REST adapters delegate to. */
 export type ApiCaller = ReturnType<typeof createCaller>;
 
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 type ObjectSchema = z.ZodObject;
 
@@ -90,6 +90,11 @@ export interface RestRoute<
     /** Collects query parameters with this prefix instead of rejecting them as unknown. */
     extraQueryPrefix?: string;
     body?: B;
+    /**
+     * `artifact`: the body may carry artifact content, so its limit is the larger of
+     * COGNITION_MAX_BODY_BYTES and the artifact limit with base64 overhead.
+     */
+    bodyLimit?: 'artifact';
     /** Request headers the route reads (documentation only; the handler validates them). */
     headers?: ObjectSchema;
     /** Example bodies; the OpenAPI spec validates them against the generated document. */

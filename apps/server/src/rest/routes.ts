@@ -8,6 +8,7 @@ import {
 } from './convert';
 import type { RestRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
+import { ARTIFACT_ROUTES } from './artifact-routes';
 import { RUN_ROUTES } from './run-routes';
 import { defineRoute } from './route';
 import {
@@ -280,6 +281,7 @@ export const REST_ROUTES: RestRoute[] = [
     },
   }),
   ...RUN_ROUTES,
+  ...ARTIFACT_ROUTES,
 ];
 
 function repeatedQuery(name: string): ApiError {

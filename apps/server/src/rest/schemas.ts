@@ -182,7 +182,7 @@ export const HealthBody = z
 export const ReadyBody = z.object({ ready: z.boolean() }).meta({ id: 'Ready' });
 
 /** A non-negative integer sent as query text (`?limit=20`). */
-function queryInt(min: number, max: number, description: string) {
+export function queryInt(min: number, max: number, description: string) {
   return z
     .string()
     .regex(/^\d{1,9}$/, `expected an integer between ${min} and ${max}`)

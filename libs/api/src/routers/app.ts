@@ -1,4 +1,5 @@
 import { router } from '../trpc';
+import { artifactsRouter } from './artifacts/artifacts.router';
 import { healthRouter } from './health/health.router';
 import { messagesRouter } from './messages/messages.router';
 import { runsRouter } from './runs/runs.router';
@@ -10,6 +11,7 @@ export const appRouter = router({
   messages: messagesRouter,
   runs: runsRouter,
   health: healthRouter,
+  artifacts: artifactsRouter,
 });
 
 /** The router's type: all a client needs (`import type` only). */

@@ -48,7 +48,7 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     name: 'readonly',
     description: 'Reads and searches the workspace; cannot write, delete or execute.',
     mode: 'primary',
-    tools: ['ls', 'read_file', 'glob', 'grep', 'write_todos'],
+    tools: ['ls', 'read_file', 'glob', 'grep', 'write_todos', 'artifact_list', 'artifact_read'],
     model: null,
     temperature: null,
     systemPrompt: READONLY_PROMPT,

@@ -21,7 +21,15 @@ describe('agent registry', () => {
     const registry = new AgentRegistry();
     expect(registry.resolvePrimary('default').tools).toEqual(TOOL_NAMES);
     const readonly = registry.resolvePrimary('readonly');
-    expect(readonly.tools).toEqual(['ls', 'read_file', 'glob', 'grep', 'write_todos']);
+    expect(readonly.tools).toEqual([
+      'ls',
+      'read_file',
+      'glob',
+      'grep',
+      'write_todos',
+      'artifact_list',
+      'artifact_read',
+    ]);
     expect(readonly.tools.some((t) => MUTATING_TOOLS.includes(t))).toBe(false);
   });
 

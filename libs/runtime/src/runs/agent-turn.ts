@@ -18,7 +18,7 @@ import { providerErrorStatus } from '../providers/chat-model';
 import type { ResolvedModel } from '../providers/registry';
 import type { UsageMeter } from '../providers/usage';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
-import type { RuntimeTool, ToolResult } from '../tools/types';
+import type { ArtifactToolContext, RuntimeTool, ToolResult } from '../tools/types';
 
 export type BoundChatModel = Runnable<BaseLanguageModelInput, AIMessageChunk>;
 
@@ -38,6 +38,10 @@ export interface AgentTurnOptions {
   usage: UsageMeter;
   backend: () => Promise<ExecutionBackend>;
   delegate: (agentName: string, task: string) => Promise<ToolResult>;
+  /** The run's view of the artifact store, for the artifact tools. */
+  artifacts?: ArtifactToolContext;
+  /** Appended to the agent's system prompt: the turn's memory and policy artifacts. */
+  systemContext?: string;
 }
 
 /** Exit codes of tool results the runtime itself produces. */
@@ -90,7 +94,8 @@ export class AgentTurn implements AgentGraphSteps {
   async callModel(history: BaseMessage[]): Promise<AIMessage | null> {
     const { signal, model, breaker, emit, streamToClient, agent } = this.options;
     if (signal.aborted) return null;
-    const input: BaseMessage[] = [new SystemMessage(agent.systemPrompt), ...history];
+    const system = agent.systemPrompt + (this.options.systemContext ?? '');
+    const input: BaseMessage[] = [new SystemMessage(system), ...history];
     let acc: AIMessageChunk | undefined;
     try {
       await breaker.execute(
@@ -237,6 +242,7 @@ export class AgentTurn implements AgentGraphSteps {
         },
         todos,
         delegate: this.options.delegate,
+        ...(this.options.artifacts ? { artifacts: this.options.artifacts } : {}),
       });
     } catch (error) {
       if (signal.aborted) return { output: 'Aborted.', exitCode: TOOL_EXIT.aborted };

@@ -94,6 +94,9 @@ describe('openai_compatible provider against the fake server', () => {
     // No subagents exist, so `task` is not offered.
     expect(server.toolNames(0).sort()).toEqual(
       [
+        'artifact_list',
+        'artifact_read',
+        'artifact_write',
         'delete',
         'edit_file',
         'execute',
@@ -122,7 +125,15 @@ describe('openai_compatible provider against the fake server', () => {
     server.enqueue({ text: 'I can only read.' });
     const session = await rt.createSession('readonly');
     await sendAndCollect(rt, session, 'Delete everything');
-    expect(server.toolNames(0)).toEqual(['ls', 'read_file', 'glob', 'grep', 'write_todos']);
+    expect(server.toolNames(0)).toEqual([
+      'ls',
+      'read_file',
+      'glob',
+      'grep',
+      'write_todos',
+      'artifact_list',
+      'artifact_read',
+    ]);
     expect(server.requests[0]?.body.messages?.[0]?.content).toContain('read-only');
   });
 

@@ -48,6 +48,8 @@ import { UsageMeter } from '../providers/usage';
 import type { ToolCatalogOptions } from '../tools/catalog';
 import { ToolCatalog, toToolDefinition } from '../tools/catalog';
 import type { RuntimeTool, ToolResult } from '../tools/types';
+import { artifactContext } from '../artifacts/artifact-context';
+import { runArtifacts } from '../artifacts/run-artifacts';
 import type { BoundChatModel } from './agent-turn';
 import { AgentTurn, TOOL_EXIT, textOf } from './agent-turn';
 import { openEventStream } from './event-stream';
@@ -627,6 +629,8 @@ export class RunManager {
       const tools = this.catalog.forAgent(agent, this.agents.subagents());
       const backend = this.backendLoader(session);
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => void emitter.emit(event);
+      const artifacts = runArtifacts(this.storage.artifacts, session, active.runId);
+      const systemContext = await artifactContext(artifacts.store, artifacts.access);
       turn = new AgentTurn({
         agent,
         tools,
@@ -640,6 +644,8 @@ export class RunManager {
         runId: active.runId,
         usage: runMeter,
         backend,
+        artifacts,
+        systemContext,
         delegate: (name, task) =>
           this.delegate(
             { session, signal, emit, meter: runMeter, runId: active.runId, backend },
@@ -728,6 +734,7 @@ export class RunManager {
         runId: parent.runId,
         usage: meter,
         backend: parent.backend,
+        artifacts: runArtifacts(this.storage.artifacts, parent.session, parent.runId),
         delegate: () =>
           Promise.resolve({
             output: 'Subagents cannot delegate further.',
@@ -789,6 +796,7 @@ export class RunManager {
     } catch (error) {
       this.logger.error({ err: error, runId }, 'could not record the end of a run');
     }
+    await this.deleteScratch(runId, outcome);
     await this.updateSessionStatus(session, scope, outcome);
     let assistant: Message | null = null;
     if (turn?.lastAssistantId) {
@@ -832,6 +840,19 @@ export class RunManager {
         error: runError,
       };
       void this.callbacks.dispatch(callbackUrl, payload);
+    }
+  }
+
+  /**
+   * A run's `scratch` artifacts go when it ends, unless it failed (kept for debugging until the
+   * session goes) or was interrupted (recovery may resume it).
+   */
+  private async deleteScratch(runId: string, outcome: Outcome): Promise<void> {
+    if (outcome.kind === 'failed' || outcome.kind === 'interrupted') return;
+    try {
+      await this.storage.artifacts.deleteScratch(runId);
+    } catch (error) {
+      this.logger.warn({ err: error, runId }, 'could not delete the scratch artifacts of a run');
     }
   }
 

@@ -1,14 +1,19 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/agent';
+import { ARTIFACT_TOOLS } from './artifact-tools';
 import { FILE_TOOLS } from './file-tools';
 import type { ToolName } from './names';
 import { taskTool, writeTodosTool } from './planning-tools';
 import type { RuntimeTool } from './types';
 import type { WebFetchOptions } from './web-fetch';
 import { createWebFetchTool } from './web-fetch';
+import type { WebSearchOptions } from './web-search';
+import { createWebSearchTool } from './web-search';
 
 export interface ToolCatalogOptions {
   webFetch?: WebFetchOptions;
+  /** Without it `web_search` does not exist, so no agent is offered it. */
+  webSearch?: WebSearchOptions;
 }
 
 /** The OpenAI function format, which every LangChain chat model's `bindTools` accepts. */
@@ -40,7 +45,14 @@ export class ToolCatalog {
   private readonly tools: ReadonlyMap<ToolName, RuntimeTool>;
 
   constructor(options: ToolCatalogOptions = {}) {
-    const all = [...FILE_TOOLS, writeTodosTool, taskTool, createWebFetchTool(options.webFetch)];
+    const all = [
+      ...FILE_TOOLS,
+      writeTodosTool,
+      taskTool,
+      createWebFetchTool(options.webFetch),
+      ...(options.webSearch ? [createWebSearchTool(options.webSearch)] : []),
+      ...ARTIFACT_TOOLS,
+    ];
     this.tools = new Map(all.map((tool) => [tool.name, tool]));
   }
 

@@ -10,7 +10,11 @@ export const TOOL_NAMES = [
   'execute',
   'write_todos',
   'web_fetch',
+  'web_search',
   'task',
+  'artifact_list',
+  'artifact_read',
+  'artifact_write',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -19,4 +23,10 @@ export function isToolName(name: string): name is ToolName {
 }
 
 /** Tools that change the workspace or run code: never offered to the built-in `readonly` agent. */
-export const MUTATING_TOOLS: readonly ToolName[] = ['write_file', 'edit_file', 'delete', 'execute'];
+export const MUTATING_TOOLS: readonly ToolName[] = [
+  'write_file',
+  'edit_file',
+  'delete',
+  'execute',
+  'artifact_write',
+];

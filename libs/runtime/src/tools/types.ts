@@ -1,5 +1,6 @@
 import type { AgentEvent, Todo } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
+import type { ArtifactAccess, ArtifactStore } from '@cognition/storage';
 import type { z } from 'zod';
 import type { ToolName } from './names';
 
@@ -15,6 +16,14 @@ export interface ToolContext {
   todos: readonly Todo[];
   /** Runs a subagent on a task and returns its final answer (only for the `task` tool). */
   delegate(agentName: string, task: string): Promise<ToolResult>;
+  /** The artifact store as this run sees it (absent: the artifact tools say so). */
+  artifacts?: ArtifactToolContext;
+}
+
+/** The store and the run's access to it: its session's scope, session and run. */
+export interface ArtifactToolContext {
+  store: ArtifactStore;
+  access: ArtifactAccess & { agent: { sessionId: string; runId: string } };
 }
 
 /** What the model gets back. `exitCode` 0 = success; failures are results, never exceptions. */

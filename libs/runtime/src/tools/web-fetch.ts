@@ -1,3 +1,4 @@
+import TurndownService from 'turndown';
 import { z } from 'zod';
 import { refuseNonPublicHost } from '../net/public-address';
 import type { RuntimeTool } from './types';
@@ -72,6 +73,34 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
+/** How `web_fetch` returns an HTML page; other content types come back as they are. */
+export const WEB_FETCH_FORMATS = ['text', 'markdown', 'html'] as const;
+export type WebFetchFormat = (typeof WEB_FETCH_FORMATS)[number];
+
+let turndown: TurndownService | undefined;
+
+/** HTML to Markdown through turndown (ATX headings, fenced code, `-` bullets), without scripts and styles. */
+export function htmlToMarkdown(html: string): string {
+  turndown ??= new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+  }).remove(['script', 'style', 'noscript']);
+  return turndown.turndown(html).trim();
+}
+
+function render(body: string, contentType: string, format: WebFetchFormat): string {
+  if (!/html/i.test(contentType)) return body;
+  switch (format) {
+    case 'text':
+      return htmlToText(body);
+    case 'markdown':
+      return htmlToMarkdown(body);
+    case 'html':
+      return body;
+  }
+}
+
 export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxBytes = options.maxBytes ?? 1_000_000;
@@ -80,9 +109,12 @@ export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
   return defineTool({
     name: 'web_fetch',
     description:
-      'Fetch an http(s) URL and return its text (HTML is converted to plain text). Large pages are cut off.',
-    schema: z.strictObject({ url: z.string().min(1) }),
-    async run({ url }, ctx) {
+      'Fetch an http(s) URL. An HTML page comes back as plain text (format "text", the default), Markdown ("markdown": keeps headings, links, lists and code) or the raw HTML ("html"). Large pages are cut off.',
+    schema: z.strictObject({
+      url: z.string().min(1),
+      format: z.enum(WEB_FETCH_FORMATS).optional(),
+    }),
+    async run({ url, format = 'text' }, ctx) {
       let current: URL;
       try {
         current = new URL(url);
@@ -104,7 +136,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
           }
           const { text, truncated } = await readCapped(response, maxBytes);
           const type = response.headers.get('content-type') ?? 'unknown';
-          const body = /html/i.test(type) ? htmlToText(text) : text;
+          const body = render(text, type, format);
           const header = `URL: ${current.href}\nStatus: ${response.status}\nContent-Type: ${type}\n\n`;
           const tail = truncated ? `\n[truncated at ${maxBytes} bytes]` : '';
           return { output: capOutput(header + body + tail), exitCode: response.ok ? 0 : 1 };

@@ -1,4 +1,5 @@
 import { scopedStore } from '../scoped-store';
+import { artifactTests } from './artifacts-conformance';
 import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
 import { isolationTests } from './isolation-conformance';
@@ -11,7 +12,7 @@ import { runStoreConformance } from './store-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
- * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, scope isolation,
+ * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, artifacts, scope isolation,
  * cascade delete, message projection and its repair, pagination edges, exact text round-trips,
  * typed validation errors, lifecycle), plus the store conformance for `backend.store` both raw
  * and through `scopedStore`.
@@ -35,6 +36,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     runTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
+    artifactTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {
