@@ -13,9 +13,17 @@ describe('liveRunReducer', () => {
       { type: 'tool_result', tool_call_id: 'c1', output: 'a.txt', exit_code: 0 },
       { type: 'token', content: 'Hello' },
       { type: 'token', content: ', world' },
+      {
+        type: 'artifact',
+        id: 'a1',
+        name: 'notes.md',
+        artifact_type: 'memory',
+        version: 2,
+        action: 'updated',
+      },
     ]);
     expect(state).toMatchObject({ status: 'thinking', text: 'Hello, world', finished: false });
-    expect(state.tools).toEqual(['→ ls', '← exit 0']);
+    expect(state.tools).toEqual(['→ ls', '← exit 0', '✎ notes.md v2 (updated)']);
   });
 
   it('ends completed on done, aborted on an ABORTED error, failed with the message otherwise', () => {

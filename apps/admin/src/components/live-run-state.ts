@@ -29,6 +29,11 @@ export function liveRunReducer(state: LiveRunState, event: AgentEvent): LiveRunS
       return { ...state, tools: [...state.tools, `→ ${event.name}`] };
     case 'tool_result':
       return { ...state, tools: [...state.tools, `← exit ${event.exit_code}`] };
+    case 'artifact':
+      return {
+        ...state,
+        tools: [...state.tools, `✎ ${event.name} v${event.version} (${event.action})`],
+      };
     case 'done':
       return { ...state, finished: true, outcome: 'completed' };
     case 'error':
