@@ -18,6 +18,10 @@ export type { ToolCatalogOptions, ToolDefinition } from './tools/catalog';
 export type { WebFetchOptions } from './tools/web-fetch';
 export * from './callbacks/callback-dispatcher';
 export * from './runs/run-manager';
+export type { RunQueue, RunControlChannel } from './runs/ports';
+export type { CancelReason } from './runs/run-context';
+export { RunSlots } from './runs/run-slots';
+export { InProcessRunControl } from './runs/in-process-run-control';
 // The graph a run executes and its steps, for callers that run it outside a RunManager (the
 // benchmark floor: the same graph with an in-memory checkpointer).
 export { AgentTurn } from './runs/agent-turn';

@@ -1,0 +1,69 @@
+import type { StorageBackend } from '@cognition/storage';
+import { createMemoryStorage } from '@cognition/storage-memory';
+import { InMemoryEventLog } from '../events/event-log';
+import { eventId, newRunId } from '../ids';
+import { silentLogger } from '../logger';
+import { STOPPED_MESSAGE, interruptOrphanedRuns } from './run-recovery';
+
+describe('interruptOrphanedRuns', () => {
+  let storage: StorageBackend;
+  let log: InMemoryEventLog;
+  beforeEach(async () => {
+    storage = createMemoryStorage();
+    await storage.initialize();
+    log = new InMemoryEventLog();
+  });
+  afterEach(() => storage.close());
+
+  async function orphan(status: 'queued' | 'running') {
+    const session = await storage.sessions.create({ agentName: 'default', config: {} }, {});
+    const { run } = await storage.runs.create({ id: newRunId(), sessionId: session.id, status });
+    return run;
+  }
+
+  it('interrupts active runs no process executes, continuing their event ids', async () => {
+    const running = await orphan('running');
+    const queued = await orphan('queued');
+    await log.append({
+      id: eventId(running.id, 1),
+      sessionId: running.sessionId,
+      runId: running.id,
+      event: { type: 'token', content: 'par' },
+    });
+    const recovered = await interruptOrphanedRuns(storage, log, silentLogger, () => false);
+    expect(recovered.map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
+    expect((await storage.runs.get(queued.id))?.error).toEqual({
+      code: 'UNAVAILABLE',
+      message: STOPPED_MESSAGE,
+    });
+    const after = (await log.readAfter(running.sessionId)).events;
+    expect(after.map((e) => [e.id, e.event.type])).toEqual([
+      [eventId(running.id, 1), 'token'],
+      [eventId(running.id, 2), 'error'],
+    ]);
+    // Nothing of the queued run survived: its error sorts after any id a client could hold.
+    const [lone] = (await log.readAfter(queued.sessionId)).events;
+    expect(lone?.id).toBe(eventId(queued.id, 10 ** 9 - 1));
+  });
+
+  it('leaves runs this process executes alone and adds no second terminal event', async () => {
+    const local = await orphan('running');
+    const ended = await orphan('running');
+    await log.append({
+      id: eventId(ended.id, 1),
+      sessionId: ended.sessionId,
+      runId: ended.id,
+      event: { type: 'done', assistant_data: null },
+    });
+    const recovered = await interruptOrphanedRuns(
+      storage,
+      log,
+      silentLogger,
+      (id) => id === local.id,
+    );
+    expect(recovered.map((r) => r.id)).toEqual([ended.id]);
+    expect((await storage.runs.get(local.id))?.status).toBe('running');
+    expect((await log.readAfter(ended.sessionId)).events).toHaveLength(1);
+    expect((await log.readAfter(local.sessionId)).events).toEqual([]);
+  });
+});
