@@ -49,6 +49,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { clone } from './clone';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
+import { MemoryEventStore } from './memory-event-store';
 
 /** A session row plus what only the backend sees. */
 export interface SessionRecord {
@@ -106,6 +107,7 @@ export class MemoryStorage implements StorageBackend {
   readonly sessions: SessionStore;
   readonly messages: MessageStore;
   readonly runs: RunStore;
+  readonly events: MemoryEventStore;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
   private readonly now = monotonicClock();
@@ -118,6 +120,7 @@ export class MemoryStorage implements StorageBackend {
         this.applyProjection(sessionId, checkpointId, messages),
     });
     this.store = new MemoryStore(() => new Date());
+    this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
     this.sessions = {
       create: (input, scope) => this.run(() => this.createSession(input, scope)),
       get: (id, scope) => this.run(() => this.getSession(id, scope)),
@@ -327,6 +330,7 @@ export class MemoryStorage implements StorageBackend {
     this.state.sessions.delete(id);
     this.state.sessionByThread.delete(threadId);
     this.state.messages.delete(id);
+    this.events.deleteSession(id);
     for (const [runId, run] of this.state.runs) {
       if (run.sessionId !== id) continue;
       this.state.runs.delete(runId);

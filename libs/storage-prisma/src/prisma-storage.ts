@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db';
 import { createPostgresHandle, createSqliteHandle } from './db';
 import { guard, toStorageError } from './errors';
+import { PrismaEventStore } from './event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
@@ -67,6 +68,7 @@ class PrismaStorage implements StorageBackend {
   readonly sessions: PrismaSessionStore;
   readonly messages: PrismaMessageStore;
   readonly runs: PrismaRunStore;
+  readonly events: PrismaEventStore;
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -81,6 +83,7 @@ class PrismaStorage implements StorageBackend {
     );
     this.messages = new PrismaMessageStore(this.db);
     this.runs = new PrismaRunStore(this.db);
+    this.events = new PrismaEventStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {
       onRootCheckpoint: messageProjectionHook,
       provider: handle.provider,

@@ -1,6 +1,7 @@
 import { scopedStore } from '../scoped-store';
 import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
+import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
 import { messageTests } from './messages-conformance';
 import { projectionTests } from './projection-conformance';
@@ -10,7 +11,7 @@ import { runStoreConformance } from './store-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
- * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, scope isolation,
+ * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, run events, scope isolation,
  * cascade delete, message projection and its repair, pagination edges, exact text round-trips,
  * typed validation errors, lifecycle), plus the store conformance for `backend.store` both raw
  * and through `scopedStore`.
@@ -31,6 +32,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     sessionTests(ctx);
     messageTests(ctx);
     runTests(ctx);
+    eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
   });
