@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       shutdownGraceMs: 10_000,
       maxConcurrentRuns: 32,
+      runRecovery: 'resume',
+      maxRunRecoveries: 3,
       sandbox: {
         backend: 'local',
         docker: {
@@ -177,6 +179,8 @@ describe('loadConfig', () => {
       OPENAI_API_KEY: '   ',
       COGNITION_SSE_BUFFER_SIZE: '5',
       COGNITION_EVENT_LOG: 'redis',
+      COGNITION_RUN_RECOVERY: 'retry',
+      COGNITION_RUN_MAX_RECOVERIES: '-1',
       COGNITION_SSE_RETRY_INTERVAL: 'soon',
       COGNITION_SSE_HEARTBEAT_INTERVAL: '0',
       COGNITION_CALLBACK_MAX_ATTEMPTS: '50',
@@ -185,6 +189,8 @@ describe('loadConfig', () => {
       DOCKER_HOST: 'ssh://builder',
     });
     expect(problems).toEqual([
+      'COGNITION_RUN_RECOVERY: expected one of resume, interrupt (got "retry")',
+      'COGNITION_RUN_MAX_RECOVERIES: expected an integer between 0 and 100 (got "-1")',
       'DOCKER_HOST: expected unix:///path/to/docker.sock or tcp://host:port (got "ssh://builder")',
       'COGNITION_LLM_PROVIDER: expected one of openai, anthropic, openai_compatible (got "gemini")',
       'OPENAI_API_KEY: must not be blank (the value is not shown)',

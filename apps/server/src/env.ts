@@ -21,6 +21,10 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** Runs executing at once in this process; more wait `queued`. */
   maxConcurrentRuns: number;
+  /** Runs a dead or stopped process left active: `resume` them, or end them `interrupted`. */
+  runRecovery: (typeof RUN_RECOVERY_MODES)[number];
+  /** A run resumed more often than this fails instead. */
+  maxRunRecoveries: number;
   sandbox: SandboxConfig;
   llm: LlmSettings;
   sse: SseConfig;
@@ -113,6 +117,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const PERSISTENCE_BACKENDS = ['sqlite', 'postgres', 'memory'] as const;
 export const SANDBOX_BACKENDS = ['local', 'docker'] as const;
 export const EVENT_LOG_KINDS = ['durable', 'memory'] as const;
+export const RUN_RECOVERY_MODES = ['resume', 'interrupt'] as const;
 export type EventLogKind = (typeof EVENT_LOG_KINDS)[number];
 
 /** Thrown by `loadConfig` with every invalid setting, so one restart fixes them all. */
@@ -329,6 +334,8 @@ export const SETTINGS = {
   COGNITION_PROVIDERS_FILE: { default: undefined, schema: z.string().trim().min(1) },
   COGNITION_SSE_BUFFER_SIZE: { default: '1000', schema: intText(10, 1_000_000) },
   COGNITION_EVENT_LOG: { default: 'durable', schema: enumText(EVENT_LOG_KINDS) },
+  COGNITION_RUN_RECOVERY: { default: 'resume', schema: enumText(RUN_RECOVERY_MODES) },
+  COGNITION_RUN_MAX_RECOVERIES: { default: '3', schema: intText(0, 100) },
   COGNITION_SSE_RETRY_INTERVAL: { default: '3000', schema: intText(100, 3_600_000) },
   COGNITION_SSE_HEARTBEAT_INTERVAL: { default: '15', schema: positiveNumberText(3600) },
   COGNITION_CALLBACK_SECRET: { default: undefined, schema: secretText },
@@ -387,6 +394,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const logLevel = read('COGNITION_LOG_LEVEL');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
   const maxConcurrentRuns = read('COGNITION_MAX_CONCURRENT_RUNS');
+  const runRecovery = read('COGNITION_RUN_RECOVERY');
+  const maxRunRecoveries = read('COGNITION_RUN_MAX_RECOVERIES');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
   const dockerImage = read('COGNITION_DOCKER_IMAGE');
   const dockerNetwork = read('COGNITION_DOCKER_NETWORK');
@@ -483,6 +492,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: need(logLevel),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
     maxConcurrentRuns: need(maxConcurrentRuns),
+    runRecovery: need(runRecovery),
+    maxRunRecoveries: need(maxRunRecoveries),
     sandbox: {
       backend: need(sandboxBackend),
       docker: {

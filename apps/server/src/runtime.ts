@@ -116,6 +116,8 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     workspaceRoot: sessionsRoot(config.workspaceRoot),
     breakers: deps.breakers,
     maxConcurrentRuns: config.maxConcurrentRuns,
+    recovery: config.runRecovery,
+    maxRecoveries: config.maxRunRecoveries,
     callbacks: {
       ...(callbacks.secret !== null ? { secret: callbacks.secret } : {}),
       maxAttempts: callbacks.maxAttempts,

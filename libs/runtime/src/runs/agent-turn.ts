@@ -38,6 +38,13 @@ export interface AgentTurnOptions {
   usage: UsageMeter;
   backend: () => Promise<ExecutionBackend>;
   delegate: (agentName: string, task: string) => Promise<ToolResult>;
+  /** The id of the last event the run emitted (checkpointed as the step's `eventMark`). */
+  lastEventId?: () => string | null;
+  /**
+   * Calls of non-idempotent tools that were running when the previous process died: answered
+   * "interrupted" instead of being run again (see `RuntimeTool.idempotent`).
+   */
+  interruptedCalls?: ReadonlySet<string>;
 }
 
 /** Exit codes of tool results the runtime itself produces. */
@@ -77,6 +84,10 @@ export class AgentTurn implements AgentGraphSteps {
 
   stopped(): boolean {
     return this.options.signal.aborted;
+  }
+
+  eventMark(): string | null {
+    return this.options.lastEventId?.() ?? null;
   }
 
   private kwargs(extra: Record<string, string> = {}): Record<string, unknown> {
@@ -203,6 +214,12 @@ export class AgentTurn implements AgentGraphSteps {
     const { signal } = this.options;
     if (signal.aborted)
       return { output: 'Not run: the run was aborted.', exitCode: TOOL_EXIT.aborted };
+    if (this.options.interruptedCalls?.has(id)) {
+      return {
+        output: `Not run again: the server stopped while this ${name} call was running, and ${name} is not safe to repeat. It may or may not have taken effect; check before retrying.`,
+        exitCode: TOOL_EXIT.aborted,
+      };
+    }
     const invalid = this.invalidCalls.get(id);
     if (invalid !== undefined) {
       return {

@@ -25,6 +25,11 @@ export class RunEmitter {
     this.seq = startSeq;
   }
 
+  /** The id of the run's last event (counting from `startSeq`; null when there is none). */
+  get lastId(): string | null {
+    return this.seq > 0 ? eventId(this.runId, this.seq) : null;
+  }
+
   get finished(): boolean {
     return this.terminated;
   }

@@ -2,7 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Message, Session } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
-import { HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { COGNITION_KWARGS_KEY } from '@cognition/storage';
+import type { CognitionMessageKwargs } from '@cognition/storage';
+import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
 import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
@@ -11,6 +13,7 @@ import { UsageMeter } from '../providers/usage';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
 import { delegate } from './delegation';
 import { bindModel, breakerFor } from './model-binding';
+import type { RuntimeTool } from '../tools/types';
 import type { RunQueue } from './ports';
 import type { ActiveRun, Outcome, RunContext } from './run-context';
 import { kwargs, toRuntimeError } from './run-context';
@@ -22,6 +25,11 @@ export interface RunInput {
   session: Session;
   userMessage: Message;
   callbackUrl: string | null;
+  /**
+   * Taken up again after the process executing it died: continues from the thread's last
+   * checkpoint (the cut-off step is redone) instead of starting from the user message.
+   */
+  resumed?: boolean;
 }
 
 /**
@@ -63,10 +71,15 @@ export class RunExecutor {
     const signal = controller.signal;
     let meter: UsageMeter | null = null;
     let turn: AgentTurn | null = null;
+    let lastAssistantId: string | null = null;
     let outcome: Outcome;
     try {
-      await ctx.storage.runs.update(active.runId, { status: 'running', startedAt: new Date() });
-      emitter.emit({ type: 'status', status: 'thinking' });
+      const stored = await ctx.storage.runs.get(active.runId);
+      await ctx.storage.runs.update(active.runId, {
+        status: 'running',
+        startedAt: stored?.startedAt ?? new Date(),
+      });
+      if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
       const agent = ctx.agents.get(session.agentName);
       if (!agent) {
         throw new RuntimeError(
@@ -84,6 +97,7 @@ export class RunExecutor {
       const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
       const backend = this.backendLoader(session);
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => void emitter.emit(event);
+      const interruptedCalls = new Set<string>();
       turn = new AgentTurn({
         agent,
         tools,
@@ -97,6 +111,8 @@ export class RunExecutor {
         runId: active.runId,
         usage: runMeter,
         backend,
+        lastEventId: () => emitter.lastId,
+        interruptedCalls,
         delegate: (name, task) =>
           delegate(
             ctx,
@@ -112,23 +128,22 @@ export class RunExecutor {
       };
       const state = await graph.getState(config);
       const history = (state.values as { messages?: BaseMessage[] }).messages ?? [];
-      const repairs = danglingToolCalls(history).map(
-        (call) =>
-          new ToolMessage({
-            id: newMessageId(),
-            tool_call_id: call.id,
-            name: call.name,
-            content: 'Not run: the previous run was interrupted.',
-            status: 'error',
-            additional_kwargs: kwargs(null, { exitCode: String(TOOL_EXIT.aborted) }),
-          }),
-      );
-      const human = new HumanMessage({
-        id: userMessage.id,
-        content: userMessage.content,
-        additional_kwargs: kwargs(userMessage.parentId, userMessage.metadata),
-      });
-      await graph.invoke({ messages: [...repairs, human] }, config);
+      let final: { messages?: BaseMessage[] };
+      if (input.resumed && history.some((m) => m.id === userMessage.id)) {
+        // The checkpoint holds this run's turn: redo the step that was cut off, if any (an
+        // empty `next` means only the finishing was).
+        if (state.next.includes('tools')) {
+          for (const id of unsafeToRepeat(history, tools)) interruptedCalls.add(id);
+        }
+        final =
+          state.next.length > 0
+            ? await graph.invoke(null, config)
+            : (state.values as { messages?: BaseMessage[] });
+      } else {
+        final = await graph.invoke({ messages: [...repairs(history), human(userMessage)] }, config);
+      }
+      lastAssistantId =
+        turn.lastAssistantId ?? lastAssistantOf(final.messages ?? [], userMessage.id);
       outcome = signal.aborted ? { kind: active.cancelReason ?? 'aborted' } : { kind: 'completed' };
     } catch (error) {
       outcome =
@@ -139,7 +154,7 @@ export class RunExecutor {
     await this.finisher.finish(active, session, {
       outcome,
       meter,
-      lastAssistantId: turn?.lastAssistantId ?? null,
+      lastAssistantId: lastAssistantId ?? turn?.lastAssistantId ?? null,
       callbackUrl: input.callbackUrl,
     });
   }
@@ -156,4 +171,47 @@ export class RunExecutor {
       return pending;
     };
   }
+}
+
+/** Answers for tool calls a crash left without result, before the next model call. */
+function repairs(history: readonly BaseMessage[]): ToolMessage[] {
+  return danglingToolCalls(history).map(
+    (call) =>
+      new ToolMessage({
+        id: newMessageId(),
+        tool_call_id: call.id,
+        name: call.name,
+        content: 'Not run: the previous run was interrupted.',
+        status: 'error',
+        additional_kwargs: kwargs(null, { exitCode: String(TOOL_EXIT.aborted) }),
+      }),
+  );
+}
+
+function human(userMessage: Message): HumanMessage {
+  return new HumanMessage({
+    id: userMessage.id,
+    content: userMessage.content,
+    additional_kwargs: kwargs(userMessage.parentId, userMessage.metadata),
+  });
+}
+
+/** Unanswered calls of the last assistant message whose tool must not run twice. */
+function unsafeToRepeat(history: readonly BaseMessage[], tools: readonly RuntimeTool[]): string[] {
+  const unsafe = new Set<string>(tools.filter((t) => !t.idempotent).map((t) => t.name));
+  return danglingToolCalls(history)
+    .filter((call) => unsafe.has(call.name))
+    .map((call) => call.id);
+}
+
+/** The id of the last assistant message answering `userMessageId` in a thread. */
+function lastAssistantOf(messages: readonly BaseMessage[], userMessageId: string): string | null {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i];
+    if (!message || !isAIMessage(message)) continue;
+    const meta = message.additional_kwargs[COGNITION_KWARGS_KEY] as
+      CognitionMessageKwargs | undefined;
+    if (meta?.parentId === userMessageId) return message.id ?? null;
+  }
+  return null;
 }

@@ -33,8 +33,23 @@ export class RunFinisher {
     private readonly onFinished: (runId: string) => void,
   ) {}
 
+  private handedOff = false;
+
+  /**
+   * From now on runs are left to the next process (graceful shutdown with recovery `resume`):
+   * a run that ends here records nothing and emits no terminal event, so storage still lists
+   * it active and the next process resumes it from its last checkpoint.
+   */
+  handOff(): void {
+    this.handedOff = true;
+  }
+
   async finish(active: ActiveRun, session: Session, ending: RunEnding): Promise<void> {
     const { emitter, runId, scope } = active;
+    if (this.handedOff) {
+      this.onFinished(runId);
+      return;
+    }
     const { outcome, meter, callbackUrl } = ending;
     const usage = meter && meter.calls > 0 ? meter.toUsage() : null;
     if (usage && meter) {

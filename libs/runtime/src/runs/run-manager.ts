@@ -24,12 +24,14 @@ import type { RunContext } from './run-context';
 import { sleep } from './run-context';
 import { RunExecutor } from './run-executor';
 import { RunFinisher } from './run-finisher';
-import { interruptOrphanedRuns } from './run-recovery';
+import type { RecoveryMode, RecoveryReport } from './run-recovery';
+import { RunRecovery } from './run-recovery';
 import type { SendInput, SendResult } from './run-scheduler';
 import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
 
 export type { SendInput, SendResult } from './run-scheduler';
+export type { RecoveryMode, RecoveryReport } from './run-recovery';
 
 export interface RunManagerOptions {
   storage: StorageBackend;
@@ -60,6 +62,14 @@ export interface RunManagerOptions {
   runQueue?: RunQueue;
   /** Carries cancel requests to the executing process; default `InProcessRunControl`. */
   control?: RunControlChannel;
+  /**
+   * What `recover()` and `shutdown()` do with runs this process cannot finish: `resume` (the
+   * default) leaves them to be taken up again from their last checkpoint, `interrupt` ends
+   * them `interrupted`.
+   */
+  recovery?: RecoveryMode;
+  /** A run resumed more often than this fails instead. Default 3. */
+  maxRecoveries?: number;
   logger?: Logger;
 }
 
@@ -112,6 +122,9 @@ export class RunManager {
   private readonly control: RunControlChannel;
   private readonly active: ActiveRuns;
   private readonly scheduler: RunScheduler;
+  private readonly finisher: RunFinisher;
+  private readonly recovery: RunRecovery;
+  private readonly recoveryMode: RecoveryMode;
   private readonly callbacks: CallbackDispatcher;
   private readonly abortWaitMs: number;
   private readonly closing = new AbortController();
@@ -139,15 +152,26 @@ export class RunManager {
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
     this.active = new ActiveRuns(this.control, options.eventLog, logger);
-    const finisher = new RunFinisher(options.storage, this.callbacks, logger, (runId) =>
+    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (runId) =>
       this.active.remove(runId),
     );
+    const executor = new RunExecutor(this.ctx, this.queue, this.finisher);
     this.scheduler = new RunScheduler({
       storage: options.storage,
       active: this.active,
-      executor: new RunExecutor(this.ctx, this.queue, finisher),
+      executor,
       logger,
       allowPrivateCallbacks: callbackOptions.allowPrivateNetwork === true,
+    });
+    this.recoveryMode = options.recovery ?? 'resume';
+    this.recovery = new RunRecovery({
+      storage: options.storage,
+      log: options.eventLog,
+      logger,
+      active: this.active,
+      executor,
+      mode: this.recoveryMode,
+      maxRecoveries: options.maxRecoveries ?? 3,
     });
   }
 
@@ -265,14 +289,15 @@ export class RunManager {
   }
 
   /**
-   * At startup: marks runs that storage lists as active but no process executes any more
-   * (the previous process died) `interrupted`, and gives each its terminal `error` event.
-   * Call it before accepting traffic, and only where no other live node shares the database
-   * (storage does not record which node owns a run).
+   * At startup, for runs storage lists as active but no process executes any more (the
+   * previous process died or handed them off): with recovery `resume`, takes each up again from
+   * its last checkpoint (same run id, a `resumed` event, ids continuing; failing a run resumed
+   * more than `maxRecoveries` times); with `interrupt`, ends each `interrupted` with its terminal
+   * `error` event. Call it before accepting traffic, and only where no other live node shares
+   * the database (storage does not record which node owns a run).
    */
-  recoverInterrupted(): Promise<Run[]> {
-    const { storage, log, logger } = this.ctx;
-    return interruptOrphanedRuns(storage, log, logger, (runId) => this.active.has(runId));
+  recover(): Promise<RecoveryReport> {
+    return this.recovery.recover();
   }
 
   /**
@@ -290,14 +315,21 @@ export class RunManager {
   }
 
   /**
-   * Stops accepting sends, cancels running runs (they end `interrupted` with their terminal
-   * event), ends open event streams and stops callback retries. Bounded by `timeoutMs`.
+   * Stops accepting sends, ends open event streams and stops callback retries. Runs still
+   * executing are, with recovery `resume`, handed off: left `running` in storage, without a
+   * terminal event, for the next process to resume (call it after their grace period); with
+   * `interrupt`, cancelled: they end `interrupted` with their terminal event (bounded by
+   * `timeoutMs`).
    */
   async shutdown(timeoutMs = 5000): Promise<void> {
     this.scheduler.stopAccepting();
     const runs = this.active.all();
-    for (const run of runs) await this.control.cancel(run.runId, 'interrupted');
-    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
+    if (this.recoveryMode === 'resume') {
+      this.finisher.handOff();
+    } else {
+      for (const run of runs) await this.control.cancel(run.runId, 'interrupted');
+      await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
+    }
     this.closing.abort();
     await this.callbacks.close();
   }

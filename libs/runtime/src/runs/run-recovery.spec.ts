@@ -3,9 +3,11 @@ import { createMemoryStorage } from '@cognition/storage-memory';
 import { InMemoryEventLog } from '../events/event-log';
 import { eventId, newRunId } from '../ids';
 import { silentLogger } from '../logger';
-import { STOPPED_MESSAGE, interruptOrphanedRuns } from './run-recovery';
+import { ActiveRuns } from './active-runs';
+import { InProcessRunControl } from './in-process-run-control';
+import { RunRecovery, STOPPED_MESSAGE } from './run-recovery';
 
-describe('interruptOrphanedRuns', () => {
+describe('RunRecovery (interrupt)', () => {
   let storage: StorageBackend;
   let log: InMemoryEventLog;
   beforeEach(async () => {
@@ -14,6 +16,24 @@ describe('interruptOrphanedRuns', () => {
     log = new InMemoryEventLog();
   });
   afterEach(() => storage.close());
+
+  const control = new InProcessRunControl();
+  const started: string[] = [];
+  const recovery = (active: ActiveRuns) =>
+    new RunRecovery({
+      storage,
+      log,
+      logger: silentLogger,
+      active,
+      executor: {
+        execute: (run) => {
+          started.push(run.runId);
+          return Promise.resolve();
+        },
+      },
+      mode: 'interrupt',
+      maxRecoveries: 3,
+    });
 
   async function orphan(status: 'queued' | 'running') {
     const session = await storage.sessions.create({ agentName: 'default', config: {} }, {});
@@ -30,8 +50,8 @@ describe('interruptOrphanedRuns', () => {
       runId: running.id,
       event: { type: 'token', content: 'par' },
     });
-    const recovered = await interruptOrphanedRuns(storage, log, silentLogger, () => false);
-    expect(recovered.map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
+    const { interrupted } = await recovery(new ActiveRuns(control, log, silentLogger)).recover();
+    expect(interrupted.map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
     expect((await storage.runs.get(queued.id))?.error).toEqual({
       code: 'UNAVAILABLE',
       message: STOPPED_MESSAGE,
@@ -55,15 +75,13 @@ describe('interruptOrphanedRuns', () => {
       runId: ended.id,
       event: { type: 'done', assistant_data: null },
     });
-    const recovered = await interruptOrphanedRuns(
-      storage,
-      log,
-      silentLogger,
-      (id) => id === local.id,
-    );
-    expect(recovered.map((r) => r.id)).toEqual([ended.id]);
+    const active = new ActiveRuns(control, log, silentLogger);
+    active.add(local.id, local.sessionId, {});
+    const { interrupted } = await recovery(active).recover();
+    expect(interrupted.map((r) => r.id)).toEqual([ended.id]);
     expect((await storage.runs.get(local.id))?.status).toBe('running');
     expect((await log.readAfter(ended.sessionId)).events).toHaveLength(1);
     expect((await log.readAfter(local.sessionId)).events).toEqual([]);
+    expect(started).toEqual([]);
   });
 });

@@ -79,6 +79,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
   const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
   return defineTool({
     name: 'web_fetch',
+    idempotent: true,
     description:
       'Fetch an http(s) URL and return its text (HTML is converted to plain text). Large pages are cut off.',
     schema: z.strictObject({ url: z.string().min(1) }),
