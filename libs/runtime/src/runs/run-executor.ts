@@ -130,15 +130,13 @@ export class RunExecutor {
       const history = (state.values as { messages?: BaseMessage[] }).messages ?? [];
       let final: { messages?: BaseMessage[] };
       if (input.resumed && history.some((m) => m.id === userMessage.id)) {
-        // The checkpoint holds this run's turn: redo the step that was cut off, if any (an
-        // empty `next` means only the finishing was).
+        // The checkpoint holds this run's turn: continue it. LangGraph applies the writes of
+        // steps that completed after the last checkpoint and redoes the one that was cut off
+        // (nothing, if only the finishing was).
         if (state.next.includes('tools')) {
           for (const id of unsafeToRepeat(history, tools)) interruptedCalls.add(id);
         }
-        final =
-          state.next.length > 0
-            ? await graph.invoke(null, config)
-            : (state.values as { messages?: BaseMessage[] });
+        final = await graph.invoke(null, config);
       } else {
         final = await graph.invoke({ messages: [...repairs(history), human(userMessage)] }, config);
       }

@@ -79,8 +79,14 @@ export class RunRecovery {
     const tuple = await storage.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
-    const mark = (tuple?.checkpoint.channel_values as { eventMark?: unknown } | undefined)
-      ?.eventMark;
+    // A step that completed after the last checkpoint left its writes pending on it.
+    const pendingMark = (tuple?.pendingWrites ?? [])
+      .filter(([, channel]) => channel === 'eventMark')
+      .map(([, , value]) => value)
+      .at(-1);
+    const mark =
+      pendingMark ??
+      (tuple?.checkpoint.channel_values as { eventMark?: unknown } | undefined)?.eventMark;
     const voidAfter =
       typeof mark === 'string' && runIdOfEventId(mark) === run.id ? mark : eventId(run.id, 0);
     const lastSeq = Math.max(
