@@ -60,14 +60,15 @@ export async function startServer(
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
     runs = await createRuntime(config, { storage, sandbox, breakers, logger });
-    const { resumed, interrupted, failed } = await runs.recover();
+    const { resumed, interrupted, failed, callbacks } = await runs.recover();
     logger.info(
       {
         resumedRuns: resumed.map((run) => run.id),
         interruptedRuns: interrupted.map((run) => run.id),
         failedRuns: failed.map((run) => run.id),
+        pendingCallbacks: callbacks,
       },
-      `Recovered ${resumed.length + interrupted.length + failed.length} run(s) left active by a previous process: ${resumed.length} resumed, ${interrupted.length} marked interrupted, ${failed.length} failed (resumed too often)`,
+      `Recovered ${resumed.length + interrupted.length + failed.length} run(s) left active by a previous process: ${resumed.length} resumed, ${interrupted.length} marked interrupted, ${failed.length} failed (resumed too often); ${callbacks} pending callback deliveries resumed`,
     );
   } catch (error) {
     await storage.close();

@@ -50,6 +50,7 @@ import { clone } from './clone';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
 import { MemoryEventStore } from './memory-event-store';
+import { MemoryPendingCallbacks } from './memory-pending-callbacks';
 
 /** A session row plus what only the backend sees. */
 export interface SessionRecord {
@@ -108,6 +109,7 @@ export class MemoryStorage implements StorageBackend {
   readonly messages: MessageStore;
   readonly runs: RunStore;
   readonly events: MemoryEventStore;
+  private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
   private readonly now = monotonicClock();
@@ -121,6 +123,7 @@ export class MemoryStorage implements StorageBackend {
     });
     this.store = new MemoryStore(() => new Date());
     this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
+    this.pendingCallbacks = new MemoryPendingCallbacks((runId) => this.state.runs.has(runId));
     this.sessions = {
       create: (input, scope) => this.run(() => this.createSession(input, scope)),
       get: (id, scope) => this.run(() => this.getSession(id, scope)),
@@ -146,6 +149,11 @@ export class MemoryStorage implements StorageBackend {
       listActive: () => this.run(() => this.listActiveRuns()),
       recordCallbackAttempt: (input) => this.run(() => this.recordCallbackAttempt(input)),
       listCallbackAttempts: (runId) => this.run(() => this.listCallbackAttempts(runId)),
+      savePendingCallback: (input) => this.pendingCallbacks.save(input),
+      claimCallbackAttempt: (deliveryId, attempt) =>
+        this.pendingCallbacks.claim(deliveryId, attempt),
+      settlePendingCallback: (deliveryId, next) => this.pendingCallbacks.settle(deliveryId, next),
+      listPendingCallbacks: () => this.pendingCallbacks.list(),
     };
   }
 
@@ -335,6 +343,7 @@ export class MemoryStorage implements StorageBackend {
       if (run.sessionId !== id) continue;
       this.state.runs.delete(runId);
       this.state.callbackAttempts.delete(runId);
+      this.pendingCallbacks.deleteRun(runId);
     }
     this.checkpointer.deleteThreadNow(threadId);
     this.store.deleteWhereNamespaceContains(threadNamespaceLabel(threadId));

@@ -64,6 +64,23 @@ export interface MessageStore {
   deleteBySession(sessionId: string): Promise<number>;
 }
 
+/**
+ * A completion-callback delivery not yet finished (delivered, or given up): what the next
+ * process needs to go on with it after a restart.
+ */
+export interface PendingCallback {
+  /** One per delivery; the `X-Cognition-Delivery` header. */
+  deliveryId: string;
+  runId: string;
+  url: string;
+  /** The exact JSON body (the signature is computed over these bytes). */
+  body: string;
+  /** Attempts claimed so far (0 before the first). */
+  attempts: number;
+  /** When the next attempt is due. */
+  nextAttemptAt: Date;
+}
+
 export interface RunStore {
   /**
    * Creates a run. At most one active (`queued` | `running`) run per session, enforced
@@ -92,6 +109,21 @@ export interface RunStore {
    * a run without a callback and for an unknown run (like `list` for an unknown session).
    */
   listCallbackAttempts(runId: string): Promise<CallbackAttempt[]>;
+  /**
+   * Stores a pending delivery (goes with its run when the run is deleted). Throws RUN_NOT_FOUND,
+   * CONFLICT when the delivery id exists.
+   */
+  savePendingCallback(input: PendingCallback): Promise<void>;
+  /**
+   * Claims attempt `attempt` of a pending delivery: true for exactly one caller, when the stored
+   * `attempts` is `attempt - 1` (it becomes `attempt`), false otherwise (another process claimed
+   * it, or the delivery is finished). So each attempt is made at most once across processes.
+   */
+  claimCallbackAttempt(deliveryId: string, attempt: number): Promise<boolean>;
+  /** Sets when the next attempt is due, or with null removes the delivery (finished). */
+  settlePendingCallback(deliveryId: string, nextAttemptAt: Date | null): Promise<void>;
+  /** Every pending delivery, the earliest due first. */
+  listPendingCallbacks(): Promise<PendingCallback[]>;
 }
 
 /** A page of a session's stored events (see `EventStore.listAfter`). */

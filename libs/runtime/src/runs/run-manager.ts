@@ -33,6 +33,12 @@ import { RunSlots } from './run-slots';
 export type { SendInput, SendResult } from './run-scheduler';
 export type { RecoveryMode, RecoveryReport } from './run-recovery';
 
+/** What `recover()` did at startup: the runs it took care of, and the callbacks it went on with. */
+export interface StartupRecovery extends RecoveryReport {
+  /** Completion-callback deliveries a previous process left pending, now being delivered. */
+  callbacks: number;
+}
+
 export interface RunManagerOptions {
   storage: StorageBackend;
   sandbox: ExecutionBackendFactory;
@@ -294,10 +300,12 @@ export class RunManager {
    * its last checkpoint (same run id, a `resumed` event, ids continuing; failing a run resumed
    * more than `maxRecoveries` times); with `interrupt`, ends each `interrupted` with its terminal
    * `error` event. Call it before accepting traffic, and only where no other live node shares
-   * the database (storage does not record which node owns a run).
+   * the database (storage does not record which node owns a run). Also goes on with the
+   * completion-callback deliveries a previous process left pending.
    */
-  recover(): Promise<RecoveryReport> {
-    return this.recovery.recover();
+  async recover(): Promise<StartupRecovery> {
+    const report = await this.recovery.recover();
+    return { ...report, callbacks: await this.callbacks.resumePending() };
   }
 
   /**

@@ -5,7 +5,7 @@ import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
 import { messageTests } from './messages-conformance';
 import { projectionTests } from './projection-conformance';
-import { runTests } from './runs-conformance';
+import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
 
@@ -32,6 +32,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     sessionTests(ctx);
     messageTests(ctx);
     runTests(ctx);
+    pendingCallbackTests(ctx);
     eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
