@@ -191,7 +191,7 @@ function describeKillSeries(
       } finally {
         await storage.close();
       }
-    });
+    }, 300_000);
   });
 }
 

@@ -38,8 +38,11 @@ export interface AgentTurnOptions {
   usage: UsageMeter;
   backend: () => Promise<ExecutionBackend>;
   delegate: (agentName: string, task: string) => Promise<ToolResult>;
-  /** The id of the last event the run emitted (checkpointed as the step's `eventMark`). */
-  lastEventId?: () => string | null;
+  /**
+   * Waits for the run's events to be in the log and returns the last id (checkpointed as the
+   * step's `eventMark`).
+   */
+  settleEvents?: () => Promise<string | null>;
   /**
    * Calls of non-idempotent tools that were running when the previous process died: answered
    * "interrupted" instead of being run again (see `RuntimeTool.idempotent`).
@@ -86,8 +89,8 @@ export class AgentTurn implements AgentGraphSteps {
     return this.options.signal.aborted;
   }
 
-  eventMark(): string | null {
-    return this.options.lastEventId?.() ?? null;
+  async eventMark(): Promise<string | null> {
+    return (await this.options.settleEvents?.()) ?? null;
   }
 
   private kwargs(extra: Record<string, string> = {}): Record<string, unknown> {

@@ -111,7 +111,10 @@ export class RunExecutor {
         runId: active.runId,
         usage: runMeter,
         backend,
-        lastEventId: () => emitter.lastId,
+        settleEvents: async () => {
+          await emitter.flush();
+          return emitter.lastId;
+        },
         interruptedCalls,
         delegate: (name, task) =>
           delegate(

@@ -25,7 +25,7 @@ import { sleep } from './run-context';
 import { RunExecutor } from './run-executor';
 import { RunFinisher } from './run-finisher';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
-import { RunRecovery } from './run-recovery';
+import { RunRecovery, repairTerminalEvent } from './run-recovery';
 import type { SendInput, SendResult } from './run-scheduler';
 import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
@@ -252,6 +252,11 @@ export class RunManager {
         (await storage.runs.getActive(sessionId))?.id ??
         (await storage.runs.list(sessionId))[0]?.id ??
         null;
+    }
+    if (target !== null && !this.active.has(target)) {
+      // A process that died between storing the run's end and its terminal event.
+      const run = await storage.runs.get(target);
+      if (run) await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, run);
     }
     const cursor = options.lastEventId ?? (target !== null ? `${target}:` : undefined);
     return openEventStream({

@@ -5,7 +5,7 @@ import { eventId, newRunId } from '../ids';
 import { silentLogger } from '../logger';
 import { ActiveRuns } from './active-runs';
 import { InProcessRunControl } from './in-process-run-control';
-import { RunRecovery, STOPPED_MESSAGE } from './run-recovery';
+import { RunRecovery, STOPPED_MESSAGE, repairTerminalEvent } from './run-recovery';
 
 describe('RunRecovery (interrupt)', () => {
   let storage: StorageBackend;
@@ -83,5 +83,38 @@ describe('RunRecovery (interrupt)', () => {
     expect((await log.readAfter(ended.sessionId)).events).toHaveLength(1);
     expect((await log.readAfter(local.sessionId)).events).toEqual([]);
     expect(started).toEqual([]);
+  });
+
+  it('gives a run that ended without its terminal event (died in between) idle and done, once', async () => {
+    const run = await orphan('running');
+    const user = await storage.messages.create({
+      sessionId: run.sessionId,
+      role: 'user',
+      content: 'q',
+    });
+    const answer = await storage.messages.create({
+      sessionId: run.sessionId,
+      role: 'assistant',
+      content: 'the answer',
+      parentId: user.id,
+      metadata: { runId: run.id },
+    });
+    await log.append({
+      id: eventId(run.id, 1),
+      sessionId: run.sessionId,
+      runId: run.id,
+      event: { type: 'token', content: 'the answer' },
+    });
+    const ended = await storage.runs.update(run.id, { status: 'completed' });
+    await repairTerminalEvent(storage, log, silentLogger, ended);
+    await repairTerminalEvent(storage, log, silentLogger, ended);
+    const events = (await log.readAfter(run.sessionId)).events;
+    expect(events.map((e) => [e.id, e.event.type])).toEqual([
+      [eventId(run.id, 1), 'token'],
+      [eventId(run.id, 2), 'status'],
+      [eventId(run.id, 3), 'done'],
+    ]);
+    const done = events[2]?.event;
+    expect(done?.type === 'done' && done.assistant_data?.id).toBe(answer.id);
   });
 });

@@ -1,5 +1,5 @@
 import type { AgentEventEnvelope, Message, Run, Session } from '@cognition/contracts';
-import { isTerminalEvent } from '@cognition/contracts';
+import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
 import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
@@ -142,4 +142,46 @@ export class RunRecovery {
     emitter.emit({ type: 'error', code: 'UNAVAILABLE', message });
     await emitter.flush();
   }
+}
+
+/**
+ * A process that died after storing a run's end and before storing its terminal event leaves
+ * a finished run whose stream never ends. Gives such a run its terminal events (`status idle`,
+ * then `done` with the run's last assistant message, or `error` with the run's error), with the
+ * next ids of its sequence. Idempotent: nothing happens when the log holds a terminal event (two
+ * concurrent repairs write the same ids, which the log stores once).
+ */
+export async function repairTerminalEvent(
+  storage: StorageBackend,
+  log: EventLog,
+  logger: Logger,
+  run: Run,
+): Promise<void> {
+  if (run.status === 'queued' || run.status === 'running') return;
+  const own = (await log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
+    (e) => e.runId === run.id,
+  );
+  if (own.length === 0 || own.some((e) => isTerminalEvent(e.event))) return;
+  const emitter = new RunEmitter(
+    log,
+    run.sessionId,
+    run.id,
+    logger,
+    seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0,
+  );
+  emitter.emit({ type: 'status', status: 'idle' });
+  if (run.status === 'completed') {
+    const messages = await storage.messages.listAll(run.sessionId, {});
+    const assistant = messages
+      .filter((m) => m.role === 'assistant' && m.metadata['runId'] === run.id)
+      .at(-1);
+    emitter.emit({ type: 'done', assistant_data: assistant ? toWireMessage(assistant) : null });
+  } else {
+    emitter.emit({
+      type: 'error',
+      code: run.error?.code ?? (run.status === 'aborted' ? 'ABORTED' : 'UNAVAILABLE'),
+      message: run.error?.message ?? `The run ended ${run.status}`,
+    });
+  }
+  await emitter.flush();
 }
