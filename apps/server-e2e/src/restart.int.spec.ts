@@ -10,7 +10,9 @@ import { tempWorkspace } from './support/server-process';
 import { eventsOf, readSse } from '@cognition/runtime/testing';
 
 /**
- * A server killed with SIGKILL in the middle of a run, restarted on the same SQLite workspace:
+ * With `COGNITION_RUN_RECOVERY=interrupt` (the behaviour before runs were resumed, kept
+ * available): a server killed with SIGKILL in the middle of a run, restarted on the same SQLite
+ * workspace:
  * the run is `interrupted`, the history holds what was checkpointed (and the projection matches
  * what the model is given next), a resumed stream gets the run's terminal event, and the session
  * takes a new message.
@@ -21,6 +23,7 @@ type Json = Record<string, unknown>;
 let fake: FakeOpenAIServer;
 const workspace = tempWorkspace();
 let server: ServerProcess | undefined;
+const INTERRUPT = { COGNITION_RUN_RECOVERY: 'interrupt' };
 
 beforeAll(async () => {
   fake = await FakeOpenAIServer.start();
@@ -43,7 +46,7 @@ async function messagesOf(url: string, sessionId: string): Promise<Json[]> {
 }
 
 it('survives kill -9 mid-run: interrupted run, checkpointed history, next message completes', async () => {
-  server = await startAgentServer(fake, workspace.dir);
+  server = await startAgentServer(fake, workspace.dir, INTERRUPT);
   const sessionId = await createSession(server.url, { title: 'crash' });
 
   // A completed tool round (checkpointed), then a model call that streams two words and hangs.
@@ -68,7 +71,7 @@ it('survives kill -9 mid-run: interrupted run, checkpointed history, next messag
   expect(await server.stop('SIGKILL')).toBeNull();
   expect(server.child.signalCode).toBe('SIGKILL');
 
-  server = await startAgentServer(fake, workspace.dir);
+  server = await startAgentServer(fake, workspace.dir, INTERRUPT);
   const recovered = server.stdout.find((line) =>
     line.includes('left active by a previous process'),
   );
@@ -119,7 +122,10 @@ it('survives kill -9 mid-run: interrupted run, checkpointed history, next messag
 });
 
 it('on SIGTERM gives a running run the grace period, then interrupts it with its terminal event', async () => {
-  server = await startAgentServer(fake, workspace.dir, { COGNITION_SHUTDOWN_GRACE_SECONDS: '0.5' });
+  server = await startAgentServer(fake, workspace.dir, {
+    ...INTERRUPT,
+    COGNITION_SHUTDOWN_GRACE_SECONDS: '0.5',
+  });
   const sessionId = await createSession(server.url, { title: 'drain' });
   fake.enqueue({ text: ['Never ', 'finishing'], hangAfterChunks: 1 });
   const res = await postMessage(server.url, sessionId, { content: 'Take your time' });
@@ -135,7 +141,7 @@ it('on SIGTERM gives a running run the grace period, then interrupts it with its
   expect(cut).toBeGreaterThan(-1);
   expect(stopped).toBeGreaterThan(cut);
 
-  server = await startAgentServer(fake, workspace.dir);
+  server = await startAgentServer(fake, workspace.dir, INTERRUPT);
   const runs = (await http(server.url, 'GET', `/sessions/${sessionId}/runs`)).json?.[
     'runs'
   ] as Json[];

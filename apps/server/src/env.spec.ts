@@ -30,6 +30,8 @@ describe('loadConfig', () => {
       logFormat: 'auto',
       shutdownGraceMs: 10_000,
       maxConcurrentRuns: 32,
+      runRecovery: 'resume',
+      maxRunRecoveries: 3,
       sandbox: {
         backend: 'local',
         docker: {
@@ -52,7 +54,7 @@ describe('loadConfig', () => {
         openaiCompatibleApiKey: null,
         providersFile: null,
       },
-      sse: { bufferSize: 1000, retryMs: 3000, heartbeatMs: 15_000 },
+      sse: { bufferSize: 1000, eventLog: 'durable', retryMs: 3000, heartbeatMs: 15_000 },
       callbacks: {
         secret: null,
         maxAttempts: 5,
@@ -132,6 +134,7 @@ describe('loadConfig', () => {
         COGNITION_OPENAI_COMPATIBLE_API_KEY: 'local-key',
         COGNITION_PROVIDERS_FILE: 'providers.yaml',
         COGNITION_SSE_BUFFER_SIZE: '5000',
+        COGNITION_EVENT_LOG: 'memory',
         COGNITION_SSE_RETRY_INTERVAL: '1500',
         COGNITION_SSE_HEARTBEAT_INTERVAL: '0.5',
         COGNITION_CALLBACK_SECRET: 'hmac-secret',
@@ -190,7 +193,12 @@ describe('loadConfig', () => {
       openaiCompatibleApiKey: 'local-key',
       providersFile: '/srv/app/work/providers.yaml',
     });
-    expect(config.sse).toEqual({ bufferSize: 5000, retryMs: 1500, heartbeatMs: 500 });
+    expect(config.sse).toEqual({
+      bufferSize: 5000,
+      eventLog: 'memory',
+      retryMs: 1500,
+      heartbeatMs: 500,
+    });
     expect(config.callbacks).toEqual({
       secret: 'hmac-secret',
       maxAttempts: 3,
@@ -207,6 +215,9 @@ describe('loadConfig', () => {
       COGNITION_OPENAI_COMPATIBLE_BASE_URL: 'ftp://models.local',
       OPENAI_API_KEY: '   ',
       COGNITION_SSE_BUFFER_SIZE: '5',
+      COGNITION_EVENT_LOG: 'redis',
+      COGNITION_RUN_RECOVERY: 'retry',
+      COGNITION_RUN_MAX_RECOVERIES: '-1',
       COGNITION_SSE_RETRY_INTERVAL: 'soon',
       COGNITION_SSE_HEARTBEAT_INTERVAL: '0',
       COGNITION_CALLBACK_MAX_ATTEMPTS: '50',
@@ -215,11 +226,14 @@ describe('loadConfig', () => {
       DOCKER_HOST: 'ssh://builder',
     });
     expect(problems).toEqual([
+      'COGNITION_RUN_RECOVERY: expected one of resume, interrupt (got "retry")',
+      'COGNITION_RUN_MAX_RECOVERIES: expected an integer between 0 and 100 (got "-1")',
       'DOCKER_HOST: expected unix:///path/to/docker.sock or tcp://host:port (got "ssh://builder")',
       'COGNITION_LLM_PROVIDER: expected one of openai, anthropic, openai_compatible (got "gemini")',
       'OPENAI_API_KEY: must not be blank (the value is not shown)',
       'COGNITION_OPENAI_COMPATIBLE_BASE_URL: expected an http:// or https:// URL (got "ftp://models.local")',
       'COGNITION_SSE_BUFFER_SIZE: expected an integer between 10 and 1000000 (got "5")',
+      'COGNITION_EVENT_LOG: expected one of durable, memory (got "redis")',
       'COGNITION_SSE_RETRY_INTERVAL: expected an integer between 100 and 3600000 (got "soon")',
       'COGNITION_SSE_HEARTBEAT_INTERVAL: expected a number above 0 (got "0")',
       'COGNITION_CALLBACK_MAX_ATTEMPTS: expected an integer between 1 and 20 (got "50")',

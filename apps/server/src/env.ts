@@ -25,6 +25,10 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** Runs executing at once in this process; more wait `queued`. */
   maxConcurrentRuns: number;
+  /** Runs a dead or stopped process left active: `resume` them, or end them `interrupted`. */
+  runRecovery: (typeof RUN_RECOVERY_MODES)[number];
+  /** A run resumed more often than this fails instead. */
+  maxRunRecoveries: number;
   sandbox: SandboxConfig;
   llm: LlmSettings;
   sse: SseConfig;
@@ -95,8 +99,16 @@ export interface LlmSettings {
 
 /** The REST SSE stream's knobs. */
 export interface SseConfig {
-  /** Events kept per session for replay after a reconnect. */
+  /**
+   * Events kept per session for replay after a reconnect (the durable log applies it when a
+   * run ends, so a running run's events are all kept).
+   */
   bufferSize: number;
+  /**
+   * Where run events are kept: `durable` in the storage backend (streams survive a restart;
+   * memory storage has nothing to outlive, so it always uses the in-process log), or `memory`.
+   */
+  eventLog: EventLogKind;
   /** The `retry:` hint sent first on every stream (ms). */
   retryMs: number;
   /** Interval of `: ping` comments on an open stream (ms). */
@@ -122,6 +134,9 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const PERSISTENCE_BACKENDS = ['sqlite', 'postgres', 'memory'] as const;
 export const SANDBOX_BACKENDS = ['local', 'docker'] as const;
+export const EVENT_LOG_KINDS = ['durable', 'memory'] as const;
+export const RUN_RECOVERY_MODES = ['resume', 'interrupt'] as const;
+export type EventLogKind = (typeof EVENT_LOG_KINDS)[number];
 
 /** Thrown by `loadConfig` with every invalid setting, so one restart fixes them all. */
 export class ConfigError extends Error {
@@ -338,6 +353,9 @@ export const SETTINGS = {
   COGNITION_OPENAI_COMPATIBLE_API_KEY: { default: undefined, schema: secretText },
   COGNITION_PROVIDERS_FILE: { default: undefined, schema: z.string().trim().min(1) },
   COGNITION_SSE_BUFFER_SIZE: { default: '1000', schema: intText(10, 1_000_000) },
+  COGNITION_EVENT_LOG: { default: 'durable', schema: enumText(EVENT_LOG_KINDS) },
+  COGNITION_RUN_RECOVERY: { default: 'resume', schema: enumText(RUN_RECOVERY_MODES) },
+  COGNITION_RUN_MAX_RECOVERIES: { default: '3', schema: intText(0, 100) },
   COGNITION_SSE_RETRY_INTERVAL: { default: '3000', schema: intText(100, 3_600_000) },
   COGNITION_SSE_HEARTBEAT_INTERVAL: { default: '15', schema: positiveNumberText(3600) },
   COGNITION_CALLBACK_SECRET: { default: undefined, schema: secretText },
@@ -405,6 +423,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const logFormat = read('COGNITION_LOG_FORMAT');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
   const maxConcurrentRuns = read('COGNITION_MAX_CONCURRENT_RUNS');
+  const runRecovery = read('COGNITION_RUN_RECOVERY');
+  const maxRunRecoveries = read('COGNITION_RUN_MAX_RECOVERIES');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
   const dockerImage = read('COGNITION_DOCKER_IMAGE');
   const dockerNetwork = read('COGNITION_DOCKER_NETWORK');
@@ -425,6 +445,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     providersFile: providersFile === undefined ? null : path.resolve(workspaceRoot, providersFile),
   };
   const sseBufferSize = read('COGNITION_SSE_BUFFER_SIZE');
+  const eventLog = read('COGNITION_EVENT_LOG');
   const sseRetry = read('COGNITION_SSE_RETRY_INTERVAL');
   const sseHeartbeat = read('COGNITION_SSE_HEARTBEAT_INTERVAL');
   const callbackSecret = read('COGNITION_CALLBACK_SECRET');
@@ -514,6 +535,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
     maxConcurrentRuns: need(maxConcurrentRuns),
+    runRecovery: need(runRecovery),
+    maxRunRecoveries: need(maxRunRecoveries),
     sandbox: {
       backend: need(sandboxBackend),
       docker: {
@@ -530,6 +553,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     llm,
     sse: {
       bufferSize: need(sseBufferSize),
+      eventLog: need(eventLog),
       retryMs: need(sseRetry),
       heartbeatMs: Math.round(need(sseHeartbeat) * 1000),
     },

@@ -4,10 +4,16 @@ import {
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
+  StorageEventLog,
   isRuntimeError,
   resolveLlmConfig,
 } from '@cognition/runtime';
-import type { EnvProviderChoice, LlmConfig, ToolCatalogOptions } from '@cognition/runtime';
+import type {
+  EnvProviderChoice,
+  EventLog,
+  LlmConfig,
+  ToolCatalogOptions,
+} from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { readFile } from 'node:fs/promises';
@@ -65,6 +71,17 @@ export function sessionsRoot(workspaceRoot: string): string {
   return path.join(workspaceRoot, 'sessions');
 }
 
+/**
+ * The durable, storage-backed event log (streams survive a restart), unless the storage is
+ * memory (nothing to outlive) or `COGNITION_EVENT_LOG=memory` asks for the in-process one.
+ */
+export function createEventLog(config: ServerConfig, storage: StorageBackend): EventLog {
+  if (config.sse.eventLog === 'memory' || storage.kind === 'memory') {
+    return new InMemoryEventLog({ bufferSize: config.sse.bufferSize });
+  }
+  return new StorageEventLog({ store: storage.events, retainPerSession: config.sse.bufferSize });
+}
+
 export interface RuntimeDeps {
   storage: StorageBackend;
   sandbox: ExecutionBackendFactory;
@@ -74,7 +91,7 @@ export interface RuntimeDeps {
 
 /**
  * The agent runtime as configured: providers, agents (built-ins plus
- * `<workspace>/.cognition/agents`), the bounded in-memory event log and the `RunManager`.
+ * `<workspace>/.cognition/agents`), the event log (`createEventLog`) and the `RunManager`.
  * Without any provider the server still runs: each message then fails at once with an `error`
  * event `PROVIDER_CONFIG_ERROR`, and a warning says so here.
  * @throws ConfigError for invalid LLM settings; RuntimeError VALIDATION_ERROR naming an invalid
@@ -112,10 +129,12 @@ export async function createRuntime(
     sandbox: deps.sandbox,
     agents,
     providers,
-    eventLog: new InMemoryEventLog({ bufferSize: config.sse.bufferSize }),
+    eventLog: createEventLog(config, deps.storage),
     workspaceRoot: sessionsRoot(config.workspaceRoot),
     breakers: deps.breakers,
     maxConcurrentRuns: config.maxConcurrentRuns,
+    recovery: config.runRecovery,
+    maxRecoveries: config.maxRunRecoveries,
     callbacks: {
       ...(callbacks.secret !== null ? { secret: callbacks.secret } : {}),
       maxAttempts: callbacks.maxAttempts,

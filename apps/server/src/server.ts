@@ -25,8 +25,9 @@ export interface RunningServer {
   runs: RunManager;
   /**
    * Graceful shutdown: stop accepting connections, let in-flight requests and active runs finish
-   * within `config.shutdownGraceMs`, then cut what is left (remaining runs end `interrupted` with
-   * their terminal event) and close storage. Idempotent; resolves `timedOut: true` when requests
+   * within `config.shutdownGraceMs`, then cut what is left (remaining runs are left `running` for
+   * the next process to resume, or, with `COGNITION_RUN_RECOVERY=interrupt`, end `interrupted`
+   * with their terminal event) and close storage. Idempotent; resolves `timedOut: true` when requests
    * or runs had to be cut.
    */
   shutdown(): Promise<{ timedOut: boolean }>;
@@ -65,10 +66,15 @@ export async function startServer(
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
     ({ runs, llm } = await createRuntime(config, { storage, sandbox, breakers, logger }));
-    const recovered = await runs.recoverInterrupted();
+    const { resumed, interrupted, failed, callbacks } = await runs.recover();
     logger.info(
-      { interruptedRuns: recovered.map((run) => run.id) },
-      `Recovered ${recovered.length} run(s) left active by a previous process: marked interrupted`,
+      {
+        resumedRuns: resumed.map((run) => run.id),
+        interruptedRuns: interrupted.map((run) => run.id),
+        failedRuns: failed.map((run) => run.id),
+        pendingCallbacks: callbacks,
+      },
+      `Recovered ${resumed.length + interrupted.length + failed.length} run(s) left active by a previous process: ${resumed.length} resumed, ${interrupted.length} marked interrupted, ${failed.length} failed (resumed too often); ${callbacks} pending callback deliveries resumed`,
     );
   } catch (error) {
     await storage.close();
@@ -117,7 +123,7 @@ export async function startServer(
 
   let closing: Promise<{ timedOut: boolean }> | undefined;
   function shutdown(): Promise<{ timedOut: boolean }> {
-    closing ??= drain(server, runs, state, config.shutdownGraceMs, logger).then(async (result) => {
+    closing ??= drain(server, runs, state, config, logger).then(async (result) => {
       await storage.close();
       logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
       return result;
@@ -137,9 +143,11 @@ async function drain(
   server: Server,
   runs: RunManager,
   state: ServerState,
-  graceMs: number,
+  config: ServerConfig,
   logger: Logger,
 ): Promise<{ timedOut: boolean }> {
+  const graceMs = config.shutdownGraceMs;
+  const handOff = config.runRecovery === 'resume';
   state.shuttingDown = true;
   logger.info(
     { graceMs, activeRuns: runs.activeRunIds().length },
@@ -171,10 +179,13 @@ async function drain(
   if (timedOut) {
     logger.warn(
       { graceMs, activeRuns: runs.activeRunIds() },
-      'Shutdown grace period elapsed: interrupting remaining runs and closing connections',
+      handOff
+        ? 'Shutdown grace period elapsed: leaving remaining runs to the next process (resumed from their last checkpoint) and closing connections'
+        : 'Shutdown grace period elapsed: interrupting remaining runs and closing connections',
     );
   }
-  // Remaining runs end `interrupted` with their terminal event, which also ends their streams.
+  // Remaining runs are handed off (streams end without a terminal event; clients reconnect to
+  // the next process), or end `interrupted` with their terminal event.
   await runs.shutdown(RUN_WIND_DOWN_MS);
   if (timedOut) {
     // Let the streams that just received their terminal event write it out before cutting.

@@ -130,6 +130,19 @@ export const ReconnectedEventSchema = z.object({
   truncated: z.boolean(),
 });
 
+/**
+ * The run was taken up again by a new server process after the previous one died mid-run (same
+ * run id, ids continue). Whatever this run streamed after `void_after_event_id` belongs to the
+ * step that was cut off: it is void and is produced again after this event. `attempt` counts
+ * the resumptions of the run (1 for the first).
+ */
+export const ResumedEventSchema = z.object({
+  type: z.literal('resumed'),
+  run_id: z.string(),
+  void_after_event_id: z.string(),
+  attempt: z.number().int().positive(),
+});
+
 export const AgentEventSchema = z.discriminatedUnion('type', [
   TokenEventSchema,
   ToolCallEventSchema,
@@ -143,6 +156,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   ErrorEventSchema,
   DoneEventSchema,
   ReconnectedEventSchema,
+  ResumedEventSchema,
 ]);
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
 export type AgentEventType = AgentEvent['type'];

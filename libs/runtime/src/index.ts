@@ -2,6 +2,7 @@ export * from './errors';
 export * from './logger';
 export { newRunId, eventId, runIdOfEventId, seqOfEventId, EVENT_SEQ_WIDTH } from './ids';
 export * from './events/event-log';
+export * from './events/storage-event-log';
 export * from './events/sse';
 export * from './agents/agent';
 export * from './agents/load-agents';
@@ -20,6 +21,10 @@ export type { WebSearchOptions, WebSearchProvider } from './tools/web-search';
 export { WEB_SEARCH_PROVIDERS } from './tools/web-search';
 export * from './callbacks/callback-dispatcher';
 export * from './runs/run-manager';
+export type { RunQueue, RunControlChannel } from './runs/ports';
+export type { CancelReason } from './runs/run-context';
+export { RunSlots } from './runs/run-slots';
+export { InProcessRunControl } from './runs/in-process-run-control';
 // The graph a run executes and its steps, for callers that run it outside a RunManager (the
 // benchmark floor: the same graph with an in-memory checkpointer).
 export { AgentTurn } from './runs/agent-turn';

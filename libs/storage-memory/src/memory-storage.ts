@@ -52,6 +52,8 @@ import { clone } from './clone';
 import { MemoryArtifactStore } from './memory-artifacts';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
+import { MemoryEventStore } from './memory-event-store';
+import { MemoryPendingCallbacks } from './memory-pending-callbacks';
 
 /** A session row plus what only the backend sees. */
 export interface SessionRecord {
@@ -110,6 +112,8 @@ export class MemoryStorage implements StorageBackend {
   readonly messages: MessageStore;
   readonly runs: RunStore;
   readonly artifacts: MemoryArtifactStore;
+  readonly events: MemoryEventStore;
+  private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
   private readonly now = monotonicClock();
@@ -130,6 +134,8 @@ export class MemoryStorage implements StorageBackend {
         this.applyProjection(sessionId, checkpointId, messages),
     });
     this.store = new MemoryStore(() => new Date());
+    this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
+    this.pendingCallbacks = new MemoryPendingCallbacks((runId) => this.state.runs.has(runId));
     this.sessions = {
       create: (input, scope) => this.run(() => this.createSession(input, scope)),
       get: (id, scope) => this.run(() => this.getSession(id, scope)),
@@ -155,6 +161,11 @@ export class MemoryStorage implements StorageBackend {
       listActive: () => this.run(() => this.listActiveRuns()),
       recordCallbackAttempt: (input) => this.run(() => this.recordCallbackAttempt(input)),
       listCallbackAttempts: (runId) => this.run(() => this.listCallbackAttempts(runId)),
+      savePendingCallback: (input) => this.pendingCallbacks.save(input),
+      claimCallbackAttempt: (deliveryId, attempt) =>
+        this.pendingCallbacks.claim(deliveryId, attempt),
+      settlePendingCallback: (deliveryId, next) => this.pendingCallbacks.settle(deliveryId, next),
+      listPendingCallbacks: () => this.pendingCallbacks.list(),
     };
   }
 
@@ -336,10 +347,12 @@ export class MemoryStorage implements StorageBackend {
     this.state.sessions.delete(id);
     this.state.sessionByThread.delete(threadId);
     this.state.messages.delete(id);
+    this.events.deleteSession(id);
     for (const [runId, run] of this.state.runs) {
       if (run.sessionId !== id) continue;
       this.state.runs.delete(runId);
       this.state.callbackAttempts.delete(runId);
+      this.pendingCallbacks.deleteRun(runId);
     }
     this.artifacts.deleteSessionArtifacts(id);
     this.checkpointer.deleteThreadNow(threadId);

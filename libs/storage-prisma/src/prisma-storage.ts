@@ -15,6 +15,7 @@ import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db';
 import { createPostgresHandle, createSqliteHandle } from './db';
 import { deleteSessionArtifacts, PrismaArtifactStore } from './artifact-store';
 import { guard, toStorageError } from './errors';
+import { PrismaEventStore } from './event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
@@ -80,6 +81,7 @@ class PrismaStorage implements StorageBackend {
   readonly messages: PrismaMessageStore;
   readonly runs: PrismaRunStore;
   readonly artifacts: PrismaArtifactStore;
+  readonly events: PrismaEventStore;
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -100,6 +102,7 @@ class PrismaStorage implements StorageBackend {
     this.messages = new PrismaMessageStore(this.db);
     this.runs = new PrismaRunStore(this.db);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
+    this.events = new PrismaEventStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {
       onRootCheckpoint: messageProjectionHook,
       provider: handle.provider,

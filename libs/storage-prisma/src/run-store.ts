@@ -6,7 +6,7 @@ import {
   isActiveRunStatus,
   UpdateRunInputSchema,
 } from '@cognition/contracts';
-import type { RunStore } from '@cognition/storage';
+import type { PendingCallback, RunStore } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import type { PrismaDb } from './db';
 import {
@@ -180,6 +180,68 @@ export class PrismaRunStore implements RunStore {
       });
       return rows.map(toCallbackAttempt);
     });
+  }
+
+  savePendingCallback(input: PendingCallback): Promise<void> {
+    return guard('save pending callback', async () => {
+      try {
+        await this.db.pendingCallback.create({ data: { ...input } });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) {
+          throw new StorageError('RUN_NOT_FOUND', `Run not found: ${input.runId}`, {
+            cause: error,
+          });
+        }
+        if (isUniqueViolation(error)) {
+          throw new StorageError(
+            'CONFLICT',
+            `Callback delivery already exists: ${input.deliveryId}`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** A conditional update: the database lets exactly one of concurrent claimants match. */
+  claimCallbackAttempt(deliveryId: string, attempt: number): Promise<boolean> {
+    return guard('claim callback attempt', async () => {
+      const { count } = await this.db.pendingCallback.updateMany({
+        where: { deliveryId, attempts: attempt - 1 },
+        data: { attempts: attempt },
+      });
+      return count === 1;
+    });
+  }
+
+  settlePendingCallback(deliveryId: string, nextAttemptAt: Date | null): Promise<void> {
+    return guard('settle pending callback', async () => {
+      if (nextAttemptAt === null) {
+        await this.db.pendingCallback.deleteMany({ where: { deliveryId } });
+      } else {
+        await this.db.pendingCallback.updateMany({
+          where: { deliveryId },
+          data: { nextAttemptAt },
+        });
+      }
+    });
+  }
+
+  listPendingCallbacks(): Promise<PendingCallback[]> {
+    return guard('list pending callbacks', () =>
+      this.db.pendingCallback.findMany({
+        orderBy: [{ nextAttemptAt: 'asc' }, { deliveryId: 'asc' }],
+        select: {
+          deliveryId: true,
+          runId: true,
+          url: true,
+          body: true,
+          attempts: true,
+          nextAttemptAt: true,
+        },
+      }),
+    );
   }
 
   private async byIdempotencyKey(sessionId: string, key: string): Promise<Run | null> {

@@ -1,4 +1,5 @@
 import type {
+  AgentEventEnvelope,
   CallbackAttempt,
   CreateMessageInput,
   CreateRunInput,
@@ -45,8 +46,8 @@ export interface SessionStore {
   /** Atomically adds `delta` to messageCount; returns the new count. */
   updateMessageCount(id: string, delta: number): Promise<number>;
   /**
-   * Deletes the session and everything that hangs off it: messages, runs, the checkpoints of its
-   * thread and its thread-scoped store items. false when missing or outside scope.
+   * Deletes the session and everything that hangs off it: messages, runs, events, the
+   * checkpoints of its thread and its thread-scoped store items. false when missing or outside scope.
    */
   delete(id: string, scope: Scope): Promise<boolean>;
 }
@@ -65,6 +66,23 @@ export interface MessageStore {
   listAll(sessionId: string, scope: Scope): Promise<Message[]>;
   /** Deletes every message of the session and resets its messageCount; returns how many. */
   deleteBySession(sessionId: string): Promise<number>;
+}
+
+/**
+ * A completion-callback delivery not yet finished (delivered, or given up): what the next
+ * process needs to go on with it after a restart.
+ */
+export interface PendingCallback {
+  /** One per delivery; the `X-Cognition-Delivery` header. */
+  deliveryId: string;
+  runId: string;
+  url: string;
+  /** The exact JSON body (the signature is computed over these bytes). */
+  body: string;
+  /** Attempts claimed so far (0 before the first). */
+  attempts: number;
+  /** When the next attempt is due. */
+  nextAttemptAt: Date;
 }
 
 export interface RunStore {
@@ -95,6 +113,52 @@ export interface RunStore {
    * a run without a callback and for an unknown run (like `list` for an unknown session).
    */
   listCallbackAttempts(runId: string): Promise<CallbackAttempt[]>;
+  /**
+   * Stores a pending delivery (goes with its run when the run is deleted). Throws RUN_NOT_FOUND,
+   * CONFLICT when the delivery id exists.
+   */
+  savePendingCallback(input: PendingCallback): Promise<void>;
+  /**
+   * Claims attempt `attempt` of a pending delivery: true for exactly one caller, when the stored
+   * `attempts` is `attempt - 1` (it becomes `attempt`), false otherwise (another process claimed
+   * it, or the delivery is finished). So each attempt is made at most once across processes.
+   */
+  claimCallbackAttempt(deliveryId: string, attempt: number): Promise<boolean>;
+  /** Sets when the next attempt is due, or with null removes the delivery (finished). */
+  settlePendingCallback(deliveryId: string, nextAttemptAt: Date | null): Promise<void>;
+  /** Every pending delivery, the earliest due first. */
+  listPendingCallbacks(): Promise<PendingCallback[]>;
+}
+
+/** A page of a session's stored events (see `EventStore.listAfter`). */
+export interface StoredEventPage {
+  /** In id order, ids greater than the cursor, at most `limit`. */
+  events: AgentEventEnvelope[];
+  /**
+   * The greatest id retention ever deleted from the session (null: none): a cursor below it
+   * has lost events.
+   */
+  evictedUpTo: string | null;
+}
+
+/**
+ * The durable run-event log of each session, for event streams that survive a restart. Event
+ * ids (`<runId>:<seq>`) sort in emission order within a session and are unique in it.
+ */
+export interface EventStore {
+  /**
+   * Stores the envelopes (one atomic write). An id the session already holds is ignored (an
+   * append retried after an unknown outcome stores nothing twice). Envelopes of a session that
+   * does not exist (deleted while its run was still streaming) are dropped.
+   */
+  append(envelopes: readonly AgentEventEnvelope[]): Promise<void>;
+  /** Events of the session with an id greater than `after` (all when undefined), in id order. */
+  listAfter(sessionId: string, after: string | undefined, limit: number): Promise<StoredEventPage>;
+  /**
+   * Retention: deletes the session's oldest events so at most `keep` remain, and records the
+   * greatest deleted id as `evictedUpTo`. Returns how many were deleted.
+   */
+  trim(sessionId: string, keep: number): Promise<number>;
 }
 
 export interface StorageHealth {
@@ -122,6 +186,8 @@ export interface StorageBackend {
   readonly runs: RunStore;
   /** Durable, versioned, scope-aware files (see `ArtifactStore`). */
   readonly artifacts: ArtifactStore;
+  /** Run events, deleted with their session. */
+  readonly events: EventStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

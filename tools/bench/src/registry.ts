@@ -1,6 +1,7 @@
 import { agentTurnBenchmark } from './benchmarks/agent-turn';
 import { checkpointerBenchmark } from './benchmarks/checkpointer';
 import { concurrentTurnsBenchmark } from './benchmarks/concurrent-turns';
+import { durableRunsBenchmark } from './benchmarks/durable-runs';
 import { idleSubscriptionsBenchmark } from './benchmarks/idle-subscriptions';
 import { messageHistoryBenchmark } from './benchmarks/message-history';
 import { sandboxExecBenchmark } from './benchmarks/sandbox-exec';
@@ -21,6 +22,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   messageHistoryBenchmark,
   sandboxExecBenchmark,
   startupBenchmark,
+  durableRunsBenchmark,
 ];
 
 /**

@@ -1,44 +1,65 @@
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/client';
 import { describe, expect, it } from 'vitest';
-import { initialLiveRun, liveRunReducer } from './live-run-state';
+import { answerOf, initialLiveRun, liveRunReducer, toolLinesOf } from './live-run-state';
 import type { LiveRunState } from './live-run-state';
-import type { AgentEvent } from '@cognition/client';
 
-const fold = (events: AgentEvent[]): LiveRunState => events.reduce(liveRunReducer, initialLiveRun);
+let seq = 0;
+const envelope = (event: AgentEvent): AgentEventEnvelope => ({
+  id: `evt_${String((seq += 1)).padStart(4, '0')}`,
+  sessionId: 's1',
+  runId: 'r1',
+  event,
+});
+const fold = (events: AgentEventEnvelope[]): LiveRunState =>
+  events.reduce(liveRunReducer, initialLiveRun);
 
 describe('liveRunReducer', () => {
-  it('appends tokens in order and records tool calls and results', () => {
+  it('appends tokens in order and records tool calls, results and artifacts', () => {
+    const state = fold(
+      [
+        { type: 'status', status: 'thinking' },
+        { type: 'tool_call', id: 'c1', name: 'ls', args: { path: '.' } },
+        { type: 'tool_result', tool_call_id: 'c1', output: 'a.txt', exit_code: 0 },
+        { type: 'token', content: 'Hello' },
+        { type: 'token', content: ', world' },
+        {
+          type: 'artifact',
+          id: 'a1',
+          name: 'notes.md',
+          artifact_type: 'memory',
+          version: 2,
+          action: 'updated',
+        },
+      ].map((e) => envelope(e as AgentEvent)),
+    );
+    expect(state).toMatchObject({ status: 'thinking', finished: false });
+    expect(answerOf(state)).toBe('Hello, world');
+    expect(toolLinesOf(state)).toEqual(['→ ls', '← exit 0', '✎ notes.md v2 (updated)']);
+  });
+
+  it('drops what a cut-off step streamed after the resumed mark, then takes the redone step', () => {
+    const before = envelope({ type: 'token', content: 'The answer ' });
+    const voided = envelope({ type: 'token', content: 'is fo' });
     const state = fold([
-      { type: 'status', status: 'thinking' },
-      { type: 'tool_call', id: 'c1', name: 'ls', args: { path: '.' } },
-      { type: 'tool_result', tool_call_id: 'c1', output: 'a.txt', exit_code: 0 },
-      { type: 'token', content: 'Hello' },
-      { type: 'token', content: ', world' },
-      {
-        type: 'artifact',
-        id: 'a1',
-        name: 'notes.md',
-        artifact_type: 'memory',
-        version: 2,
-        action: 'updated',
-      },
+      before,
+      voided,
+      envelope({ type: 'resumed', run_id: 'r1', void_after_event_id: before.id, attempt: 1 }),
+      envelope({ type: 'token', content: 'is 42.' }),
     ]);
-    expect(state).toMatchObject({ status: 'thinking', text: 'Hello, world', finished: false });
-    expect(state.tools).toEqual(['→ ls', '← exit 0', '✎ notes.md v2 (updated)']);
+    expect(answerOf(state)).toBe('The answer is 42.');
+    expect(state.resumes).toBe(1);
   });
 
   it('ends completed on done, aborted on an ABORTED error, failed with the message otherwise', () => {
-    expect(fold([{ type: 'done', assistant_data: null }])).toMatchObject({
+    expect(fold([envelope({ type: 'done', assistant_data: null })])).toMatchObject({
       finished: true,
       outcome: 'completed',
     });
     expect(
-      fold([{ type: 'error', code: 'ABORTED', message: 'The run was aborted' }]),
-    ).toMatchObject({
-      finished: true,
-      outcome: 'aborted',
-    });
-    expect(fold([{ type: 'error', code: 'PROVIDER_ERROR', message: 'model down' }]).outcome).toBe(
-      'failed: model down',
-    );
+      fold([envelope({ type: 'error', code: 'ABORTED', message: 'The run was aborted' })]),
+    ).toMatchObject({ finished: true, outcome: 'aborted' });
+    expect(
+      fold([envelope({ type: 'error', code: 'PROVIDER_ERROR', message: 'model down' })]).outcome,
+    ).toBe('failed: model down');
   });
 });

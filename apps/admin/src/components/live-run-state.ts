@@ -1,38 +1,70 @@
-import type { AgentEvent } from '@cognition/client';
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/client';
 
 /** What the live view shows of a run, folded from its events. */
 export interface LiveRunState {
   status: string;
-  text: string;
-  /** One line per tool call / result, in order. */
-  tools: string[];
+  /** Answer text and tool lines, each with the id of the event that produced it. */
+  pieces: { id: string; kind: 'text' | 'tool'; text: string }[];
   finished: boolean;
   /** `completed`, `failed: <message>` or `aborted`. */
   outcome: string;
+  /** How many times a new server process took the run up again after a crash. */
+  resumes: number;
 }
 
 export const initialLiveRun: LiveRunState = {
   status: 'connecting',
-  text: '',
-  tools: [],
+  pieces: [],
   finished: false,
   outcome: '',
+  resumes: 0,
 };
 
-export function liveRunReducer(state: LiveRunState, event: AgentEvent): LiveRunState {
+export const answerOf = (state: LiveRunState): string =>
+  state.pieces
+    .filter((p) => p.kind === 'text')
+    .map((p) => p.text)
+    .join('');
+
+export const toolLinesOf = (state: LiveRunState): string[] =>
+  state.pieces.filter((p) => p.kind === 'tool').map((p) => p.text);
+
+type ToolEvent = Extract<AgentEvent, { type: 'tool_call' | 'tool_result' | 'artifact' }>;
+
+function toolLine(event: ToolEvent): string {
+  switch (event.type) {
+    case 'tool_call':
+      return `→ ${event.name}`;
+    case 'tool_result':
+      return `← exit ${event.exit_code}`;
+    case 'artifact':
+      return `✎ ${event.name} v${event.version} (${event.action})`;
+  }
+}
+
+export function liveRunReducer(
+  state: LiveRunState,
+  { id, event }: AgentEventEnvelope,
+): LiveRunState {
   switch (event.type) {
     case 'token':
-      return { ...state, text: state.text + event.content };
+      return { ...state, pieces: [...state.pieces, { id, kind: 'text', text: event.content }] };
     case 'status':
       return { ...state, status: event.status };
     case 'tool_call':
-      return { ...state, tools: [...state.tools, `→ ${event.name}`] };
     case 'tool_result':
-      return { ...state, tools: [...state.tools, `← exit ${event.exit_code}`] };
     case 'artifact':
       return {
         ...state,
-        tools: [...state.tools, `✎ ${event.name} v${event.version} (${event.action})`],
+        pieces: [...state.pieces, { id, kind: 'tool', text: toolLine(event) }],
+      };
+    case 'resumed':
+      // What the cut-off step streamed after the mark is void: the resumed step produces it again.
+      // Event ids sort in emission order within a session.
+      return {
+        ...state,
+        resumes: event.attempt,
+        pieces: state.pieces.filter((piece) => piece.id <= event.void_after_event_id),
       };
     case 'done':
       return { ...state, finished: true, outcome: 'completed' };

@@ -1,9 +1,9 @@
-import type { AgentEvent } from '@cognition/client';
+import type { AgentEventEnvelope } from '@cognition/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useReducer } from 'react';
 import { errorMessage, useTRPC } from '../trpc';
-import { initialLiveRun, liveRunReducer } from './live-run-state';
+import { answerOf, initialLiveRun, liveRunReducer, toolLinesOf } from './live-run-state';
 
 /**
  * The active run of a session as it happens: tokens as they arrive, tool calls, the outcome.
@@ -19,8 +19,9 @@ export function LiveRun({ sessionId, runId }: { sessionId: string; runId: string
       { sessionId, runId },
       {
         onData: (tracked) => {
-          const event: AgentEvent = tracked.data.event;
-          dispatch(event);
+          const envelope: AgentEventEnvelope = tracked.data;
+          const { event } = envelope;
+          dispatch(envelope);
           if (event.type === 'done' || event.type === 'error') {
             void queryClient.invalidateQueries();
           }
@@ -35,14 +36,15 @@ export function LiveRun({ sessionId, runId }: { sessionId: string; runId: string
         Run <code>{runId}</code> ·{' '}
         <span className="badge">{state.finished ? state.outcome : state.status}</span>
         {subscription.status === 'connecting' && ' · reconnecting…'}
+        {state.resumes > 0 && ` · resumed after a server restart (attempt ${state.resumes})`}
       </p>
       <output className="stream" aria-live="polite" aria-label="Answer so far">
-        {state.text}
+        {answerOf(state)}
       </output>
-      {state.tools.length > 0 && (
+      {toolLinesOf(state).length > 0 && (
         <ul className="tools">
-          {state.tools.map((tool) => (
-            <li key={tool}>{tool}</li>
+          {toolLinesOf(state).map((line, index) => (
+            <li key={index}>{line}</li>
           ))}
         </ul>
       )}

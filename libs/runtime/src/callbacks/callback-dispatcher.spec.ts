@@ -5,7 +5,7 @@ import { createMemoryStorage } from '@cognition/storage-memory';
 import type { Logger } from '../logger';
 import type { CompletionPayload } from './callback-dispatcher';
 import { CallbackDispatcher, signPayload } from './callback-dispatcher';
-import { match } from '../test-support';
+import { match, waitFor } from '../test-support';
 
 const payload: CompletionPayload = {
   session_id: 's',
@@ -146,7 +146,7 @@ describe('CallbackDispatcher', () => {
     expect(attempts[0]).toMatchObject({ ok: false, status: null, error: match.anyString() });
   });
 
-  it('keeps delivering when an attempt cannot be recorded, and logs each failure', async () => {
+  it('keeps delivering when a delivery or an attempt cannot be recorded, and logs each failure', async () => {
     const r = await receiver([503, 200]);
     try {
       const logger = capturingLogger();
@@ -158,13 +158,46 @@ describe('CallbackDispatcher', () => {
       // No run of this id exists: storage refuses every record with RUN_NOT_FOUND.
       await dispatcher.dispatch(r.url, { ...payload, run_id: 'gone' });
       expect(r.hits).toHaveLength(2);
-      expect(logger.errors).toHaveLength(2);
+      // The delivery cannot be stored either: it goes on from memory.
+      expect(logger.errors).toHaveLength(3);
       expect(logger.errors[0]).toMatchObject({
+        msg: 'could not store a pending completion callback; delivering without surviving a restart',
+        obj: { runId: 'gone', err: match.objectContaining({ code: 'RUN_NOT_FOUND' }) },
+      });
+      expect(logger.errors[1]).toMatchObject({
         msg: 'could not record a completion callback attempt',
         obj: { runId: 'gone', attempt: 1, err: match.objectContaining({ code: 'RUN_NOT_FOUND' }) },
       });
-      expect(logger.errors[1]).toMatchObject({ obj: { attempt: 2 } });
+      expect(logger.errors[2]).toMatchObject({ obj: { attempt: 2 } });
       expect(await storage.runs.listCallbackAttempts('gone')).toEqual([]);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('leaves a retry pending at close, and the next process makes each later attempt once', async () => {
+    const r = await receiver([503]);
+    try {
+      // A retry not due for a minute when this process stops.
+      const first = new CallbackDispatcher(storage.runs, { ...LOOPBACK, initialDelayMs: 60_000 });
+      void first.dispatch(r.url, payload);
+      await waitFor(async () => (await storage.runs.listCallbackAttempts('r1')).length === 1);
+      await first.close();
+      const [left] = await storage.runs.listPendingCallbacks();
+      expect(left).toMatchObject({ runId: 'r1', url: r.url, attempts: 1 });
+      expect(JSON.parse(left?.body ?? '')).toEqual(payload);
+      // Time passes: the retry is due. Two processes start; only one makes attempt 2.
+      await storage.runs.settlePendingCallback(left?.deliveryId ?? '', new Date());
+      const next = [1, 2].map(() => new CallbackDispatcher(storage.runs, LOOPBACK));
+      expect(await Promise.all(next.map((d) => d.resumePending()))).toEqual([1, 1]);
+      await waitFor(async () => (await storage.runs.listPendingCallbacks()).length === 0);
+      await Promise.all(next.map((d) => d.close()));
+      const attempts = await storage.runs.listCallbackAttempts('r1');
+      expect(attempts.map((a) => [a.deliveryId, a.attempt, a.status])).toEqual([
+        [left?.deliveryId, 1, 503],
+        [left?.deliveryId, 2, 200],
+      ]);
+      expect(r.hits.map((h) => h.delivery)).toEqual([left?.deliveryId, left?.deliveryId]);
     } finally {
       await r.close();
     }

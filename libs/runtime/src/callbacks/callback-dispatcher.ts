@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { CallbackAttempt } from '@cognition/contracts';
 import { CALLBACK_ERROR_MAX } from '@cognition/contracts';
-import type { RunStore } from '@cognition/storage';
+import type { PendingCallback, RunStore } from '@cognition/storage';
 import type { Logger } from '../logger';
 import { refuseNonPublicHost } from '../net/public-address';
 import { silentLogger } from '../logger';
@@ -24,8 +24,18 @@ export interface CompletionPayload {
   error: { code: string; message: string } | null;
 }
 
-/** Where the dispatcher records attempts: the storage backend's run store. */
-export type CallbackAttemptRecorder = Pick<RunStore, 'recordCallbackAttempt'>;
+/**
+ * Where the dispatcher keeps deliveries and records attempts: the storage backend's run store
+ * (pending deliveries, so they survive a restart, and the attempts made).
+ */
+export type CallbackAttemptRecorder = Pick<
+  RunStore,
+  | 'recordCallbackAttempt'
+  | 'savePendingCallback'
+  | 'claimCallbackAttempt'
+  | 'settlePendingCallback'
+  | 'listPendingCallbacks'
+>;
 
 export interface CallbackOptions {
   /** HMAC-SHA256 key; when set every request carries `X-Cognition-Signature: sha256=<hex>`. */
@@ -65,8 +75,11 @@ function isRetryable(status: number | null): boolean {
  * Delivers completion callbacks: POST with JSON body, optional HMAC signature, bounded
  * exponential backoff. Delivery is at-least-once per attempt sequence (a receiver should
  * de-duplicate by `X-Cognition-Delivery`, which stays the same across the retries of one run).
- * Every attempt is recorded on its run through `recorder` (storage), so the attempts outlive
- * the process; read them back with `RunStore.listCallbackAttempts`.
+ * The delivery itself is stored (payload, attempts, next attempt time) until it succeeds or is
+ * given up, so a process that stops with retries pending leaves them to the next one
+ * (`resumePending`); each attempt is claimed in storage before it is made, so it is made once
+ * across processes. Every attempt is recorded on its run, so the attempts outlive the process;
+ * read them back with `RunStore.listCallbackAttempts`.
  */
 export class CallbackDispatcher {
   private readonly pending = new Set<Promise<void>>();
@@ -90,15 +103,53 @@ export class CallbackDispatcher {
 
   /** Starts delivering in the background; the promise settles when delivery ended either way. */
   dispatch(url: string, payload: CompletionPayload): Promise<void> {
-    const delivery = this.deliver(url, payload).finally(() => this.pending.delete(delivery));
-    this.pending.add(delivery);
-    return delivery;
+    const delivery: PendingCallback = {
+      deliveryId: randomUUID(),
+      runId: payload.run_id,
+      url,
+      body: JSON.stringify(payload),
+      attempts: 0,
+      nextAttemptAt: new Date(),
+    };
+    return this.track(async () => {
+      let durable = true;
+      try {
+        await this.recorder.savePendingCallback(delivery);
+      } catch (error) {
+        // Storage trouble must not cost the receiver its callback: deliver from memory.
+        durable = false;
+        this.logger.error(
+          { err: error, runId: delivery.runId, deliveryId: delivery.deliveryId },
+          'could not store a pending completion callback; delivering without surviving a restart',
+        );
+      }
+      await this.deliver(delivery, durable);
+    });
   }
 
-  /** Stops retrying (an attempt in flight is cancelled) and waits for deliveries to settle. */
+  /**
+   * Goes on with the deliveries a previous process left pending (at startup), each from its
+   * next attempt at its due time. Returns how many.
+   */
+  async resumePending(): Promise<number> {
+    const pending = await this.recorder.listPendingCallbacks();
+    for (const delivery of pending) void this.track(() => this.deliver(delivery, true));
+    return pending.length;
+  }
+
+  /**
+   * Stops retrying (an attempt in flight is cancelled) and waits for deliveries to settle;
+   * stored deliveries with attempts left stay pending for the next process.
+   */
   async close(): Promise<void> {
     this.closing.abort();
     await Promise.allSettled([...this.pending]);
+  }
+
+  private track(work: () => Promise<void>): Promise<void> {
+    const delivery = work().finally(() => this.pending.delete(delivery));
+    this.pending.add(delivery);
+    return delivery;
   }
 
   /**
@@ -121,9 +172,34 @@ export class CallbackDispatcher {
     }
   }
 
-  private async deliver(url: string, payload: CompletionPayload): Promise<void> {
-    const body = JSON.stringify(payload);
-    const deliveryId = randomUUID();
+  /** true when this process may make `attempt` (claimed in storage, or not durable). */
+  private async claim(delivery: PendingCallback, attempt: number, durable: boolean) {
+    if (!durable) return true;
+    try {
+      return await this.recorder.claimCallbackAttempt(delivery.deliveryId, attempt);
+    } catch (error) {
+      this.logger.error(
+        { err: error, deliveryId: delivery.deliveryId, attempt },
+        'could not claim a completion callback attempt; not making it',
+      );
+      return false;
+    }
+  }
+
+  private async settle(delivery: PendingCallback, next: Date | null, durable: boolean) {
+    if (!durable) return;
+    try {
+      await this.recorder.settlePendingCallback(delivery.deliveryId, next);
+    } catch (error) {
+      this.logger.error(
+        { err: error, deliveryId: delivery.deliveryId },
+        'could not update a pending completion callback',
+      );
+    }
+  }
+
+  private async deliver(delivery: PendingCallback, durable: boolean): Promise<void> {
+    const { deliveryId, url, body, runId } = delivery;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'cognition-callback/1',
@@ -131,16 +207,18 @@ export class CallbackDispatcher {
     };
     if (this.options.secret !== undefined)
       headers[SIGNATURE_HEADER] = signPayload(this.options.secret, body);
-    let delay = this.initialDelayMs;
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
+    let due = delivery.nextAttemptAt.getTime();
+    for (let attempt = delivery.attempts + 1; attempt <= this.maxAttempts; attempt += 1) {
+      await sleep(due - Date.now(), this.closing.signal);
       if (this.closing.signal.aborted) return;
+      if (!(await this.claim(delivery, attempt, durable))) return;
       const startedAt = new Date();
       // Monotonic, so a wall-clock step during the request cannot make the duration negative.
       const started = performance.now();
       const { status, error, final } = await this.post(url, headers, body);
       const ok = error === null;
       await this.record({
-        runId: payload.run_id,
+        runId,
         deliveryId,
         url,
         attempt,
@@ -150,17 +228,23 @@ export class CallbackDispatcher {
         ok,
         error,
       });
-      if (ok) return;
-      if (final || !isRetryable(status) || attempt === this.maxAttempts) {
-        this.logger.warn(
-          { runId: payload.run_id, url, attempt, status, error },
-          'completion callback delivery failed for good',
-        );
+      if (ok) {
+        await this.settle(delivery, null, durable);
         return;
       }
-      await sleep(delay, this.closing.signal);
-      delay = Math.min(delay * 2, this.maxDelayMs);
+      if (final || !isRetryable(status) || attempt === this.maxAttempts) {
+        this.logger.warn(
+          { runId, url, attempt, status, error },
+          'completion callback delivery failed for good',
+        );
+        await this.settle(delivery, null, durable);
+        return;
+      }
+      const delay = Math.min(this.initialDelayMs * 2 ** (attempt - 1), this.maxDelayMs);
+      due = Date.now() + delay;
+      await this.settle(delivery, new Date(due), durable);
     }
+    await this.settle(delivery, null, durable);
   }
 
   /**

@@ -1,4 +1,8 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { EventListener } from './listener-set';
+import { ListenerSet } from './listener-set';
+
+export type { EventListener } from './listener-set';
 
 /** Events of one session after a cursor, as far as the log still holds them. */
 export interface EventReplay {
@@ -11,17 +15,19 @@ export interface EventReplay {
   truncated: boolean;
 }
 
-export type EventListener = (envelope: AgentEventEnvelope) => void;
-
 /**
  * Where run events go between the runtime and the streams that deliver them.
  *
  * Invariants every implementation keeps:
  * - within a session, events are appended in id order (the runtime guarantees one active run per
- *   session and sequential appends per run) and `readAfter` returns them in that order;
+ *   session and appends each run's events in order) and `readAfter` returns them in that order;
+ * - appends take effect in call order, even when a caller does not wait for the previous append
+ *   to resolve (a run emits a token without waiting for the last one to be stored);
  * - a listener registered with `subscribe` receives every event appended after `subscribe`
  *   returned, exactly once and in order; subscribing first and reading after is gap-free;
- * - the log may forget old events (bounded buffers), but then says so through `truncated`.
+ * - the log may forget old events (bounded buffers, retention), but then says so through
+ *   `truncated`: it is true exactly when events after the cursor were evicted.
+ * `@cognition/runtime/testing`'s `runEventLogConformance` checks them for any implementation.
  */
 export interface EventLog {
   append(envelope: AgentEventEnvelope): Promise<void>;
@@ -82,8 +88,7 @@ export class InMemoryEventLog implements EventLog {
   private readonly bufferSize: number;
   private readonly maxSessions: number;
   private readonly rings = new Map<string, Ring>();
-  private readonly listeners = new Map<string, Set<EventListener>>();
-  private readonly onListenerError: (error: unknown) => void;
+  private readonly listeners: ListenerSet;
 
   constructor(options: InMemoryEventLogOptions = {}) {
     this.bufferSize = options.bufferSize ?? 1000;
@@ -94,7 +99,7 @@ export class InMemoryEventLog implements EventLog {
     if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) {
       throw new RangeError(`maxSessions must be an integer >= 1, got ${this.maxSessions}`);
     }
-    this.onListenerError = options.onListenerError ?? (() => undefined);
+    this.listeners = new ListenerSet(options.onListenerError ?? (() => undefined));
   }
 
   append(envelope: AgentEventEnvelope): Promise<void> {
@@ -111,13 +116,7 @@ export class InMemoryEventLog implements EventLog {
       const oldest = this.rings.keys().next().value;
       if (oldest !== undefined) this.rings.delete(oldest);
     }
-    for (const listener of this.listeners.get(envelope.sessionId) ?? []) {
-      try {
-        listener(envelope);
-      } catch (error) {
-        this.onListenerError(error);
-      }
-    }
+    this.listeners.publish(envelope);
     return Promise.resolve();
   }
 
@@ -130,20 +129,7 @@ export class InMemoryEventLog implements EventLog {
   }
 
   subscribe(sessionId: string, listener: EventListener): () => void {
-    let set = this.listeners.get(sessionId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(sessionId, set);
-    }
-    // Wrap so the same function subscribed twice is two independent subscriptions.
-    const entry: EventListener = (envelope) => listener(envelope);
-    set.add(entry);
-    return () => {
-      const current = this.listeners.get(sessionId);
-      if (!current) return;
-      current.delete(entry);
-      if (current.size === 0) this.listeners.delete(sessionId);
-    };
+    return this.listeners.add(sessionId, listener);
   }
 
   dropSession(sessionId: string): Promise<void> {

@@ -11,6 +11,12 @@ import { Annotation, END, START, StateGraph, messagesStateReducer } from '@langc
 export const AgentStateAnnotation = Annotation.Root({
   messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
   todos: Annotation<Todo[]>({ reducer: (_previous, next) => next, default: () => [] }),
+  /**
+   * The id of the last event the run had emitted (and stored) when the step that wrote this
+   * checkpoint ended: after a crash, whatever the run streamed after it belongs to a step the checkpoint
+   * does not hold (void, produced again by the resumed run).
+   */
+  eventMark: Annotation<string | null>({ reducer: (_previous, next) => next, default: () => null }),
 });
 export type AgentState = typeof AgentStateAnnotation.State;
 
@@ -25,6 +31,12 @@ export interface AgentGraphSteps {
   ): Promise<{ messages: ToolMessage[]; todos?: Todo[] }>;
   /** True once the run was aborted: the loop ends after the current step. */
   stopped(): boolean;
+  /**
+   * Waits until every event emitted so far is in the event log, then returns the id of the
+   * last one (null: none). Checkpointed with each step, so a checkpoint never gets ahead of the
+   * event log: after a crash, the events of every checkpointed step are all there.
+   */
+  eventMark(): Promise<string | null>;
 }
 
 function lastAiMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
@@ -41,15 +53,16 @@ export function createAgentGraph(steps: AgentGraphSteps, checkpointer?: BaseChec
   return new StateGraph(AgentStateAnnotation)
     .addNode('model', async (state: AgentState) => {
       const message = await steps.callModel(state.messages);
-      return { messages: message ? [message] : [] };
+      return { messages: message ? [message] : [], eventMark: await steps.eventMark() };
     })
     .addNode('tools', async (state: AgentState) => {
       const message = lastAiMessage(state.messages);
       if (!message) return { messages: [] };
       const result = await steps.runTools(message, state.todos);
+      const eventMark = await steps.eventMark();
       return result.todos
-        ? { messages: result.messages, todos: result.todos }
-        : { messages: result.messages };
+        ? { messages: result.messages, todos: result.todos, eventMark }
+        : { messages: result.messages, eventMark };
     })
     .addEdge(START, 'model')
     .addConditionalEdges(

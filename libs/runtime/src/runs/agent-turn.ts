@@ -42,6 +42,16 @@ export interface AgentTurnOptions {
   artifacts?: ArtifactToolContext;
   /** Appended to the agent's system prompt: the turn's memory and policy artifacts. */
   systemContext?: string;
+  /**
+   * Waits for the run's events to be in the log and returns the last id (checkpointed as the
+   * step's `eventMark`).
+   */
+  settleEvents?: () => Promise<string | null>;
+  /**
+   * Calls of non-idempotent tools that were running when the previous process died: answered
+   * "interrupted" instead of being run again (see `RuntimeTool.idempotent`).
+   */
+  interruptedCalls?: ReadonlySet<string>;
 }
 
 /** Exit codes of tool results the runtime itself produces. */
@@ -81,6 +91,10 @@ export class AgentTurn implements AgentGraphSteps {
 
   stopped(): boolean {
     return this.options.signal.aborted;
+  }
+
+  async eventMark(): Promise<string | null> {
+    return (await this.options.settleEvents?.()) ?? null;
   }
 
   private kwargs(extra: Record<string, string> = {}): Record<string, unknown> {
@@ -208,6 +222,12 @@ export class AgentTurn implements AgentGraphSteps {
     const { signal } = this.options;
     if (signal.aborted)
       return { output: 'Not run: the run was aborted.', exitCode: TOOL_EXIT.aborted };
+    if (this.options.interruptedCalls?.has(id)) {
+      return {
+        output: `Not run again: the server stopped while this ${name} call was running, and ${name} is not safe to repeat. It may or may not have taken effect; check before retrying.`,
+        exitCode: TOOL_EXIT.aborted,
+      };
+    }
     const invalid = this.invalidCalls.get(id);
     if (invalid !== undefined) {
       return {

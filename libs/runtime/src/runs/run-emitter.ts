@@ -6,8 +6,9 @@ import type { Logger } from '../logger';
 
 /**
  * Numbers and appends the events of one run. Invariants: ids are `<runId>:<seq>` with seq
- * 1, 2, 3, ... in emission order; appends are serialised so the log sees them in that order;
- * at most one terminal event is ever appended and nothing after it.
+ * 1, 2, 3, ... in emission order; each event is handed to the log as it is emitted, so the log
+ * sees them in that order (and a durable log can group the ones emitted while it writes); at
+ * most one terminal event is ever appended and nothing after it.
  */
 export class RunEmitter {
   private seq: number;
@@ -22,6 +23,11 @@ export class RunEmitter {
     startSeq = 0,
   ) {
     this.seq = startSeq;
+  }
+
+  /** The id of the run's last event (counting from `startSeq`; null when there is none). */
+  get lastId(): string | null {
+    return this.seq > 0 ? eventId(this.runId, this.seq) : null;
   }
 
   get finished(): boolean {
@@ -39,15 +45,14 @@ export class RunEmitter {
       runId: this.runId,
       event,
     };
-    this.tail = this.tail.then(() =>
-      this.log.append(envelope).catch((error: unknown) => {
-        this.logger.error({ err: error, eventId: envelope.id }, 'event log append failed');
-      }),
-    );
+    const appended = this.log.append(envelope).catch((error: unknown) => {
+      this.logger.error({ err: error, eventId: envelope.id }, 'event log append failed');
+    });
+    this.tail = Promise.all([this.tail, appended]).then(() => undefined);
     return envelope;
   }
 
-  /** Resolves once every emitted event was handed to the log. */
+  /** Resolves once the log accepted every emitted event (stored, for a durable log). */
   flush(): Promise<void> {
     return this.tail;
   }

@@ -436,7 +436,10 @@ describe('RunManager (scripted model)', () => {
   });
 
   it('marks runs left active by a dead process interrupted, with a terminal event', async () => {
-    rt = await createTestRuntime({ chatModel: new ScriptedChatModel() });
+    rt = await createTestRuntime({
+      chatModel: new ScriptedChatModel(),
+      extra: { recovery: 'interrupt' },
+    });
     const session = await rt.createSession();
     const message = await rt.storage.messages.create({
       sessionId: session.id,
@@ -449,8 +452,8 @@ describe('RunManager (scripted model)', () => {
       inputMessageId: message.id,
       id: 'run_orphan',
     });
-    const recovered = await rt.runs.recoverInterrupted();
-    expect(recovered.map((r) => [r.id, r.status])).toEqual([[run.id, 'interrupted']]);
+    const recovered = await rt.runs.recover();
+    expect(recovered.interrupted.map((r) => [r.id, r.status])).toEqual([[run.id, 'interrupted']]);
     const events = await collect(await rt.runs.events(session.id, {}, { runId: run.id }));
     expect(events.map((e) => e.event)).toEqual([
       {
@@ -485,8 +488,9 @@ describe('RunManager (scripted model)', () => {
       eventLog: rt.log,
       workspaceRoot: rt.workspace,
       chatModelFactory: () => model,
+      recovery: 'interrupt',
     });
-    expect((await other.recoverInterrupted()).length).toBe(1);
+    expect((await other.recover()).interrupted.length).toBe(1);
     model.push({ text: 'recovered' });
     const result = await other.send({ sessionId: session.id, scope: {}, content: 'two' });
     const events = await collect(await other.events(session.id, {}, { runId: result.run.id }));

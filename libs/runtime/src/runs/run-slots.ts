@@ -1,3 +1,5 @@
+import type { RunQueue } from './ports';
+
 /**
  * At most `limit` runs execute at once in this process; the others wait their turn, first come
  * first served. Without a bound, a burst of sends starts every run at once: they share the CPU
@@ -5,7 +7,7 @@
  * start timing out (seen with 200 simultaneous turns on PostgreSQL). A queued run holds no
  * connection and no model request; it stays `queued` in storage until it gets a slot.
  */
-export class RunSlots {
+export class RunSlots implements RunQueue {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 

@@ -58,6 +58,7 @@ function withArtifacts(
 
 export const artifactListTool = defineTool({
   name: 'artifact_list',
+  idempotent: true,
   description:
     'List the artifacts you can see: public ones of this workspace scope, private ones of this session and the run ones of this run. Filter by type, visibility or exact name.',
   schema: z.strictObject({
@@ -79,6 +80,7 @@ export const artifactListTool = defineTool({
 
 export const artifactReadTool = defineTool({
   name: 'artifact_read',
+  idempotent: true,
   description:
     'Read an artifact by id or by name (the current version, or `version`). Binary content comes back as base64.',
   schema: z
@@ -114,6 +116,8 @@ export const artifactReadTool = defineTool({
 
 export const artifactWriteTool = defineTool({
   name: 'artifact_write',
+  // A second write of a cut-off call could add a version or hit the name it just took.
+  idempotent: false,
   description:
     'Create an artifact, or write a new version of the one with this name and visibility. `private` (default): this session only; `run`: this run only; `public`: every session of this workspace scope. Type `scratch` is deleted when the run ends well; `memory` artifacts are shown to every later turn as notes. Pass expected_version to refuse the write if someone else wrote first.',
   schema: z.strictObject({

@@ -6,6 +6,7 @@ const ok = (output: string) => ({ output: capOutput(output), exitCode: 0 });
 
 export const lsTool = defineTool({
   name: 'ls',
+  idempotent: true,
   description:
     'List the entries of a directory of the workspace (default: the workspace root). Directories end with /.',
   schema: z.strictObject({
@@ -24,6 +25,7 @@ export const lsTool = defineTool({
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  idempotent: true,
   description: 'Read a text file of the workspace, optionally a window of lines.',
   schema: z.strictObject({
     path: z.string().min(1),
@@ -37,6 +39,7 @@ export const readFileTool = defineTool({
 
 export const writeFileTool = defineTool({
   name: 'write_file',
+  idempotent: true,
   description: 'Create or overwrite a file of the workspace with the given content.',
   schema: z.strictObject({ path: z.string().min(1), content: z.string() }),
   async run({ path, content }, ctx) {
@@ -47,6 +50,7 @@ export const writeFileTool = defineTool({
 
 export const editFileTool = defineTool({
   name: 'edit_file',
+  idempotent: false,
   description:
     'Replace one exact occurrence of old_string with new_string in a file. old_string must occur exactly once.',
   schema: z.strictObject({
@@ -62,6 +66,7 @@ export const editFileTool = defineTool({
 
 export const globTool = defineTool({
   name: 'glob',
+  idempotent: true,
   description: 'Find files of the workspace matching a glob pattern (e.g. "src/**/*.ts").',
   schema: z.strictObject({
     pattern: z.string().min(1),
@@ -75,6 +80,7 @@ export const globTool = defineTool({
 
 export const grepTool = defineTool({
   name: 'grep',
+  idempotent: true,
   description: 'Search file contents for a regular expression; prints path:line:text per match.',
   schema: z.strictObject({
     pattern: z.string().min(1),
@@ -93,6 +99,7 @@ export const grepTool = defineTool({
 
 export const deleteTool = defineTool({
   name: 'delete',
+  idempotent: false,
   description: 'Delete a file or directory of the workspace.',
   schema: z.strictObject({ path: z.string().min(1) }),
   async run({ path }, ctx) {
@@ -103,6 +110,7 @@ export const deleteTool = defineTool({
 
 export const executeTool = defineTool({
   name: 'execute',
+  idempotent: false,
   description:
     'Run a shell command in the workspace sandbox and return its combined output and exit code.',
   schema: z.strictObject({

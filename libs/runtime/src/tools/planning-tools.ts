@@ -5,6 +5,7 @@ import { defineTool } from './types';
 
 export const writeTodosTool = defineTool({
   name: 'write_todos',
+  idempotent: true,
   description:
     'Replace your plan with this list of todos (each pending, in_progress or completed). Call it again to update statuses as you progress.',
   schema: z.strictObject({ todos: z.array(TodoSchema).max(100) }),
@@ -33,6 +34,7 @@ export const writeTodosTool = defineTool({
 
 export const taskTool = defineTool({
   name: 'task',
+  idempotent: false,
   description:
     'Delegate a self-contained task to a subagent and get its final answer back. The subagent does not see this conversation: describe the task fully.',
   schema: z.strictObject({

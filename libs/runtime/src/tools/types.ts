@@ -39,6 +39,12 @@ export interface RuntimeTool<S extends z.ZodType = z.ZodType> {
   description: string;
   /** Validates the model's arguments; a mismatch is reported back to the model. */
   schema: S;
+  /**
+   * Whether running the same call twice has the effect of running it once. After a crash
+   * while the tool ran, a resumed run re-runs an idempotent call and answers a non-idempotent
+   * one "interrupted" to the model (it may or may not have taken effect).
+   */
+  idempotent: boolean;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

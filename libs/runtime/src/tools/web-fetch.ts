@@ -108,6 +108,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
   const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
   return defineTool({
     name: 'web_fetch',
+    idempotent: true,
     description:
       'Fetch an http(s) URL. An HTML page comes back as plain text (format "text", the default), Markdown ("markdown": keeps headings, links, lists and code) or the raw HTML ("html"). Large pages are cut off.',
     schema: z.strictObject({

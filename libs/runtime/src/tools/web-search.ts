@@ -98,6 +98,7 @@ export function createWebSearchTool(options: WebSearchOptions): RuntimeTool {
   const timeoutMs = options.timeoutMs ?? 15_000;
   return defineTool({
     name: 'web_search',
+    idempotent: true,
     description:
       'Search the web. Returns up to max_results (default 5) results as JSON: [{title, url, snippet}]. Fetch a result with web_fetch to read it.',
     schema: z.strictObject({

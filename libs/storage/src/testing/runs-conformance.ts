@@ -329,3 +329,65 @@ export function runTests(ctx: SuiteContext): void {
     });
   });
 }
+
+/** Pending completion-callback deliveries: stored, claimed once per attempt, settled. */
+export function pendingCallbackTests(ctx: SuiteContext): void {
+  describe('pending callbacks', () => {
+    async function finishedRun() {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run } = await ctx.backend.runs.create({ sessionId: session.id, status: 'running' });
+      await ctx.backend.runs.update(run.id, { status: 'completed' });
+      return { session, run };
+    }
+    const pending = (runId: string, deliveryId: string, due: number) => ({
+      deliveryId,
+      runId,
+      url: 'https://example.com/hook',
+      body: '{"run_id":"x","output":"é 😀"}',
+      attempts: 0,
+      nextAttemptAt: new Date(due),
+    });
+
+    it('stores deliveries, lists them earliest due first and removes settled ones', async () => {
+      const { run } = await finishedRun();
+      const late = pending(run.id, uid('d'), Date.UTC(2026, 0, 2));
+      const early = pending(run.id, uid('d'), Date.UTC(2026, 0, 1));
+      await ctx.backend.runs.savePendingCallback(late);
+      await ctx.backend.runs.savePendingCallback(early);
+      expect(await ctx.backend.runs.listPendingCallbacks()).toEqual([early, late]);
+      const later = new Date(Date.UTC(2026, 0, 3));
+      await ctx.backend.runs.settlePendingCallback(early.deliveryId, later);
+      await ctx.backend.runs.settlePendingCallback(late.deliveryId, null);
+      expect(await ctx.backend.runs.listPendingCallbacks()).toEqual([
+        { ...early, nextAttemptAt: later },
+      ]);
+      await expectStorageError(ctx.backend.runs.savePendingCallback(early), 'CONFLICT');
+      await expectStorageError(
+        ctx.backend.runs.savePendingCallback(pending(uid('missing'), uid('d'), 0)),
+        'RUN_NOT_FOUND',
+      );
+    });
+
+    it('grants each attempt to exactly one of concurrent claimants, in order', async () => {
+      const { run } = await finishedRun();
+      const delivery = pending(run.id, uid('d'), 0);
+      await ctx.backend.runs.savePendingCallback(delivery);
+      expect(await ctx.backend.runs.claimCallbackAttempt(delivery.deliveryId, 2)).toBe(false);
+      const claims = await Promise.all(
+        [1, 1, 1].map(() => ctx.backend.runs.claimCallbackAttempt(delivery.deliveryId, 1)),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await ctx.backend.runs.claimCallbackAttempt(delivery.deliveryId, 2)).toBe(true);
+      expect((await ctx.backend.runs.listPendingCallbacks())[0]?.attempts).toBe(2);
+      await ctx.backend.runs.settlePendingCallback(delivery.deliveryId, null);
+      expect(await ctx.backend.runs.claimCallbackAttempt(delivery.deliveryId, 3)).toBe(false);
+    });
+
+    it('deletes pending deliveries with their session', async () => {
+      const { session, run } = await finishedRun();
+      await ctx.backend.runs.savePendingCallback(pending(run.id, uid('d'), 0));
+      await ctx.backend.sessions.delete(session.id, {});
+      expect(await ctx.backend.runs.listPendingCallbacks()).toEqual([]);
+    });
+  });
+}

@@ -2,17 +2,18 @@ import { scopedStore } from '../scoped-store';
 import { artifactTests } from './artifacts-conformance';
 import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
+import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
 import { messageTests } from './messages-conformance';
 import { projectionTests } from './projection-conformance';
-import { runTests } from './runs-conformance';
+import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
- * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, artifacts, scope isolation,
+ * `StorageBackend` keeps every invariant of the port (sessions, messages, runs, run events, artifacts, scope isolation,
  * cascade delete, message projection and its repair, pagination edges, exact text round-trips,
  * typed validation errors, lifecycle), plus the store conformance for `backend.store` both raw
  * and through `scopedStore`.
@@ -34,6 +35,8 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     sessionListTests(ctx);
     messageTests(ctx);
     runTests(ctx);
+    pendingCallbackTests(ctx);
+    eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
     artifactTests(ctx);

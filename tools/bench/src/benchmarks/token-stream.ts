@@ -14,7 +14,7 @@ const PROMPT = 'Write a very long answer.';
 /** Room in the replay buffer for a run's other events (status, usage, status, done). */
 const OTHER_EVENTS = 16;
 
-interface StreamTiming {
+export interface StreamTiming {
   /** ms from the send to the first token event received. */
   ttftMs: number;
   /** ms from the send to the `done` event received. */
@@ -35,7 +35,7 @@ function checkTokens(label: string, timing: StreamTiming, expected: number): Str
  * the body as it arrives, count `event: token` blocks until `done`, then read to the end so the
  * connection goes back to the pool.
  */
-async function readTokenStream(url: string, body: unknown): Promise<StreamTiming> {
+export async function readTokenStream(url: string, body: unknown): Promise<StreamTiming> {
   const started = performance.now();
   const response = await fetch(url, {
     method: 'POST',

@@ -1,0 +1,4 @@
+import { runEventLogConformance } from '@cognition/runtime/testing';
+import { prismaEventLogHarness } from './storage-event-log-case';
+
+runEventLogConformance('StorageEventLog (PostgreSQL)', prismaEventLogHarness('postgresql'));

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { EventStore, StorageBackend } from '@cognition/storage';
+import { createMemoryStorage } from '@cognition/storage-memory';
+import { eventId } from '../ids';
+import { runEventLogConformance } from '../testing/event-log-conformance';
+import { InMemoryEventLog } from './event-log';
+import { StorageEventLog } from './storage-event-log';
+
+runEventLogConformance('InMemoryEventLog', ({ retain }) => {
+  const log = new InMemoryEventLog({ bufferSize: retain });
+  return Promise.resolve({
+    log,
+    newSession: () => Promise.resolve(randomUUID()),
+    deleteSession: () => Promise.resolve(),
+    cleanup: () => Promise.resolve(),
+  });
+});
+
+async function memoryBacked(retain: number) {
+  const storage = createMemoryStorage();
+  await storage.initialize();
+  return {
+    storage,
+    log: new StorageEventLog({ store: storage.events, retainPerSession: retain }),
+    newSession: async () => (await storage.sessions.create({}, {})).id,
+    deleteSession: async (id: string) => {
+      await storage.sessions.delete(id, {});
+    },
+    cleanup: () => storage.close(),
+  };
+}
+
+runEventLogConformance('StorageEventLog (memory storage)', ({ retain }) => memoryBacked(retain));
+
+/** An EventStore whose appends wait until released, recording each batch. */
+class GatedStore implements EventStore {
+  readonly batches: string[][] = [];
+  private gates: (() => void)[] = [];
+  failNext: Error | null = null;
+
+  constructor(private readonly inner: EventStore) {}
+
+  async append(envelopes: readonly AgentEventEnvelope[]): Promise<void> {
+    this.batches.push(envelopes.map((e) => e.id));
+    await new Promise<void>((resolve) => this.gates.push(resolve));
+    if (this.failNext) {
+      const error = this.failNext;
+      this.failNext = null;
+      throw error;
+    }
+    await this.inner.append(envelopes);
+  }
+
+  listAfter(...args: Parameters<EventStore['listAfter']>) {
+    return this.inner.listAfter(...args);
+  }
+
+  trim(...args: Parameters<EventStore['trim']>) {
+    return this.inner.trim(...args);
+  }
+
+  /** Lets the oldest waiting append proceed. */
+  release(): void {
+    this.gates.shift()?.();
+  }
+
+  get waiting(): number {
+    return this.gates.length;
+  }
+}
+
+describe('StorageEventLog', () => {
+  let storage: StorageBackend;
+  let sessionId: string;
+  beforeEach(async () => {
+    storage = createMemoryStorage();
+    await storage.initialize();
+    sessionId = (await storage.sessions.create({}, {})).id;
+  });
+  afterEach(() => storage.close());
+
+  const env = (seq: number): AgentEventEnvelope => ({
+    id: eventId('run_a', seq),
+    sessionId,
+    runId: 'run_a',
+    event: { type: 'token', content: `t${seq}` },
+  });
+
+  const until = async (predicate: () => boolean) => {
+    while (!predicate()) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('replays to a new instance over the same storage (a restarted process)', async () => {
+    const before = new StorageEventLog({ store: storage.events });
+    await Promise.all([1, 2, 3].map((i) => before.append(env(i))));
+    const after = new StorageEventLog({ store: storage.events });
+    expect(await after.readAfter(sessionId, eventId('run_a', 1))).toEqual({
+      events: [env(2), env(3)],
+      truncated: false,
+    });
+  });
+
+  it('publishes an event only once it is stored, grouping appends made during a write', async () => {
+    const store = new GatedStore(storage.events);
+    const log = new StorageEventLog({ store });
+    const published: string[] = [];
+    log.subscribe(sessionId, (e) => published.push(e.id));
+    const first = log.append(env(1));
+    await until(() => store.waiting === 1);
+    const rest = [2, 3, 4].map((i) => log.append(env(i)));
+    expect(published).toEqual([]);
+    store.release();
+    await first;
+    expect(published).toEqual([eventId('run_a', 1)]);
+    await until(() => store.waiting === 1);
+    store.release();
+    await Promise.all(rest);
+    expect(store.batches).toEqual([[1], [2, 3, 4]].map((b) => b.map((i) => eventId('run_a', i))));
+    expect(published).toHaveLength(4);
+  });
+
+  it('still publishes when storage fails, and rejects the append', async () => {
+    const store = new GatedStore(storage.events);
+    const log = new StorageEventLog({ store });
+    const published: string[] = [];
+    log.subscribe(sessionId, (e) => published.push(e.id));
+    store.failNext = new Error('disk full');
+    const appended = log.append(env(1));
+    await until(() => store.waiting === 1);
+    store.release();
+    await expect(appended).rejects.toThrow('disk full');
+    expect(published).toEqual([eventId('run_a', 1)]);
+    expect((await log.readAfter(sessionId)).events).toEqual([]);
+  });
+
+  it('applies retention when a run ends, never in the middle of a run', async () => {
+    const log = new StorageEventLog({ store: storage.events, retainPerSession: 2 });
+    for (const i of [1, 2, 3, 4]) await log.append(env(i));
+    expect((await log.readAfter(sessionId)).events).toHaveLength(4);
+    await log.append({ ...env(5), event: { type: 'error', code: 'ABORTED', message: 'x' } });
+    expect(await log.readAfter(sessionId)).toMatchObject({ truncated: true });
+    expect((await log.readAfter(sessionId)).events.map((e) => e.id)).toEqual([
+      eventId('run_a', 4),
+      eventId('run_a', 5),
+    ]);
+  });
+
+  it('rejects a non-positive retention', () => {
+    expect(() => new StorageEventLog({ store: storage.events, retainPerSession: 0 })).toThrow(
+      RangeError,
+    );
+  });
+});

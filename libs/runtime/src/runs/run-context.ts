@@ -1,0 +1,86 @@
+import type { CircuitBreakerRegistry, CircuitBreakerOptions } from '@cognition/circuit-breaker';
+import type { Scope, StorageBackend } from '@cognition/storage';
+import { COGNITION_KWARGS_KEY } from '@cognition/storage';
+import type { CognitionMessageKwargs } from '@cognition/storage';
+import type { ExecutionBackendFactory } from '@cognition/sandbox';
+import type { AgentRegistry } from '../agents/registry';
+import { RuntimeError, errorMessage } from '../errors';
+import type { EventLog } from '../events/event-log';
+import type { Logger } from '../logger';
+import type { ChatModelFactory } from '../providers/chat-model';
+import type { ProviderRegistry } from '../providers/registry';
+import type { ToolCatalog } from '../tools/catalog';
+import type { RunEmitter } from './run-emitter';
+
+/** How a run ended, as decided by the executor and recorded by the finisher. */
+export type Outcome =
+  | { kind: 'completed' }
+  | { kind: 'aborted' }
+  | { kind: 'interrupted' }
+  | { kind: 'failed'; error: RuntimeError };
+
+/** Why a run is being cancelled: by a caller (`aborted`) or by shutdown (`interrupted`). */
+export type CancelReason = 'aborted' | 'interrupted';
+
+/** A run this process executes (from acceptance until its terminal event was handed to the log). */
+export interface ActiveRun {
+  runId: string;
+  sessionId: string;
+  scope: Scope;
+  controller: AbortController;
+  emitter: RunEmitter;
+  cancelReason: CancelReason | null;
+  /** Settles once the run finished (never rejects). */
+  done: Promise<void>;
+}
+
+/** The collaborators every part of the run machinery shares (built once by `RunManager`). */
+export interface RunContext {
+  storage: StorageBackend;
+  sandbox: ExecutionBackendFactory;
+  agents: AgentRegistry;
+  providers: ProviderRegistry;
+  log: EventLog;
+  breakers: CircuitBreakerRegistry;
+  breakerOptions: Omit<CircuitBreakerOptions, 'isFailure'> | undefined;
+  chatModelFactory: ChatModelFactory;
+  catalog: ToolCatalog;
+  logger: Logger;
+  workspaceRoot: string;
+  maxSteps: number;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** The `additional_kwargs` the projection reads the parent and metadata of a message from. */
+export function kwargs(
+  parentId: string | null,
+  metadata: Record<string, string>,
+): Record<string, unknown> {
+  const value: CognitionMessageKwargs = { parentId, metadata };
+  return { [COGNITION_KWARGS_KEY]: value };
+}
+
+export function toRuntimeError(error: unknown, maxSteps: number): RuntimeError {
+  if (error instanceof RuntimeError) return error;
+  if (error instanceof Error && error.name === 'GraphRecursionError') {
+    return new RuntimeError('TIMEOUT', `The agent did not finish within ${maxSteps} steps`, {
+      cause: error,
+    });
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'RUN_IN_PROGRESS' || code === 'STORAGE_ERROR' || code === 'UNAVAILABLE') {
+    return new RuntimeError(
+      'UNAVAILABLE',
+      `Storage failed during the run: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return new RuntimeError('INTERNAL_ERROR', `The run failed: ${errorMessage(error)}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,224 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Message, Session } from '@cognition/contracts';
+import type { ExecutionBackend } from '@cognition/sandbox';
+import { COGNITION_KWARGS_KEY } from '@cognition/storage';
+import type { CognitionMessageKwargs } from '@cognition/storage';
+import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
+import { artifactContext } from '../artifacts/artifact-context';
+import { runArtifacts } from '../artifacts/run-artifacts';
+import { RuntimeError } from '../errors';
+import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
+import { newMessageId } from '../ids';
+import { UsageMeter } from '../providers/usage';
+import { AgentTurn, TOOL_EXIT } from './agent-turn';
+import { delegate } from './delegation';
+import { bindModel, breakerFor } from './model-binding';
+import type { RuntimeTool } from '../tools/types';
+import type { RunQueue } from './ports';
+import type { ActiveRun, Outcome, RunContext } from './run-context';
+import { kwargs, toRuntimeError } from './run-context';
+import type { RunEmitter } from './run-emitter';
+import type { RunFinisher } from './run-finisher';
+
+/** What one run executes: the user message it answers, in its session. */
+export interface RunInput {
+  session: Session;
+  userMessage: Message;
+  callbackUrl: string | null;
+  /**
+   * Taken up again after the process executing it died: continues from the thread's last
+   * checkpoint (the cut-off step is redone) instead of starting from the user message.
+   */
+  resumed?: boolean;
+}
+
+/**
+ * Executes one run: waits for a slot of the run queue (the run stays `queued`), runs the agent
+ * graph on the session's checkpoint thread, decides the outcome and hands it to the finisher.
+ * Resolves once the run finished; never rejects for a failure of the run itself.
+ */
+export class RunExecutor {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly queue: RunQueue,
+    private readonly finisher: Pick<RunFinisher, 'finish'>,
+  ) {}
+
+  async execute(active: ActiveRun, input: RunInput): Promise<void> {
+    const release = await this.queue.acquire(active.controller.signal);
+    try {
+      if (release === null) {
+        // Cancelled while queued: it ends without having started.
+        const outcome: Outcome = { kind: active.cancelReason ?? 'aborted' };
+        await this.finisher.finish(active, input.session, {
+          outcome,
+          meter: null,
+          lastAssistantId: null,
+          callbackUrl: input.callbackUrl,
+        });
+        return;
+      }
+      await this.executeTurn(active, input);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async executeTurn(active: ActiveRun, input: RunInput): Promise<void> {
+    const { ctx } = this;
+    const { session, userMessage } = input;
+    const { emitter, controller } = active;
+    const signal = controller.signal;
+    let meter: UsageMeter | null = null;
+    let turn: AgentTurn | null = null;
+    let lastAssistantId: string | null = null;
+    let outcome: Outcome;
+    try {
+      const stored = await ctx.storage.runs.get(active.runId);
+      await ctx.storage.runs.update(active.runId, {
+        status: 'running',
+        startedAt: stored?.startedAt ?? new Date(),
+      });
+      if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
+      const agent = ctx.agents.get(session.agentName);
+      if (!agent) {
+        throw new RuntimeError(
+          'VALIDATION_ERROR',
+          `The session's agent "${session.agentName}" is not defined on this server`,
+        );
+      }
+      const resolved = ctx.providers.resolve(session.config, agent);
+      const runMeter = new UsageMeter(
+        resolved.provider.id,
+        resolved.model,
+        ctx.providers.price(resolved.model),
+      );
+      meter = runMeter;
+      const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
+      const backend = this.backendLoader(session);
+      const emit = (event: Parameters<RunEmitter['emit']>[0]) => void emitter.emit(event);
+      const interruptedCalls = new Set<string>();
+      const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
+      const systemContext = await artifactContext(artifacts.store, artifacts.access);
+      turn = new AgentTurn({
+        agent,
+        tools,
+        model: bindModel(ctx, resolved, tools),
+        resolved,
+        breaker: breakerFor(ctx, resolved),
+        signal,
+        emit,
+        streamToClient: true,
+        parentId: userMessage.id,
+        runId: active.runId,
+        usage: runMeter,
+        backend,
+        settleEvents: async () => {
+          await emitter.flush();
+          return emitter.lastId;
+        },
+        interruptedCalls,
+        artifacts,
+        systemContext,
+        delegate: (name, task) =>
+          delegate(
+            ctx,
+            { session, signal, emit, meter: runMeter, runId: active.runId, backend },
+            name,
+            task,
+          ),
+      });
+      const graph = createAgentGraph(turn, ctx.storage.checkpointer);
+      const config = {
+        configurable: { thread_id: session.threadId },
+        recursionLimit: ctx.maxSteps,
+      };
+      const state = await graph.getState(config);
+      const history = (state.values as { messages?: BaseMessage[] }).messages ?? [];
+      let final: { messages?: BaseMessage[] };
+      if (input.resumed && history.some((m) => m.id === userMessage.id)) {
+        // The checkpoint holds this run's turn: continue it. LangGraph applies the writes of
+        // steps that completed after the last checkpoint and redoes the one that was cut off
+        // (nothing, if only the finishing was).
+        if (state.next.includes('tools')) {
+          for (const id of unsafeToRepeat(history, tools)) interruptedCalls.add(id);
+        }
+        final = await graph.invoke(null, config);
+      } else {
+        final = await graph.invoke({ messages: [...repairs(history), human(userMessage)] }, config);
+      }
+      lastAssistantId =
+        turn.lastAssistantId ?? lastAssistantOf(final.messages ?? [], userMessage.id);
+      outcome = signal.aborted ? { kind: active.cancelReason ?? 'aborted' } : { kind: 'completed' };
+    } catch (error) {
+      outcome =
+        signal.aborted && !(error instanceof RuntimeError)
+          ? { kind: active.cancelReason ?? 'aborted' }
+          : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
+    }
+    await this.finisher.finish(active, session, {
+      outcome,
+      meter,
+      lastAssistantId: lastAssistantId ?? turn?.lastAssistantId ?? null,
+      callbackUrl: input.callbackUrl,
+    });
+  }
+
+  /** Opens the session's sandbox on first use only (a run without tool calls never does). */
+  private backendLoader(session: Session): () => Promise<ExecutionBackend> {
+    let pending: Promise<ExecutionBackend> | null = null;
+    return () => {
+      pending ??= (async () => {
+        const root = session.workspacePath ?? join(this.ctx.workspaceRoot, session.id);
+        await mkdir(root, { recursive: true });
+        return this.ctx.sandbox.forSession(session.id, root);
+      })();
+      return pending;
+    };
+  }
+}
+
+/** Answers for tool calls a crash left without result, before the next model call. */
+function repairs(history: readonly BaseMessage[]): ToolMessage[] {
+  return danglingToolCalls(history).map(
+    (call) =>
+      new ToolMessage({
+        id: newMessageId(),
+        tool_call_id: call.id,
+        name: call.name,
+        content: 'Not run: the previous run was interrupted.',
+        status: 'error',
+        additional_kwargs: kwargs(null, { exitCode: String(TOOL_EXIT.aborted) }),
+      }),
+  );
+}
+
+function human(userMessage: Message): HumanMessage {
+  return new HumanMessage({
+    id: userMessage.id,
+    content: userMessage.content,
+    additional_kwargs: kwargs(userMessage.parentId, userMessage.metadata),
+  });
+}
+
+/** Unanswered calls of the last assistant message whose tool must not run twice. */
+function unsafeToRepeat(history: readonly BaseMessage[], tools: readonly RuntimeTool[]): string[] {
+  const unsafe = new Set<string>(tools.filter((t) => !t.idempotent).map((t) => t.name));
+  return danglingToolCalls(history)
+    .filter((call) => unsafe.has(call.name))
+    .map((call) => call.id);
+}
+
+/** The id of the last assistant message answering `userMessageId` in a thread. */
+function lastAssistantOf(messages: readonly BaseMessage[], userMessageId: string): string | null {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i];
+    if (!message || !isAIMessage(message)) continue;
+    const meta = message.additional_kwargs[COGNITION_KWARGS_KEY] as
+      CognitionMessageKwargs | undefined;
+    if (meta?.parentId === userMessageId) return message.id ?? null;
+  }
+  return null;
+}

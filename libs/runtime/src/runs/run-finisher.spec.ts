@@ -1,0 +1,108 @@
+import type { AgentEventEnvelope, Session } from '@cognition/contracts';
+import type { StorageBackend } from '@cognition/storage';
+import { createMemoryStorage } from '@cognition/storage-memory';
+import type { CompletionPayload } from '../callbacks/callback-dispatcher';
+import { RuntimeError } from '../errors';
+import { InMemoryEventLog } from '../events/event-log';
+import { newRunId } from '../ids';
+import { silentLogger } from '../logger';
+import { UsageMeter } from '../providers/usage';
+import { ActiveRuns } from './active-runs';
+import { InProcessRunControl } from './in-process-run-control';
+import type { Outcome } from './run-context';
+import { RunFinisher } from './run-finisher';
+
+describe('RunFinisher', () => {
+  let storage: StorageBackend;
+  let log: InMemoryEventLog;
+  let session: Session;
+  let dispatched: { url: string; payload: CompletionPayload }[];
+  let active: ActiveRuns;
+
+  beforeEach(async () => {
+    storage = createMemoryStorage();
+    await storage.initialize();
+    log = new InMemoryEventLog();
+    session = await storage.sessions.create({ agentName: 'default', config: {} }, {});
+    dispatched = [];
+    active = new ActiveRuns(new InProcessRunControl(), log, silentLogger);
+  });
+  afterEach(() => storage.close());
+
+  async function finishRun(outcome: Outcome, meter: UsageMeter | null = null) {
+    const { run } = await storage.runs.create({
+      id: newRunId(),
+      sessionId: session.id,
+      status: 'running',
+    });
+    const activeRun = active.add(run.id, session.id, {});
+    // The log must hold the terminal event when the run is reported finished.
+    let terminalLogged = false;
+    const off = log.subscribe(session.id, (e: AgentEventEnvelope) => {
+      if (e.event.type === 'done' || e.event.type === 'error') terminalLogged = true;
+    });
+    const seenAtFinish: boolean[] = [];
+    const finisher = new RunFinisher(
+      storage,
+      {
+        dispatch: (url, payload) => {
+          dispatched.push({ url, payload });
+          return Promise.resolve();
+        },
+      },
+      silentLogger,
+      (id) => seenAtFinish.push(id === run.id && terminalLogged),
+    );
+    await finisher.finish(activeRun, session, {
+      outcome,
+      meter,
+      lastAssistantId: null,
+      callbackUrl: 'https://example.com/hook',
+    });
+    off();
+    const events = (await log.readAfter(session.id)).events
+      .filter((e) => e.runId === run.id)
+      .map((e) => e.event);
+    return { run: await storage.runs.get(run.id), events, seenAtFinish };
+  }
+
+  it('records a completed run, emits usage, idle and done, then reports it finished', async () => {
+    const meter = new UsageMeter('fake', 'fake-model', null);
+    meter.add({ input_tokens: 10, output_tokens: 5 }, () => ({ input: 0, output: 0 }));
+    const { run, events, seenAtFinish } = await finishRun({ kind: 'completed' }, meter);
+    expect(events.map((e) => e.type)).toEqual(['usage', 'status', 'done']);
+    expect(run?.status).toBe('completed');
+    expect(run?.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 });
+    expect(seenAtFinish).toEqual([true]);
+    expect(dispatched.map((d) => [d.url, d.payload.status])).toEqual([
+      ['https://example.com/hook', 'completed'],
+    ]);
+  });
+
+  it('gives each unsuccessful outcome its error event and run error', async () => {
+    const aborted = await finishRun({ kind: 'aborted' });
+    expect(aborted.events[1]).toMatchObject({ type: 'error', code: 'ABORTED' });
+    expect(aborted.run).toMatchObject({ status: 'aborted', error: null });
+    const interrupted = await finishRun({ kind: 'interrupted' });
+    expect(interrupted.events[1]).toMatchObject({ type: 'error', code: 'UNAVAILABLE' });
+    expect(interrupted.run?.error?.code).toBe('UNAVAILABLE');
+    const failed = await finishRun({
+      kind: 'failed',
+      error: new RuntimeError('TIMEOUT', 'too many steps'),
+    });
+    expect(failed.events[1]).toEqual({ type: 'error', code: 'TIMEOUT', message: 'too many steps' });
+    expect(failed.run?.error).toEqual({ code: 'TIMEOUT', message: 'too many steps' });
+    expect(dispatched.map((d) => d.payload.status)).toEqual(['aborted', 'interrupted', 'failed']);
+  });
+
+  it('moves the session to error after a failure and back after a success, never from suspended', async () => {
+    const status = async () => (await storage.sessions.get(session.id, {}))?.status;
+    await finishRun({ kind: 'failed', error: new RuntimeError('INTERNAL_ERROR', 'x') });
+    expect(await status()).toBe('error');
+    await finishRun({ kind: 'completed' });
+    expect(await status()).toBe('active');
+    await storage.sessions.update(session.id, { status: 'suspended' }, {});
+    await finishRun({ kind: 'failed', error: new RuntimeError('INTERNAL_ERROR', 'x') });
+    expect(await status()).toBe('suspended');
+  });
+});

@@ -1,0 +1,162 @@
+import type { ErrorCode, Message, RunStatus, Session } from '@cognition/contracts';
+import { toWireMessage } from '@cognition/contracts';
+import type { Scope, StorageBackend } from '@cognition/storage';
+import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callback-dispatcher';
+import type { Logger } from '../logger';
+import type { UsageMeter } from '../providers/usage';
+import type { ActiveRun, Outcome } from './run-context';
+
+/** What the executor hands over when a run ends. */
+export interface RunEnding {
+  outcome: Outcome;
+  /** The run's usage so far (null when it never reached a model). */
+  meter: UsageMeter | null;
+  /** The id of the last assistant message the run checkpointed, if any. */
+  lastAssistantId: string | null;
+  callbackUrl: string | null;
+}
+
+export const INTERRUPTED_MESSAGE = 'The server shut down during the run';
+
+/**
+ * Ends a run: emits its usage, persists its status and the session status, then emits the one
+ * terminal event (`done` with the projected assistant message, or `error`), and hands the
+ * completion payload to the callback dispatcher. Never throws: storage failures are logged, and
+ * the terminal event is emitted regardless so no stream waits forever.
+ */
+export class RunFinisher {
+  constructor(
+    private readonly storage: StorageBackend,
+    private readonly callbacks: Pick<CallbackDispatcher, 'dispatch'>,
+    private readonly logger: Logger,
+    /** Called once the terminal event was handed to the log (the run is no longer active). */
+    private readonly onFinished: (runId: string) => void,
+  ) {}
+
+  private handedOff = false;
+
+  /**
+   * From now on runs are left to the next process (graceful shutdown with recovery `resume`):
+   * a run that ends here records nothing and emits no terminal event, so storage still lists
+   * it active and the next process resumes it from its last checkpoint.
+   */
+  handOff(): void {
+    this.handedOff = true;
+  }
+
+  async finish(active: ActiveRun, session: Session, ending: RunEnding): Promise<void> {
+    const { emitter, runId, scope } = active;
+    if (this.handedOff) {
+      this.onFinished(runId);
+      return;
+    }
+    const { outcome, meter, callbackUrl } = ending;
+    const usage = meter && meter.calls > 0 ? meter.toUsage() : null;
+    if (usage && meter) {
+      emitter.emit({
+        type: 'usage',
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        estimated_cost: usage.costUsd,
+        provider: meter.provider,
+        model: meter.model,
+        estimated: usage.estimated,
+      });
+    }
+    const status: RunStatus = outcome.kind;
+    const runError =
+      outcome.kind === 'failed'
+        ? { code: outcome.error.code as ErrorCode, message: outcome.error.message }
+        : outcome.kind === 'interrupted'
+          ? { code: 'UNAVAILABLE' as const, message: INTERRUPTED_MESSAGE }
+          : null;
+    try {
+      await this.storage.runs.update(runId, {
+        status,
+        usage,
+        error: runError,
+        finishedAt: new Date(),
+      });
+    } catch (error) {
+      this.logger.error({ err: error, runId }, 'could not record the end of a run');
+    }
+    await this.deleteScratch(runId, outcome);
+    await this.updateSessionStatus(session, scope, outcome);
+    let assistant: Message | null = null;
+    if (ending.lastAssistantId) {
+      try {
+        assistant = await this.storage.messages.get(session.id, ending.lastAssistantId, scope);
+      } catch (error) {
+        this.logger.warn({ err: error, runId }, 'could not read the final assistant message');
+      }
+    }
+    emitter.emit({ type: 'status', status: 'idle' });
+    switch (outcome.kind) {
+      case 'completed':
+        emitter.emit({ type: 'done', assistant_data: assistant ? toWireMessage(assistant) : null });
+        break;
+      case 'aborted':
+        emitter.emit({ type: 'error', code: 'ABORTED', message: 'The run was aborted' });
+        break;
+      case 'interrupted':
+        emitter.emit({ type: 'error', code: 'UNAVAILABLE', message: INTERRUPTED_MESSAGE });
+        break;
+      case 'failed':
+        emitter.emit({ type: 'error', code: outcome.error.code, message: outcome.error.message });
+        break;
+    }
+    await emitter.flush();
+    this.onFinished(runId);
+    if (callbackUrl !== null) {
+      const payload: CompletionPayload = {
+        session_id: session.id,
+        message_id: assistant?.id ?? null,
+        run_id: runId,
+        status,
+        output: assistant?.content ?? '',
+        token_usage: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+        model_used: assistant?.modelUsed ?? usage?.model ?? null,
+        completed_at: new Date().toISOString(),
+        error: runError,
+      };
+      void this.callbacks.dispatch(callbackUrl, payload);
+    }
+  }
+
+  /** Moves the session between `active` and `error` only: an operator's suspend/complete wins. */
+  /**
+   * A run's `scratch` artifacts go when it ends, unless it failed (kept for debugging until the
+   * session goes) or was interrupted (recovery may resume it).
+   */
+  private async deleteScratch(runId: string, outcome: Outcome): Promise<void> {
+    if (outcome.kind === 'failed' || outcome.kind === 'interrupted') return;
+    try {
+      await this.storage.artifacts.deleteScratch(runId);
+    } catch (error) {
+      this.logger.warn({ err: error, runId }, 'could not delete the scratch artifacts of a run');
+    }
+  }
+
+  private async updateSessionStatus(
+    session: Session,
+    scope: Scope,
+    outcome: Outcome,
+  ): Promise<void> {
+    const next =
+      outcome.kind === 'completed' ? 'active' : outcome.kind === 'failed' ? 'error' : null;
+    if (next === null) return;
+    try {
+      const current = await this.storage.sessions.get(session.id, scope);
+      if (!current) return;
+      const movable = current.status === 'active' || current.status === 'error';
+      if (movable && current.status !== next) {
+        await this.storage.sessions.update(session.id, { status: next }, scope);
+      }
+    } catch (error) {
+      this.logger.error(
+        { err: error, sessionId: session.id },
+        'could not update the session status',
+      );
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import type { AgentEventEnvelope, Message, Run, Session } from '@cognition/contracts';
+import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
+import type { StorageBackend } from '@cognition/storage';
+import type { EventLog } from '../events/event-log';
+import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
+import type { Logger } from '../logger';
+import type { ActiveRuns } from './active-runs';
+import type { RunExecutor } from './run-executor';
+import { RunEmitter } from './run-emitter';
+
+export const STOPPED_MESSAGE = 'The server stopped while the run was active';
+
+/** What to do at startup with runs a dead process left active. */
+export type RecoveryMode = 'resume' | 'interrupt';
+
+export interface RunRecoveryOptions {
+  storage: StorageBackend;
+  log: EventLog;
+  logger: Logger;
+  active: ActiveRuns;
+  executor: Pick<RunExecutor, 'execute'>;
+  mode: RecoveryMode;
+  /** A run resumed more often than this fails instead (a crash loop must end). */
+  maxRecoveries: number;
+}
+
+/** The runs `recover` took care of, by what it did with them. */
+export interface RecoveryReport {
+  /** Executing again in this process (status still `running`). */
+  resumed: Run[];
+  /** Ended `interrupted` with a terminal `error UNAVAILABLE` event. */
+  interrupted: Run[];
+  /** Ended `failed`: resumed more than `maxRecoveries` times. */
+  failed: Run[];
+}
+
+/**
+ * Startup recovery of runs storage lists as active but no process executes any more. With
+ * `resume`, each is taken up again from its thread's last checkpoint: same run id, event ids
+ * continuing, a `resumed` event first. With `interrupt` (or when the run cannot be resumed: its
+ * session or user message is gone), it ends `interrupted`. Only valid where no other live node
+ * shares the database (storage does not record which node owns a run).
+ */
+export class RunRecovery {
+  constructor(private readonly o: RunRecoveryOptions) {}
+
+  async recover(): Promise<RecoveryReport> {
+    const report: RecoveryReport = { resumed: [], interrupted: [], failed: [] };
+    for (const run of await this.o.storage.runs.listActive()) {
+      if (this.o.active.has(run.id)) continue;
+      const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
+        (e) => e.runId === run.id,
+      );
+      const ended = own.some((e) => isTerminalEvent(e.event));
+      if (this.o.mode === 'interrupt' || ended) {
+        report.interrupted.push(await this.interrupt(run, own));
+        continue;
+      }
+      const attempt = own.filter((e) => e.event.type === 'resumed').length + 1;
+      if (attempt > this.o.maxRecoveries) {
+        report.failed.push(await this.fail(run, own, attempt - 1));
+        continue;
+      }
+      const resumed = await this.resume(run, own, attempt);
+      if (resumed) report.resumed.push(resumed);
+      else report.interrupted.push(await this.interrupt(run, own));
+    }
+    return report;
+  }
+
+  private async resume(run: Run, own: AgentEventEnvelope[], attempt: number): Promise<Run | null> {
+    const { storage } = this.o;
+    const session: Session | null = await storage.sessions.get(run.sessionId, {});
+    const message: Message | null =
+      session && run.inputMessageId
+        ? await storage.messages.get(session.id, run.inputMessageId, {})
+        : null;
+    if (!session || !message) return null;
+    const tuple = await storage.checkpointer.getTuple({
+      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
+    });
+    // A step that completed after the last checkpoint left its writes pending on it.
+    const pendingMark = (tuple?.pendingWrites ?? [])
+      .filter(([, channel]) => channel === 'eventMark')
+      .map(([, , value]) => value)
+      .at(-1);
+    const mark =
+      pendingMark ??
+      (tuple?.checkpoint.channel_values as { eventMark?: unknown } | undefined)?.eventMark;
+    const voidAfter =
+      typeof mark === 'string' && runIdOfEventId(mark) === run.id ? mark : eventId(run.id, 0);
+    const lastSeq = Math.max(
+      seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0,
+      seqOfEventId(voidAfter) ?? 0,
+    );
+    const active = this.o.active.add(run.id, session.id, {}, lastSeq);
+    active.emitter.emit({
+      type: 'resumed',
+      run_id: run.id,
+      void_after_event_id: voidAfter,
+      attempt,
+    });
+    this.o.logger.info({ runId: run.id, attempt, voidAfter }, 'resuming a run cut off by a crash');
+    active.done = this.o.executor
+      .execute(active, { session, userMessage: message, callbackUrl: null, resumed: true })
+      .catch((error: unknown) => {
+        this.o.logger.error({ err: error, runId: run.id }, 'resumed run execution crashed');
+        this.o.active.remove(run.id);
+      });
+    return run;
+  }
+
+  private async interrupt(run: Run, own: AgentEventEnvelope[]): Promise<Run> {
+    const updated = await this.o.storage.runs.update(run.id, {
+      status: 'interrupted',
+      error: { code: 'UNAVAILABLE', message: STOPPED_MESSAGE },
+      finishedAt: new Date(),
+    });
+    await this.terminate(run, own, STOPPED_MESSAGE);
+    return updated;
+  }
+
+  private async fail(run: Run, own: AgentEventEnvelope[], recoveries: number): Promise<Run> {
+    const message = `The run was cut off by a server crash ${recoveries + 1} times (resumed ${recoveries} times, the limit); it is not resumed again`;
+    const updated = await this.o.storage.runs.update(run.id, {
+      status: 'failed',
+      error: { code: 'UNAVAILABLE', message },
+      finishedAt: new Date(),
+    });
+    await this.terminate(run, own, message);
+    return updated;
+  }
+
+  /** Gives the run its terminal `error` event unless the log already holds one. */
+  private async terminate(run: Run, own: AgentEventEnvelope[], message: string): Promise<void> {
+    if (own.some((e) => isTerminalEvent(e.event))) return;
+    const lastId = own[own.length - 1]?.id;
+    // Nothing of the run survived (in-memory log): take the highest sequence number so the
+    // event sorts after anything a client may have seen before the restart.
+    const startSeq = lastId ? (seqOfEventId(lastId) ?? 0) : 10 ** EVENT_SEQ_WIDTH - 2;
+    const emitter = new RunEmitter(this.o.log, run.sessionId, run.id, this.o.logger, startSeq);
+    emitter.emit({ type: 'error', code: 'UNAVAILABLE', message });
+    await emitter.flush();
+  }
+}
+
+/**
+ * A process that died after storing a run's end and before storing its terminal event leaves
+ * a finished run whose stream never ends. Gives such a run its terminal events (`status idle`,
+ * then `done` with the run's last assistant message, or `error` with the run's error), with the
+ * next ids of its sequence. Idempotent: nothing happens when the log holds a terminal event (two
+ * concurrent repairs write the same ids, which the log stores once).
+ */
+export async function repairTerminalEvent(
+  storage: StorageBackend,
+  log: EventLog,
+  logger: Logger,
+  run: Run,
+): Promise<void> {
+  if (run.status === 'queued' || run.status === 'running') return;
+  const own = (await log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
+    (e) => e.runId === run.id,
+  );
+  if (own.length === 0 || own.some((e) => isTerminalEvent(e.event))) return;
+  const emitter = new RunEmitter(
+    log,
+    run.sessionId,
+    run.id,
+    logger,
+    seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0,
+  );
+  emitter.emit({ type: 'status', status: 'idle' });
+  if (run.status === 'completed') {
+    const messages = await storage.messages.listAll(run.sessionId, {});
+    const assistant = messages
+      .filter((m) => m.role === 'assistant' && m.metadata['runId'] === run.id)
+      .at(-1);
+    emitter.emit({ type: 'done', assistant_data: assistant ? toWireMessage(assistant) : null });
+  } else {
+    emitter.emit({
+      type: 'error',
+      code: run.error?.code ?? (run.status === 'aborted' ? 'ABORTED' : 'UNAVAILABLE'),
+      message: run.error?.message ?? `The run ended ${run.status}`,
+    });
+  }
+  await emitter.flush();
+}

@@ -1,0 +1,193 @@
+import type { AgentEventEnvelope } from '@cognition/contracts';
+import { isToolMessage } from '@langchain/core/messages';
+import { eventId } from '../ids';
+import type { TestRuntime } from '../test-support';
+import { collect, createTestRuntime, waitFor } from '../test-support';
+import { hangingCommand } from '../testing/fake-execution-backend';
+import { ScriptedChatModel } from '../testing/scripted-chat-model';
+import { RunManager } from './run-manager';
+
+/**
+ * A crash is simulated by leaving the first manager's run hanging (never finished, never
+ * cancelled) and recovering with a second manager on the same storage and event log, as the
+ * next process would.
+ */
+describe('resuming runs after a crash', () => {
+  let rt: TestRuntime;
+  let next: RunManager | undefined;
+  afterEach(async () => {
+    await next?.shutdown(100);
+    next = undefined;
+    await rt.cleanup();
+  });
+
+  const nextProcess = (model: ScriptedChatModel, maxRecoveries?: number) =>
+    new RunManager({
+      storage: rt.storage,
+      sandbox: rt.sandbox,
+      agents: rt.agents,
+      providers: rt.providers,
+      eventLog: rt.log,
+      workspaceRoot: rt.workspace,
+      chatModelFactory: () => model,
+      ...(maxRecoveries !== undefined ? { maxRecoveries } : {}),
+    });
+
+  /** The answer a client rebuilds from tokens, dropping what a `resumed` event voids. */
+  function answerOf(events: AgentEventEnvelope[]): string {
+    let kept: AgentEventEnvelope[] = [];
+    for (const e of events) {
+      if (e.event.type === 'resumed') {
+        const voidAfter = e.event.void_after_event_id;
+        kept = kept.filter((k) => k.id <= voidAfter);
+      }
+      kept.push(e);
+    }
+    return kept.map((e) => (e.event.type === 'token' ? e.event.content : '')).join('');
+  }
+
+  it('redoes the cut-off model call under the same run id, ids continuing, answer stored once', async () => {
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'write_file', args: { path: 'a.txt', content: 'A' }, id: 'w1' }] },
+      { text: ['Half ', 'an '], hang: true },
+    ]);
+    rt = await createTestRuntime({ chatModel: model });
+    const session = await rt.createSession();
+    const { run, message } = await rt.runs.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'go',
+    });
+    const own = async () => (await rt.log.readAfter(session.id)).events;
+    await waitFor(async () => (await own()).filter((e) => e.event.type === 'token').length === 2);
+    await waitFor(async () => (await rt.storage.messages.listAll(session.id, {})).length === 3);
+
+    model.push({ text: ['The ', 'full ', 'answer.'] });
+    next = nextProcess(model);
+    const report = await next.recover();
+    expect(report.resumed.map((r) => r.id)).toEqual([run.id]);
+    const events = await collect(await next.events(session.id, {}, { runId: run.id }));
+
+    expect(events.map((e) => e.event.type)).toEqual([
+      'status',
+      'tool_call',
+      'tool_result',
+      'token',
+      'token',
+      'resumed',
+      'token',
+      'token',
+      'token',
+      'usage',
+      'status',
+      'done',
+    ]);
+    expect(events.map((e) => e.id)).toEqual(events.map((_e, i) => eventId(run.id, i + 1)));
+    expect(events[5]?.event).toEqual({
+      type: 'resumed',
+      run_id: run.id,
+      void_after_event_id: eventId(run.id, 3),
+      attempt: 1,
+    });
+    expect(answerOf(events)).toBe('The full answer.');
+    const done = events.at(-1)?.event;
+    expect(done?.type === 'done' && done.assistant_data?.content).toBe('The full answer.');
+    const rows = await rt.storage.messages.listAll(session.id, {});
+    expect(rows.map((r) => [r.role, r.content])).toEqual([
+      ['user', 'go'],
+      ['assistant', ''],
+      ['tool', 'Wrote 1 characters to a.txt'],
+      ['assistant', 'The full answer.'],
+    ]);
+    expect(rows.slice(1).every((r) => r.parentId === message.id)).toBe(true);
+    expect((await rt.storage.sessions.get(session.id, {}))?.messageCount).toBe(rows.length);
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('re-runs idempotent tools of the cut-off step and answers the others "interrupted"', async () => {
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { name: 'write_file', args: { path: 'b.txt', content: 'B' }, id: 'w1' },
+          { name: 'execute', args: { command: 'deploy' }, id: 'x1' },
+        ],
+      },
+    ]);
+    rt = await createTestRuntime({ chatModel: model, onExecute: hangingCommand() });
+    const session = await rt.createSession();
+    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'ship it' });
+    await waitFor(() => (rt.sandbox.backends.get(session.id)?.commands.length ?? 0) > 0);
+
+    model.push({ text: 'Deploy state unknown; checking first.' });
+    next = nextProcess(model);
+    await next.recover();
+    const events = await collect(await next.events(session.id, {}, { runId: run.id }));
+    const results = events.flatMap((e) => (e.event.type === 'tool_result' ? [e.event] : []));
+    // Before the crash write_file answered; after it, both calls are answered again.
+    expect(results.map((r) => [r.tool_call_id, r.exit_code])).toEqual([
+      ['w1', 0],
+      ['w1', 0],
+      ['x1', 130],
+    ]);
+    expect(results[2]?.output).toContain('not safe to repeat');
+    expect(rt.sandbox.backends.get(session.id)?.commands).toHaveLength(1);
+    const last = model.calls.at(-1)?.messages.filter(isToolMessage) ?? [];
+    expect(last.map((m) => m.tool_call_id)).toEqual(['w1', 'x1']);
+    expect(events.at(-1)?.event.type).toBe('done');
+  });
+
+  it('hands runs off on a graceful shutdown: left running, no terminal event, resumed next', async () => {
+    const model = new ScriptedChatModel([{ text: ['Long '], hang: true }]);
+    rt = await createTestRuntime({ chatModel: model });
+    const session = await rt.createSession();
+    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'essay' });
+    await waitFor(() => model.calls.length === 1);
+    await rt.runs.shutdown(100);
+    expect((await rt.storage.runs.get(run.id))?.status).toBe('running');
+    const before = (await rt.log.readAfter(session.id)).events;
+    expect(before.some((e) => e.event.type === 'done' || e.event.type === 'error')).toBe(false);
+
+    model.push({ text: 'Long essay.' });
+    next = nextProcess(model);
+    expect((await next.recover()).resumed).toHaveLength(1);
+    const events = await collect(await next.events(session.id, {}, { runId: run.id }));
+    expect(answerOf(events)).toBe('Long essay.');
+    expect((await rt.storage.runs.get(run.id))?.status).toBe('completed');
+  });
+
+  it('fails a run resumed more than maxRecoveries times instead of looping', async () => {
+    rt = await createTestRuntime({ chatModel: new ScriptedChatModel() });
+    const session = await rt.createSession();
+    const message = await rt.storage.messages.create({
+      sessionId: session.id,
+      role: 'user',
+      content: 'x',
+    });
+    const { run } = await rt.storage.runs.create({
+      id: 'run_looping',
+      sessionId: session.id,
+      status: 'running',
+      inputMessageId: message.id,
+    });
+    for (const attempt of [1, 2]) {
+      await rt.log.append({
+        id: eventId(run.id, attempt),
+        sessionId: session.id,
+        runId: run.id,
+        event: {
+          type: 'resumed',
+          run_id: run.id,
+          void_after_event_id: eventId(run.id, 0),
+          attempt,
+        },
+      });
+    }
+    next = nextProcess(new ScriptedChatModel(), 2);
+    const report = await next.recover();
+    expect(report.failed.map((r) => [r.id, r.status])).toEqual([[run.id, 'failed']]);
+    const last = (await rt.log.readAfter(session.id)).events.at(-1);
+    expect(last?.id).toBe(eventId(run.id, 3));
+    expect(last?.event).toMatchObject({ type: 'error', code: 'UNAVAILABLE' });
+    expect(last?.event.type === 'error' && last.event.message).toContain('resumed 2 times');
+  });
+});

@@ -1,0 +1,127 @@
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
+import type { EventLog } from '../events/event-log';
+import { eventId, newRunId } from '../ids';
+
+/** A fresh event log per test, keeping `retain` events per session. */
+export interface EventLogHarness {
+  log: EventLog;
+  /** A session events may be appended to (implementations backed by storage need its row). */
+  newSession(): Promise<string>;
+  /** Deletes the session as the API does before `dropSession` (storage: the row). */
+  deleteSession(sessionId: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export type EventLogHarnessFactory = (options: { retain: number }) => Promise<EventLogHarness>;
+
+function envelope(sessionId: string, runId: string, seq: number, event?: AgentEvent) {
+  const value: AgentEventEnvelope = {
+    id: eventId(runId, seq),
+    sessionId,
+    runId,
+    event: event ?? { type: 'token', content: `t${seq}` },
+  };
+  return value;
+}
+
+const DONE: AgentEvent = { type: 'done', assistant_data: null };
+
+/**
+ * The invariants of the `EventLog` port (see its TSDoc), for every implementation: the
+ * in-memory one, the storage-backed one on each backend, a cluster one.
+ */
+export function runEventLogConformance(name: string, factory: EventLogHarnessFactory): void {
+  describe(`${name}: event log conformance`, () => {
+    let harness: EventLogHarness | undefined;
+    const open = async (retain = 100) => {
+      harness = await factory({ retain });
+      return harness;
+    };
+    afterEach(async () => {
+      await harness?.cleanup();
+      harness = undefined;
+    });
+
+    it('replays after a cursor in id order, keeping sessions apart', async () => {
+      const { log, newSession } = await open();
+      const [s1, s2] = [await newSession(), await newSession()];
+      const runA = newRunId();
+      const runB = newRunId();
+      const first = [1, 2, 3].map((i) => envelope(s1, runA, i));
+      for (const e of first) await log.append(e);
+      await log.append(envelope(s2, runA, 1));
+      const second = [envelope(s1, runB, 1), envelope(s1, runB, 2, DONE)];
+      for (const e of second) await log.append(e);
+      expect(await log.readAfter(s1)).toEqual({ events: [...first, ...second], truncated: false });
+      expect(await log.readAfter(s1, first[1]?.id)).toEqual({
+        events: [first[2], ...second],
+        truncated: false,
+      });
+      expect((await log.readAfter(s1, `${runB}:`)).events).toEqual(second);
+      expect((await log.readAfter(s2)).events).toHaveLength(1);
+      expect(await log.readAfter(await newSession())).toEqual({ events: [], truncated: false });
+    });
+
+    it('applies appends in call order without waiting, and publishes each once to subscribers', async () => {
+      const { log, newSession } = await open();
+      const s = await newSession();
+      const run = newRunId();
+      const got: string[] = [];
+      const other: string[] = [];
+      const off = log.subscribe(s, (e) => got.push(e.id));
+      log.subscribe(await newSession(), (e) => other.push(e.id));
+      const all = Array.from({ length: 50 }, (_, i) => envelope(s, run, i + 1));
+      await Promise.all(all.map((e) => log.append(e)));
+      expect(got).toEqual(all.map((e) => e.id));
+      expect((await log.readAfter(s)).events).toEqual(all);
+      off();
+      off();
+      await log.append(envelope(s, run, 51));
+      expect(got).toHaveLength(50);
+      expect(other).toEqual([]);
+    });
+
+    it('is gap-free for a subscriber that reads after subscribing while appends go on', async () => {
+      const { log, newSession } = await open();
+      const s = await newSession();
+      const run = newRunId();
+      const all = Array.from({ length: 40 }, (_, i) => envelope(s, run, i + 1));
+      const early = Promise.all(all.slice(0, 20).map((e) => log.append(e)));
+      const live: string[] = [];
+      log.subscribe(s, (e) => live.push(e.id));
+      const replay = log.readAfter(s);
+      await Promise.all([early, ...all.slice(20).map((e) => log.append(e))]);
+      const seen = new Set([...(await replay).events.map((e) => e.id), ...live]);
+      expect([...seen].sort()).toEqual(all.map((e) => e.id));
+      expect(new Set(live).size).toBe(live.length);
+    });
+
+    it('says truncated exactly when retention evicted events after the cursor', async () => {
+      const { log, newSession } = await open(3);
+      const s = await newSession();
+      const run = newRunId();
+      const all = [1, 2, 3, 4].map((i) => envelope(s, run, i));
+      all.push(envelope(s, run, 5, DONE));
+      for (const e of all) await log.append(e);
+      expect(await log.readAfter(s)).toEqual({ events: all.slice(2), truncated: true });
+      expect((await log.readAfter(s, all[0]?.id)).truncated).toBe(true);
+      expect(await log.readAfter(s, all[1]?.id)).toEqual({
+        events: all.slice(2),
+        truncated: false,
+      });
+      expect(await log.readAfter(s, all[3]?.id)).toEqual({
+        events: all.slice(4),
+        truncated: false,
+      });
+    });
+
+    it('forgets a deleted session', async () => {
+      const { log, newSession, deleteSession } = await open();
+      const s = await newSession();
+      await log.append(envelope(s, newRunId(), 1, DONE));
+      await deleteSession(s);
+      await log.dropSession(s);
+      expect(await log.readAfter(s)).toEqual({ events: [], truncated: false });
+    });
+  });
+}
