@@ -5,3 +5,4 @@ export * from './message';
 export * from './run';
 export * from './callback';
 export * from './events';
+export * from './context';

@@ -2,7 +2,11 @@ import { CreateSessionInputSchema, SessionConfigSchema, UpdateSessionInputSchema
 
 describe('session contracts', () => {
   it('defaults a new session to the default agent with empty config and metadata', () => {
-    expect(CreateSessionInputSchema.parse({})).toEqual({ agentName: 'default', config: {}, metadata: {} });
+    expect(CreateSessionInputSchema.parse({})).toEqual({
+      agentName: 'default',
+      config: {},
+      metadata: {},
+    });
   });
 
   it('rejects a title over 200 characters and unknown fields', () => {

@@ -33,6 +33,7 @@ import type { AgentDefinition } from '../agents/agent';
 import type { AgentRegistry } from '../agents/registry';
 import type { CallbackOptions, CompletionPayload } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
+import { createCompactor } from '../context/setup';
 import { RuntimeError, errorMessage } from '../errors';
 import type { EventLog } from '../events/event-log';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
@@ -646,6 +647,14 @@ export class RunManager {
             name,
             task,
           ),
+        compactor: createCompactor(
+          { agent, resolved, tools, meter: runMeter },
+          {
+            providers: this.providers,
+            chatModelFactory: this.chatModelFactory,
+            breakerFor: (model) => this.breakerFor(model),
+          },
+        ),
       });
       const graph = createAgentGraph(turn, this.storage.checkpointer);
       const config = {
