@@ -5,28 +5,32 @@ import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import type { ProviderKind } from '../providers/config';
 
 /**
- * Counts tokens of model inputs before they are sent. js-tiktoken (OpenAI's BPE ranks, shipped
- * inside the npm package: no download) gives the exact count of OpenAI models' text; other
- * providers publish no offline tokenizer, so their count is an estimate: the o200k_base count
- * times {@link NON_OPENAI_FACTOR}, on the safe side since their tokenizers encode text in more
- * tokens than o200k_base does. Chat formats add a few tokens per message (role markers):
- * {@link MESSAGE_OVERHEAD}.
+ * Counts tokens of model inputs before they are sent. For OpenAI models js-tiktoken (OpenAI's
+ * BPE ranks, shipped inside the npm package: no download) gives the exact count of a text.
+ * Other providers publish no offline tokenizer, so their count is an estimate of
+ * {@link CHARS_PER_TOKEN_ESTIMATE} characters per token, on the safe side for English prose and
+ * code with Claude and Llama-family tokenizers; a provider that reports more input tokens than
+ * counted scales later counts up (`ContextState.token_ratio`). Chat formats add a few tokens
+ * per message (role markers): {@link MESSAGE_OVERHEAD}.
  */
 export interface TokenCounter {
-  /** `tiktoken:<encoding>` or `estimate:<encoding>x<factor>`. */
+  /** `tiktoken:<encoding>` or `estimate:chars/<n>`. */
   readonly name: string;
   text(text: string): number;
   message(message: BaseMessage): number;
 }
 
 export const MESSAGE_OVERHEAD = 4;
-export const NON_OPENAI_FACTOR = 1.2;
+export const CHARS_PER_TOKEN_ESTIMATE = 3.5;
 
 type Encoding = 'o200k_base' | 'cl100k_base';
 
 const encoders = new Map<Encoding, Tiktoken>();
 
-/** Encoders are built on first use (building one parses its rank table: tens of ms). */
+/**
+ * Encoders are built on first use: building one parses its rank table, which takes a second or
+ * more of CPU, once per process.
+ */
 function encoder(encoding: Encoding): Tiktoken {
   let found = encoders.get(encoding);
   if (!found) {
@@ -53,25 +57,16 @@ export function messageText(message: BaseMessage): string {
 
 const CACHE_LIMIT = 20_000;
 
-class BpeTokenCounter implements TokenCounter {
-  readonly name: string;
+/** Counts of messages are cached by id and text length (tool results are counted once). */
+abstract class CachingTokenCounter implements TokenCounter {
+  abstract readonly name: string;
   /**
    * `<message id>:<text length>` -> count: a thread's messages would be counted again on every
    * call otherwise (the length tells a tool result apart from its truncated form).
    */
   private readonly cache = new Map<string, number>();
 
-  constructor(
-    private readonly encoding: Encoding,
-    private readonly factor: number,
-  ) {
-    this.name = factor === 1 ? `tiktoken:${encoding}` : `estimate:${encoding}x${factor}`;
-  }
-
-  text(text: string): number {
-    if (text === '') return 0;
-    return Math.ceil(encoder(this.encoding).encode(text).length * this.factor);
-  }
+  abstract text(text: string): number;
 
   message(message: BaseMessage): number {
     const text = messageText(message);
@@ -87,16 +82,35 @@ class BpeTokenCounter implements TokenCounter {
   }
 }
 
+class BpeTokenCounter extends CachingTokenCounter {
+  readonly name: string;
+
+  constructor(private readonly encoding: Encoding) {
+    super();
+    this.name = `tiktoken:${encoding}`;
+  }
+
+  text(text: string): number {
+    return text === '' ? 0 : encoder(this.encoding).encode(text).length;
+  }
+}
+
+class CharEstimateCounter extends CachingTokenCounter {
+  readonly name = `estimate:chars/${CHARS_PER_TOKEN_ESTIMATE}`;
+
+  text(text: string): number {
+    return Math.ceil(text.length / CHARS_PER_TOKEN_ESTIMATE);
+  }
+}
+
 const counters = new Map<string, TokenCounter>();
 
 /** The counter of a model served by a provider of `kind` (shared: its cache spans runs). */
 export function tokenCounterFor(kind: ProviderKind, model: string): TokenCounter {
-  const encoding = kind === 'openai' ? openAiEncoding(model) : 'o200k_base';
-  const factor = kind === 'openai' ? 1 : NON_OPENAI_FACTOR;
-  const key = `${encoding}:${factor}`;
+  const key = kind === 'openai' ? openAiEncoding(model) : 'estimate';
   let counter = counters.get(key);
   if (!counter) {
-    counter = new BpeTokenCounter(encoding, factor);
+    counter = key === 'estimate' ? new CharEstimateCounter() : new BpeTokenCounter(key);
     counters.set(key, counter);
   }
   return counter;

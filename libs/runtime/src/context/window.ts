@@ -7,6 +7,7 @@ import {
   isToolMessage,
 } from '@langchain/core/messages';
 import type { TokenCounter } from './token-counter';
+import { MESSAGE_OVERHEAD } from './token-counter';
 
 /**
  * The context part of an agent thread's state (a graph channel, checkpointed with the messages):
@@ -80,7 +81,9 @@ export function shownToModel(
 ): BaseMessage {
   if (!isToolMessage(message) || typeof message.content !== 'string') return message;
   const text = message.content;
-  const tokens = counter.text(text);
+  // Each token spans at least one character; otherwise the (cached) message count decides.
+  if (text.length <= maxTokens) return message;
+  const tokens = counter.message(message) - MESSAGE_OVERHEAD;
   if (tokens <= maxTokens) return message;
   const keep = Math.max(0, Math.floor((text.length * maxTokens * 0.9) / tokens));
   const note =
