@@ -9,7 +9,7 @@ import {
   sendAndCollect,
   sentTokens,
 } from '../test-support';
-import type { ScriptedCall, ScriptEntry } from '../testing/scripted-chat-model';
+import type { ScriptedCall, ScriptedStep } from '../testing/scripted-chat-model';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import { ToolCatalog } from '../tools/catalog';
 import { toolSchemaTokens } from './setup';
@@ -35,9 +35,9 @@ function ofType<T extends AgentEventOf<'compaction'>['type']>(
 }
 
 /** Answers every call: summaries as `summary-v<n>`, turns as `answer-<n>` plus filler. */
-function responder(): { entry: ScriptEntry; summaries: () => number } {
+function responder(): { entry: (call: ScriptedCall) => ScriptedStep } {
   let summaries = 0;
-  const entry: ScriptEntry = (call: ScriptedCall) => {
+  const entry = (call: ScriptedCall): ScriptedStep => {
     if (isSummaryCall(call)) {
       summaries += 1;
       return { text: `summary-v${summaries}` };
@@ -45,7 +45,7 @@ function responder(): { entry: ScriptEntry; summaries: () => number } {
     const turn = /turn-(\d+)/.exec(textOf(call.messages.at(-1)))?.[1] ?? '?';
     return { text: `answer-${turn}: ${FILLER}` };
   };
-  return { entry, summaries: () => summaries };
+  return { entry };
 }
 
 describe('context compaction in runs (scripted model)', () => {

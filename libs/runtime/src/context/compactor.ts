@@ -36,6 +36,46 @@ export interface Measured {
   effectiveTokens: number;
 }
 
+/**
+ * Measures what a model call over `history` would be sent given the context `state`: the system
+ * message (prompt, then the summary), the messages from the window start on (tool results above
+ * `toolOutputMaxTokens` truncated), and the tool schemas.
+ */
+export function measureContext(
+  history: readonly BaseMessage[],
+  state: ContextState | null,
+  options: {
+    counter: TokenCounter;
+    systemPrompt: string;
+    toolSchemaTokens: number;
+    toolOutputMaxTokens: number;
+  },
+): Measured {
+  const { counter, systemPrompt, toolSchemaTokens, toolOutputMaxTokens } = options;
+  const start = windowStart(history, state);
+  const summary = start > 0 ? (state?.summary ?? null) : null;
+  const visible = history.slice(start).map((m) => shownToModel(m, toolOutputMaxTokens, counter));
+  const truncated = visible.filter((m, i) => m !== history[start + i]).length;
+  const system = systemMessage(systemPrompt, summary);
+  const promptTokens = counter.message(systemMessage(systemPrompt, null));
+  const systemTokens = summary === null ? promptTokens : counter.message(system);
+  const messages = visible.reduce((sum, m) => sum + counter.message(m), 0);
+  const total = systemTokens + toolSchemaTokens + messages;
+  return {
+    input: [system, ...visible],
+    start,
+    parts: {
+      system_prompt: promptTokens,
+      tool_schemas: toolSchemaTokens,
+      summary: systemTokens - promptTokens,
+      messages,
+      total,
+    },
+    truncatedToolOutputs: truncated,
+    effectiveTokens: Math.ceil(total * Math.max(1, state?.token_ratio ?? 1)),
+  };
+}
+
 /** The input of a model call after compaction, and the state to checkpoint. */
 export interface Prepared {
   input: BaseMessage[];
@@ -61,31 +101,10 @@ export class ContextCompactor {
   }
 
   measure(history: readonly BaseMessage[], state: ContextState | null): Measured {
-    const { counter, systemPrompt, toolSchemaTokens, settings } = this.options;
-    const start = windowStart(history, state);
-    const summary = start > 0 ? (state?.summary ?? null) : null;
-    const visible = history
-      .slice(start)
-      .map((m) => shownToModel(m, settings.toolOutputMaxTokens, counter));
-    const truncated = visible.filter((m, i) => m !== history[start + i]).length;
-    const system = systemMessage(systemPrompt, summary);
-    const promptTokens = counter.message(systemMessage(systemPrompt, null));
-    const systemTokens = summary === null ? promptTokens : counter.message(system);
-    const messages = visible.reduce((sum, m) => sum + counter.message(m), 0);
-    const total = systemTokens + toolSchemaTokens + messages;
-    return {
-      input: [system, ...visible],
-      start,
-      parts: {
-        system_prompt: promptTokens,
-        tool_schemas: toolSchemaTokens,
-        summary: systemTokens - promptTokens,
-        messages,
-        total,
-      },
-      truncatedToolOutputs: truncated,
-      effectiveTokens: Math.ceil(total * Math.max(1, state?.token_ratio ?? 1)),
-    };
+    return measureContext(history, state, {
+      ...this.options,
+      toolOutputMaxTokens: this.options.settings.toolOutputMaxTokens,
+    });
   }
 
   /**
