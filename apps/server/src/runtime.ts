@@ -1,6 +1,7 @@
 import type { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import {
   AgentRegistry,
+  ContextInspector,
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
@@ -69,15 +70,23 @@ export interface RuntimeDeps {
   logger: Logger;
 }
 
+/** The runtime services the API is given. */
+export interface Runtime {
+  runs: RunManager;
+  /** The context-window view, on the same agents, providers and tools as the runs. */
+  context: ContextInspector;
+}
+
 /**
  * The agent runtime as configured: providers, agents (built-ins plus
- * `<workspace>/.cognition/agents`), the bounded in-memory event log and the `RunManager`.
+ * `<workspace>/.cognition/agents`), the bounded in-memory event log, the `RunManager` and the
+ * context-window view.
  * Without any provider the server still runs: each message then fails at once with an `error`
  * event `PROVIDER_CONFIG_ERROR`, and a warning says so here.
  * @throws ConfigError for invalid LLM settings; RuntimeError VALIDATION_ERROR naming an invalid
  *   agent file.
  */
-export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Promise<RunManager> {
+export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Promise<Runtime> {
   const providers = new ProviderRegistry(await loadLlmSettings(config.llm));
   const agents = await AgentRegistry.load(config.workspaceRoot);
   const summaries = providers.summaries();
@@ -95,7 +104,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     );
   }
   const { callbacks } = config;
-  return new RunManager({
+  const runs = new RunManager({
     storage: deps.storage,
     sandbox: deps.sandbox,
     agents,
@@ -114,4 +123,5 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     },
     logger: deps.logger.child({ component: 'runtime' }),
   });
+  return { runs, context: new ContextInspector({ storage: deps.storage, agents, providers }) };
 }

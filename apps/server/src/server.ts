@@ -1,6 +1,6 @@
 import type { ApiServices } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import type { RunManager } from '@cognition/runtime';
+import type { ContextInspector, RunManager } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
@@ -54,11 +54,12 @@ export async function startServer(
 
   const breakers = new CircuitBreakerRegistry();
   let runs: RunManager;
+  let context: ContextInspector;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
-    runs = await createRuntime(config, { storage, sandbox, breakers, logger });
+    ({ runs, context } = await createRuntime(config, { storage, sandbox, breakers, logger }));
     const recovered = await runs.recoverInterrupted();
     logger.info(
       { interruptedRuns: recovered.map((run) => run.id) },
@@ -69,7 +70,7 @@ export async function startServer(
     throw error;
   }
 
-  const services: ApiServices = { storage, runs, sandbox, breakers, version: VERSION };
+  const services: ApiServices = { storage, runs, context, sandbox, breakers, version: VERSION };
   const state: ServerState = { shuttingDown: false };
   const app = createApp({ config, services, logger, state });
   const server = createServer(app);
