@@ -25,6 +25,7 @@ import { FakeExecutionBackendFactory } from './testing/fake-execution-backend';
 import type { ScriptedCall, ScriptedChatModel } from './testing/scripted-chat-model';
 import { SUMMARIZER_PROMPT } from './context/summarizer';
 import type { TokenCounter } from './context/token-counter';
+import type { BaseMessage } from '@langchain/core/messages';
 
 export interface TestRuntimeOptions {
   chatModel?: ScriptedChatModel;
@@ -181,4 +182,9 @@ export function isSummaryCall(call: ScriptedCall): boolean {
 /** Tokens a scripted model call was sent, counted as the runtime counts them. */
 export function sentTokens(call: ScriptedCall, counter: TokenCounter, tools: number): number {
   return call.messages.reduce((sum, m) => sum + counter.message(m), 0) + tools;
+}
+
+/** A message's content when it is a plain string ('' otherwise). */
+export function contentText(message: BaseMessage | undefined): string {
+  return typeof message?.content === 'string' ? message.content : '';
 }

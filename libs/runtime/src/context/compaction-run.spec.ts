@@ -1,8 +1,8 @@
 import type { AgentEventOf } from '@cognition/contracts';
-import type { BaseMessage } from '@langchain/core/messages';
 import { isAIMessage, isToolMessage } from '@langchain/core/messages';
 import type { TestRuntime } from '../test-support';
 import {
+  contentText,
   contextAgent,
   createTestRuntime,
   isSummaryCall,
@@ -23,10 +23,6 @@ function tags(text: string): string[] {
   return [...text.matchAll(/\b(?:turn|answer)-\d+\b/g)].map((m) => m[0]);
 }
 
-function textOf(message: BaseMessage | undefined): string {
-  return typeof message?.content === 'string' ? message.content : '';
-}
-
 function ofType<T extends AgentEventOf<'compaction'>['type']>(
   events: { event: { type: string } }[],
   type: T,
@@ -42,7 +38,7 @@ function responder(): { entry: (call: ScriptedCall) => ScriptedStep } {
       summaries += 1;
       return { text: `summary-v${summaries}` };
     }
-    const turn = /turn-(\d+)/.exec(textOf(call.messages.at(-1)))?.[1] ?? '?';
+    const turn = /turn-(\d+)/.exec(contentText(call.messages.at(-1)))?.[1] ?? '?';
     return { text: `answer-${turn}: ${FILLER}` };
   };
   return { entry };
@@ -80,19 +76,19 @@ describe('context compaction in runs (scripted model)', () => {
         continue;
       }
       expect(sentTokens(call, counter, 0)).toBeLessThanOrEqual(1200);
-      const firstVisible = tags(textOf(call.messages[1]))[0] ?? '';
+      const firstVisible = tags(contentText(call.messages[1]))[0] ?? '';
       const newStart = positions.get(firstVisible) ?? -1;
       expect(newStart).toBeGreaterThanOrEqual(start);
       if (newStart > start) {
         // One summary call folded in exactly the messages that left: history[start, newStart).
         expect(pendingSummary).not.toBeNull();
-        const request = textOf(pendingSummary?.messages[1]);
+        const request = contentText(pendingSummary?.messages[1]);
         const [previousPart, leavingPart] = request.split('Messages leaving the context window:');
         expect(tags(leavingPart ?? '')).toEqual(
           history.slice(start, newStart).flatMap((m) => tags(m.content.split(':')[0] ?? '')),
         );
         expect(previousPart).toContain(previousSummary ?? '(none yet)');
-        previousSummary = /summary-v\d+/.exec(textOf(call.messages[0]))?.[0] ?? null;
+        previousSummary = /summary-v\d+/.exec(contentText(call.messages[0]))?.[0] ?? null;
         expect(previousSummary).not.toBeNull();
         start = newStart;
       } else {
@@ -157,8 +153,8 @@ describe('context compaction in runs (scripted model)', () => {
       expect([...answered].every((id) => offered.has(id))).toBe(true);
       expect([...offered].every((id) => answered.has(id ?? ''))).toBe(true);
       for (const result of call.messages.filter(isToolMessage)) {
-        expect(counter.text(textOf(result))).toBeLessThan(100 + 120);
-        if (textOf(result).includes('[Output truncated for the model')) sawTruncated = true;
+        expect(counter.text(contentText(result))).toBeLessThan(100 + 120);
+        if (contentText(result).includes('[Output truncated for the model')) sawTruncated = true;
       }
     }
     expect(sawTruncated).toBe(true);
@@ -207,7 +203,7 @@ describe('context compaction in runs (scripted model)', () => {
     for (const call of model.calls) {
       expect(sentTokens(call, counter, 0)).toBeLessThanOrEqual(800);
       expect(call.messages[0]?.content).toBe('You are a patient assistant.');
-      expect(tags(textOf(call.messages[1]))[0]).toMatch(/^turn-/);
+      expect(tags(contentText(call.messages[1]))[0]).toMatch(/^turn-/);
     }
   });
 });

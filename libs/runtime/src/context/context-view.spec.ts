@@ -1,5 +1,6 @@
 import type { TestRuntime } from '../test-support';
 import {
+  contentText,
   contextAgent,
   createTestRuntime,
   isSummaryCall,
@@ -74,7 +75,7 @@ describe('context-window view', () => {
       );
       if (view.summary !== null) {
         sawSummary = true;
-        expect(String(first.messages[0]?.content)).toContain(view.summary);
+        expect(contentText(first.messages[0])).toContain(view.summary);
         expect(view.parts.summary).toBeGreaterThan(0);
       }
       compared += 1;

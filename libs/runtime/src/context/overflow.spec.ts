@@ -1,6 +1,12 @@
 import { ContextOverflowError } from '@langchain/core/errors';
 import type { TestRuntime } from '../test-support';
-import { contextAgent, createTestRuntime, isSummaryCall, sendAndCollect } from '../test-support';
+import {
+  contentText,
+  contextAgent,
+  createTestRuntime,
+  isSummaryCall,
+  sendAndCollect,
+} from '../test-support';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
 const FILLER = 'the quick brown fox jumps over the lazy dog and keeps on running';
@@ -47,7 +53,7 @@ describe('provider context-length errors and compaction usage', () => {
     expect(compaction).toMatchObject({ strategy: 'summarize', model: 'fake-model' });
     // The retry was sent the summary and fewer messages than the rejected call.
     expect(calls[2]?.messages.length).toBeLessThan(calls[0]?.messages.length ?? 0);
-    expect(String(calls[2]?.messages[0]?.content)).toContain('summary of turns');
+    expect(contentText(calls[2]?.messages[0])).toContain('summary of turns');
   });
 
   it('fails with CONTEXT_OVERFLOW when the retry is rejected too (no loop)', async () => {
