@@ -2,6 +2,7 @@ import { agentTurnBenchmark } from './benchmarks/agent-turn';
 import { checkpointerBenchmark } from './benchmarks/checkpointer';
 import { concurrentTurnsBenchmark } from './benchmarks/concurrent-turns';
 import { idleSubscriptionsBenchmark } from './benchmarks/idle-subscriptions';
+import { longConversationBenchmark } from './benchmarks/long-conversation';
 import { messageHistoryBenchmark } from './benchmarks/message-history';
 import { sandboxExecBenchmark } from './benchmarks/sandbox-exec';
 import { startupBenchmark } from './benchmarks/startup';
@@ -21,6 +22,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   messageHistoryBenchmark,
   sandboxExecBenchmark,
   startupBenchmark,
+  longConversationBenchmark,
 ];
 
 /**
