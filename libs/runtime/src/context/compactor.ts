@@ -147,7 +147,7 @@ export class ContextCompactor {
     if (!plan) {
       throw new RuntimeError(
         'CONTEXT_OVERFLOW',
-        `The conversation does not fit the model's context budget of ${budget} tokens even after compaction: its latest turn alone is too long`,
+        `The conversation does not fit the model's context budget of ${budget} tokens even after compaction: the system prompt and tool schemas take ${measured.parts.system_prompt + measured.parts.tool_schemas} tokens${summarize ? ` (plus ${allowance} reserved for the summary)` : ''} and the latest turn does not fit beside them`,
       );
     }
     const leaving = visible.slice(0, plan.start - measured.start);

@@ -1,6 +1,6 @@
 import type { CircuitBreaker } from '@cognition/circuit-breaker';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { BaseMessage } from '@langchain/core/messages';
+import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import { HumanMessage, SystemMessage, isAIMessage, isHumanMessage } from '@langchain/core/messages';
 import type { UsageMeter } from '../providers/usage';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
@@ -109,12 +109,20 @@ export class Summarizer {
       ),
     ];
     const { model, breaker, meter } = this.options;
+    // Streamed like the agent's calls: LangChain's OpenAI `invoke` of a streaming model counts
+    // tokens with a tokenizer it downloads, which fails (slowly, with retries) offline.
     const reply = await breaker.execute(
-      (callSignal) => model.invoke(input, { signal: callSignal ?? signal }),
+      async (callSignal) => {
+        let acc: AIMessageChunk | undefined;
+        for await (const chunk of await model.stream(input, { signal: callSignal ?? signal })) {
+          acc = acc ? acc.concat(chunk) : chunk;
+        }
+        return acc;
+      },
       { signal },
     );
-    const text = textOf(reply.content).trim();
-    meter.add(reply.usage_metadata, () => ({
+    const text = reply ? textOf(reply.content).trim() : '';
+    meter.add(reply?.usage_metadata, () => ({
       input: estimateMessagesTokens(input),
       output: estimateTokens(text),
     }));

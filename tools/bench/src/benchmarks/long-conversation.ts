@@ -8,28 +8,34 @@ import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import type { AgentServer } from '../support/agent-server';
 import { answerText, startAgentServer, streamTurn } from '../support/agent-server';
 
-/** The context budget of the compacting agent: reached after a few dozen turns. */
-const BUDGET_TOKENS = 4000;
 const ANSWER_WORDS = 50;
 /** Latency at turn N is the median of turns N-WINDOW+1 … N (one turn is too noisy). */
 const WINDOW = 5;
 
-const AGENTS: Record<string, string> = {
-  'compacting.md': `---
-description: Long conversations, summarized beyond ${BUDGET_TOKENS} tokens
+/**
+ * The agent files: `compacting` summarizes beyond `budget` tokens (reached after a few dozen
+ * turns at full size, a few turns at smoke size), `whole` sends the whole thread every call.
+ */
+function agentFiles(budget: number, keepLast: number): Record<string, string> {
+  return {
+    'compacting.md': `---
+description: Long conversations, summarized beyond ${budget} tokens
+tools: []
 context:
-  max_tokens: ${BUDGET_TOKENS}
+  max_tokens: ${budget}
   strategy: summarize
-  keep_last_messages: 20
+  keep_last_messages: ${keepLast}
 ---
 You are a patient assistant.`,
-  'whole.md': `---
+    'whole.md': `---
 description: Long conversations, whole thread every call (no compaction)
+tools: []
 context:
   strategy: none
 ---
 You are a patient assistant.`,
-};
+  };
+}
 
 /** Tokens of a request as the fake provider reports them (its JSON, 4 characters per token). */
 function requestTokens(request: RecordedRequest): number {
@@ -101,7 +107,7 @@ export const longConversationBenchmark: Benchmark = {
   id: 9,
   title: 'Long conversation (context compaction)',
   measuredAs:
-    'one session of N turns through the built server (SQLite, fake model): turn latency (median of 5 turns) and tokens sent to the model at turns 10, 100 and 1,000, with compaction (summarize, 4,000-token budget) and without (strategy none)',
+    'one session of N turns through the built server (SQLite, fake model): turn latency (median of 5 turns) and tokens sent to the model at turns 10, 100 and 1,000, with compaction (summarize, 4,000-token budget, last 20 messages kept) and without (strategy none)',
   comparedWith: 'the same conversation without compaction',
   goal: 'report: tokens sent per turn flat once the budget is reached',
   async run(ctx) {
@@ -109,7 +115,8 @@ export const longConversationBenchmark: Benchmark = {
     const turns = checkpoints[checkpoints.length - 1] ?? 1;
     const workspace = path.join(ctx.tmpDir, 'workspace');
     await mkdir(path.join(workspace, '.cognition', 'agents'), { recursive: true });
-    for (const [file, text] of Object.entries(AGENTS)) {
+    const budget = ctx.size(600, 4000);
+    for (const [file, text] of Object.entries(agentFiles(budget, ctx.size(4, 20)))) {
       await writeFile(path.join(workspace, '.cognition', 'agents', file), text);
     }
     const answer = answerText(ANSWER_WORDS);
@@ -163,7 +170,7 @@ export const longConversationBenchmark: Benchmark = {
       return {
         rows,
         notes: [
-          `${turns} turns per session; each turn is a ${ANSWER_WORDS}-word answer to a short prompt (no tools).`,
+          `${turns} turns per session; each turn is a ${ANSWER_WORDS}-word answer to a short prompt (no tools); compaction budget ${budget} tokens.`,
           `With compaction: ${compactions} turns compacted first (one summary call each), ${summaryTokens.toLocaleString('en-US')} tokens sent to the summary calls in all; tokens sent at a turn exclude them.`,
           "Tokens sent are the fake provider's count of the request (its JSON, 4 characters per token), not the runtime's own estimate. Both sessions keep every message in their checkpoint, which the server still rewrites whole at each step, so latency grows with the thread either way.",
         ],
