@@ -32,13 +32,18 @@ export default tseslint.config(
   ...nx.configs['flat/typescript'],
   ...tseslint.configs.recommendedTypeChecked,
   {
-    files: ['**/*.ts'],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-console': 'error',
       // The layering of ARCHITECTURE.md, enforced: who may import whom, and which libraries may
       // touch which infrastructure packages.
@@ -50,7 +55,10 @@ export default tseslint.config(
           depConstraints: [
             { sourceTag: 'layer:contracts', onlyDependOnLibsWithTags: ['layer:contracts'] },
             { sourceTag: 'layer:util', onlyDependOnLibsWithTags: ['layer:contracts'] },
-            { sourceTag: 'layer:port', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:util'] },
+            {
+              sourceTag: 'layer:port',
+              onlyDependOnLibsWithTags: ['layer:contracts', 'layer:util'],
+            },
             {
               sourceTag: 'layer:impl',
               onlyDependOnLibsWithTags: ['layer:port', 'layer:contracts', 'layer:util'],
@@ -61,15 +69,45 @@ export default tseslint.config(
             },
             {
               sourceTag: 'layer:api',
-              onlyDependOnLibsWithTags: ['layer:runtime', 'layer:port', 'layer:contracts', 'layer:util'],
+              onlyDependOnLibsWithTags: [
+                'layer:runtime',
+                'layer:port',
+                'layer:contracts',
+                'layer:util',
+              ],
             },
             // client -> api is for types only; the no-restricted-imports rule below forbids values.
-            { sourceTag: 'layer:client', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:api'] },
+            {
+              sourceTag: 'layer:client',
+              onlyDependOnLibsWithTags: ['layer:contracts', 'layer:api'],
+            },
             { sourceTag: 'layer:app', onlyDependOnLibsWithTags: ALL_LAYERS },
-            { sourceTag: '/^name:(?!storage-prisma$).*$/', bannedExternalImports: ['@prisma/*', 'prisma'] },
+            {
+              sourceTag: '/^name:(?!storage-prisma$).*$/',
+              bannedExternalImports: ['@prisma/*', 'prisma'],
+            },
             { sourceTag: '/^name:(?!sandbox$).*$/', bannedExternalImports: ['dockerode'] },
-            { sourceTag: '/^name:(?!(api|server)$).*$/', bannedExternalImports: ['@trpc/server', '@trpc/server/*'] },
+            {
+              sourceTag: '/^name:(?!(api|server)$).*$/',
+              bannedExternalImports: ['@trpc/server', '@trpc/server/*'],
+            },
             { sourceTag: '/^name:(?!server$).*$/', bannedExternalImports: ['express'] },
+            // The dashboard talks to the server through the typed client only.
+            {
+              sourceTag: 'name:admin',
+              onlyDependOnLibsWithTags: ['layer:client', 'layer:contracts'],
+            },
+            {
+              sourceTag: '/^name:(?!admin$).*$/',
+              bannedExternalImports: [
+                'react',
+                'react-dom',
+                'react-dom/*',
+                'react/*',
+                '@tanstack/*',
+                '@trpc/tanstack-react-query',
+              ],
+            },
           ],
         },
       ],
@@ -80,7 +118,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: '@cognition/api', message: 'The client may import types only from the api.', allowTypeImports: true }] },
+        {
+          paths: [
+            {
+              name: '@cognition/api',
+              message: 'The client may import types only from the api.',
+              allowTypeImports: true,
+            },
+          ],
+        },
       ],
     },
   },

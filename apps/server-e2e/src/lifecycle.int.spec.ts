@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { http } from './support/http';
 import { SERVER_BIN, SERVER_CLI, SERVER_MAIN } from './support/paths';
 import type { ServerProcess } from './support/server-process';
@@ -26,6 +26,30 @@ async function runToExit(
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
+}
+
+/** Runs a command that starts the server, returns its stdout up to the "listening" line, stops it. */
+async function readUntilListening(command: string, args: string[]): Promise<string> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line:\n${output}`)), 30_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        // pino-pretty colours its output on a terminal.
+        output += stripVTControlCharacters(chunk.toString('utf8')).replace(/\r/g, '');
+        if (output.includes('listening on')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`exited before listening:\n${output}`)));
+    });
+  } finally {
+    // The whole group: `script` and `sh` forward nothing on their own.
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+  }
+  return output;
 }
 
 /**
@@ -100,7 +124,56 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     const frames = text.split('\n\n').filter((block) => block.includes('event: error'));
     expect(frames).toHaveLength(1);
     expect(frames[0]).toContain('"code":"PROVIDER_CONFIG_ERROR"');
+    expect(frames[0]).toContain('OPENAI_API_KEY or ANTHROPIC_API_KEY');
     expect(frames[0]).toContain('COGNITION_LLM_PROVIDER');
+  });
+
+  it('a newcomer with only OPENAI_API_KEY gets openai and its default model, told in the first lines', async () => {
+    server = await startServerProcess({
+      COGNITION_PERSISTENCE_BACKEND: 'memory',
+      OPENAI_API_KEY: 'sk-e2e-not-a-real-key',
+      ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key',
+    });
+    const lines = server.stdout.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const choice = lines.find((l) => String(l['msg']).startsWith('Using openai'));
+    expect(choice?.['msg']).toBe(
+      'Using openai (default model gpt-4o-mini; COGNITION_LLM_MODEL changes it) because OPENAI_API_KEY is set and COGNITION_LLM_PROVIDER is not. ' +
+        'ANTHROPIC_API_KEY is set too: with both keys OpenAI is used, COGNITION_LLM_PROVIDER=anthropic picks Anthropic.',
+    );
+    const banner = lines.find((l) => String(l['msg']).includes('listening on'));
+    expect(String(banner?.['msg'])).toMatch(
+      /listening on http:\/\/127\.0\.0\.1:\d+ — storage: memory \(not persisted\); sandbox: local; llm: openai \(gpt-4o-mini\); scoping: off; api keys: none \(open\)$/,
+    );
+    expect(server.stdout.join('\n')).not.toContain('not-a-real-key');
+  });
+
+  it('logs human-readable lines on a terminal and with COGNITION_LOG_FORMAT=pretty, JSON otherwise', async () => {
+    const workspace = tempWorkspace();
+    try {
+      const env = `COGNITION_PERSISTENCE_BACKEND=memory COGNITION_PORT=0 COGNITION_WORKSPACE_ROOT=${workspace.dir}`;
+      // `script` gives the server a real terminal as stdout: `auto` then means pretty.
+      const onTerminal = await readUntilListening('script', [
+        '-qfec',
+        `env -i PATH="$PATH" ${env} ${process.execPath} ${SERVER_MAIN}`,
+        '/dev/null',
+      ]);
+      expect(onTerminal).toMatch(
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*: Cognition .* listening on http/m,
+      );
+      expect(onTerminal).not.toMatch(/^\{"level"/m);
+      const forced = await readUntilListening('sh', [
+        '-c',
+        `env -i PATH="$PATH" ${env} COGNITION_LOG_FORMAT=pretty ${process.execPath} ${SERVER_MAIN}`,
+      ]);
+      expect(forced).toMatch(/INFO.*: Cognition .* listening on http/);
+      expect(forced).not.toMatch(/^\{"level"/m);
+      // Piped stdout (every other test here) stays JSON lines.
+      const bad = await runToExit(SERVER_MAIN, [], { COGNITION_LOG_FORMAT: 'yaml' });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('COGNITION_LOG_FORMAT: expected one of auto, json, pretty');
+    } finally {
+      workspace.remove();
+    }
   });
 
   it('refuses to start on invalid LLM settings, an unreachable Docker engine or an invalid agent file, naming them', async () => {

@@ -246,6 +246,30 @@ describe('REST sessions and messages', () => {
     expect(none.body).toEqual({ sessions: [], total: 0 });
   });
 
+  it('lists by agent and title text, sorted by the field and order asked for', async () => {
+    await createSession({ title: 'Beta report', agent_name: 'readonly' });
+    await createSession({ title: 'alpha REPORT' });
+    await createSession({ title: 'gamma', agent_name: 'readonly' });
+    const titles = async (query: string) =>
+      (body(await request(t.app).get(`/sessions?${query}`)).sessions as { title: string }[]).map(
+        (s) => s.title,
+      );
+    expect(await titles('title_contains=report&sort=title&order=asc')).toEqual([
+      'Beta report',
+      'alpha REPORT',
+    ]);
+    expect(await titles('agent_name=readonly&sort=title&order=desc')).toEqual([
+      'gamma',
+      'Beta report',
+    ]);
+    expect(await titles('agent_name=readonly&title_contains=gam')).toEqual(['gamma']);
+    expect(await titles('sort=created_at&order=asc')).toEqual([
+      'Beta report',
+      'alpha REPORT',
+      'gamma',
+    ]);
+  });
+
   it('rejects bad list queries with 422', async () => {
     for (const query of [
       'limit=0',
@@ -254,6 +278,10 @@ describe('REST sessions and messages', () => {
       'offset=-1',
       'status=bogus',
       'sort=asc',
+      'sort=cost',
+      'order=up',
+      'title_contains=',
+      'agent_name=not%20a%20name!',
       'metadata.a=1&metadata.a=2',
       'limit=1&limit=2',
       '__proto__=1',

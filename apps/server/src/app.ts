@@ -27,6 +27,7 @@ import { expressPath, isStreamResult } from './rest/route';
 import { REST_ROUTES } from './rest/routes';
 import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/run-routes';
 import { trpcRunEventsMiddleware } from './trpc-sse';
+import { adminRouter } from './admin';
 
 /** What the HTTP layer needs from the configuration. */
 export interface HttpConfig {
@@ -55,6 +56,8 @@ export interface AppOptions {
   services: ApiServices;
   logger: Logger;
   state?: ServerState;
+  /** Where the dashboard's built assets are; served under /admin when given. */
+  adminDir?: string;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -179,6 +182,8 @@ export function createApp(options: AppOptions): Express {
       sendError(res, status, body);
     }
   });
+
+  if (options.adminDir !== undefined) app.use('/admin', adminRouter(options.adminDir));
 
   app.use((req, res) => {
     sendError(res, 404, { detail: `Not found: ${req.method} ${req.path}`, code: 'NOT_FOUND' });

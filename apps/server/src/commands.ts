@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Env } from './env';
 import { ConfigError, describePersistence, healthUrlFromEnv, loadConfig } from './env';
-import { createLogger } from './logger';
+import { createLogger, effectiveLogFormat } from './logger';
 import { VERSION } from './version';
 
 const USAGE = `Usage: cognition <command> [options]
@@ -19,6 +19,8 @@ See docs/configuration.md for every setting.
 /** Where the CLI writes and how it ends; injectable so tests can run commands in-process. */
 export interface CliIo {
   env: Env;
+  /** Whether stdout is a terminal (logs are then human-readable unless COGNITION_LOG_FORMAT says otherwise). */
+  stdoutIsTerminal?: boolean;
   stdout(text: string): void;
   stderr(text: string): void;
   /** Registers process signal handlers (serve only). */
@@ -28,6 +30,7 @@ export interface CliIo {
 
 export const processIo: CliIo = {
   env: process.env,
+  stdoutIsTerminal: process.stdout.isTTY === true,
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   onSignal: (signal, handler) => void process.on(signal, handler),
@@ -77,7 +80,11 @@ function configOrReport(io: CliIo): ReturnType<typeof loadConfig> | null {
 async function serve(io: CliIo): Promise<number | null> {
   const config = configOrReport(io);
   if (!config) return 1;
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(
+    config.logLevel,
+    undefined,
+    effectiveLogFormat(config.logFormat, io.stdoutIsTerminal === true),
+  );
   let running: { shutdown(): Promise<{ timedOut: boolean }> } | undefined;
   let signals = 0;
   const stop = (server: NonNullable<typeof running>) => {
@@ -121,7 +128,11 @@ async function serve(io: CliIo): Promise<number | null> {
 async function runMigrate(io: CliIo): Promise<number> {
   const config = configOrReport(io);
   if (!config) return 1;
-  const logger: Logger = createLogger(config.logLevel);
+  const logger: Logger = createLogger(
+    config.logLevel,
+    undefined,
+    effectiveLogFormat(config.logFormat, io.stdoutIsTerminal === true),
+  );
   try {
     const { migrateStorage } = await import('./storage');
     const result = await migrateStorage(config.persistence);

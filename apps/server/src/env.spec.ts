@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       apiKeys: [],
       maxBodyBytes: 4 * 1024 * 1024,
       logLevel: 'info',
+      logFormat: 'auto',
       shutdownGraceMs: 10_000,
       maxConcurrentRuns: 32,
       sandbox: {
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
         COGNITION_API_KEYS: 'abcdefghijklmnop0123,tenant-key-0123456789:user=alice;project=p1',
         COGNITION_MAX_BODY_BYTES: '512kb',
         COGNITION_LOG_LEVEL: 'debug',
+        COGNITION_LOG_FORMAT: 'JSON',
         COGNITION_SHUTDOWN_GRACE_SECONDS: '2.5',
         COGNITION_MAX_CONCURRENT_RUNS: '4',
         COGNITION_SANDBOX_BACKEND: 'docker',
@@ -129,6 +131,7 @@ describe('loadConfig', () => {
     expect(config.apiKeys[0]?.id).toMatch(/^key_[0-9a-f]{12}$/);
     expect(config.maxBodyBytes).toBe(512 * 1024);
     expect(config.logLevel).toBe('debug');
+    expect(config.logFormat).toBe('json');
     expect(config.shutdownGraceMs).toBe(2500);
     expect(config.maxConcurrentRuns).toBe(4);
     expect(config.sandbox).toEqual({

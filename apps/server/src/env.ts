@@ -18,6 +18,8 @@ export interface ServerConfig {
   apiKeys: ApiKeyConfig[];
   maxBodyBytes: number;
   logLevel: LogLevel;
+  /** `auto`: human-readable on a terminal, JSON lines otherwise. */
+  logFormat: LogFormat;
   shutdownGraceMs: number;
   /** Runs executing at once in this process; more wait `queued`. */
   maxConcurrentRuns: number;
@@ -101,6 +103,8 @@ export interface CallbackConfig {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const PERSISTENCE_BACKENDS = ['sqlite', 'postgres', 'memory'] as const;
 export const SANDBOX_BACKENDS = ['local', 'docker'] as const;
@@ -275,6 +279,7 @@ export const SETTINGS = {
   COGNITION_API_KEYS: { default: '', schema: z.string() },
   COGNITION_MAX_BODY_BYTES: { default: '4mb', schema: byteSizeText },
   COGNITION_LOG_LEVEL: { default: 'info', schema: enumText(LOG_LEVELS) },
+  COGNITION_LOG_FORMAT: { default: 'auto', schema: enumText(LOG_FORMATS) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
   COGNITION_MAX_CONCURRENT_RUNS: { default: '32', schema: intText(1, 10000) },
   COGNITION_SANDBOX_BACKEND: { default: 'local', schema: enumText(SANDBOX_BACKENDS) },
@@ -374,6 +379,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const apiKeys = parseApiKeys(read('COGNITION_API_KEYS') ?? '', problems);
   const maxBodyBytes = read('COGNITION_MAX_BODY_BYTES');
   const logLevel = read('COGNITION_LOG_LEVEL');
+  const logFormat = read('COGNITION_LOG_FORMAT');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
   const maxConcurrentRuns = read('COGNITION_MAX_CONCURRENT_RUNS');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
@@ -469,6 +475,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     apiKeys,
     maxBodyBytes: need(maxBodyBytes),
     logLevel: need(logLevel),
+    logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
     maxConcurrentRuns: need(maxConcurrentRuns),
     sandbox: {

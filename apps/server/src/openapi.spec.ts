@@ -106,7 +106,9 @@ describe('GET /openapi.json', () => {
     expect(params.sort()).toEqual(['path:id', 'path:mid']);
     const list = operation(doc, 'get', '/sessions');
     const query = (list['parameters'] as { name: string }[]).map((p) => p.name);
-    expect(query.sort()).toEqual(['limit', 'offset', 'status']);
+    expect(query.sort()).toEqual(
+      ['agent_name', 'limit', 'offset', 'order', 'sort', 'status', 'title_contains'].sort(),
+    );
     expect(String(list['description'])).toContain('metadata.<key>=<value>');
   });
 

@@ -6,9 +6,9 @@ import {
   ProviderRegistry,
   RunManager,
   isRuntimeError,
-  loadLlmConfig,
+  resolveLlmConfig,
 } from '@cognition/runtime';
-import type { LlmConfig } from '@cognition/runtime';
+import type { EnvProviderChoice, LlmConfig } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { readFile } from 'node:fs/promises';
@@ -18,10 +18,13 @@ import type { LlmSettings, ServerConfig } from './env';
 import { ConfigError } from './env';
 
 /**
- * The LLM configuration from the environment values and the optional providers file.
+ * The LLM configuration from the environment values and the optional providers file, and how
+ * the provider was chosen when an API key alone chose it.
  * @throws ConfigError naming the variable or `<file>: providers.N.field` of each problem.
  */
-export async function loadLlmSettings(llm: LlmSettings): Promise<LlmConfig> {
+export async function loadLlmSettings(
+  llm: LlmSettings,
+): Promise<{ config: LlmConfig; choice: EnvProviderChoice | null }> {
   let providersFile: { path: string; content: string } | undefined;
   if (llm.providersFile !== null) {
     try {
@@ -37,7 +40,7 @@ export async function loadLlmSettings(llm: LlmSettings): Promise<LlmConfig> {
   }
   const present = <T>(value: T | null): T | undefined => value ?? undefined;
   try {
-    return loadLlmConfig({
+    return resolveLlmConfig({
       provider: present(llm.provider),
       model: present(llm.model),
       openaiApiKey: present(llm.openaiApiKey),
@@ -70,11 +73,13 @@ export interface RuntimeDeps {
   logger: Logger;
 }
 
-/** The runtime services the API is given. */
+/** The runtime services the API is given, and the LLM line of the startup log. */
 export interface Runtime {
   runs: RunManager;
   /** The context-window view, on the same agents, providers and tools as the runs. */
   context: ContextInspector;
+  /** The configured providers in one line, e.g. `openai (gpt-4o-mini)`. */
+  llm: string;
 }
 
 /**
@@ -87,14 +92,16 @@ export interface Runtime {
  *   agent file.
  */
 export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Promise<Runtime> {
-  const providers = new ProviderRegistry(await loadLlmSettings(config.llm));
+  const llm = await loadLlmSettings(config.llm);
+  const providers = new ProviderRegistry(llm.config);
   const agents = await AgentRegistry.load(config.workspaceRoot);
   const summaries = providers.summaries();
   if (providers.enabled().length === 0) {
     deps.logger.warn(
-      'No LLM provider configured: the server runs, but every message fails with PROVIDER_CONFIG_ERROR until COGNITION_LLM_PROVIDER (or COGNITION_PROVIDERS_FILE) is set',
+      'No LLM provider configured: the server runs, but every message fails with PROVIDER_CONFIG_ERROR until OPENAI_API_KEY or ANTHROPIC_API_KEY is set (or COGNITION_LLM_PROVIDER with COGNITION_LLM_MODEL, or COGNITION_PROVIDERS_FILE)',
     );
   } else {
+    if (llm.choice) deps.logger.info({ provider: llm.choice.kind }, llm.choice.explanation);
     deps.logger.info(
       {
         providers: summaries.map((p) => ({ id: p.id, kind: p.kind, model: p.model })),
@@ -104,6 +111,10 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     );
   }
   const { callbacks } = config;
+  const llmLine =
+    summaries.length === 0
+      ? 'none (set OPENAI_API_KEY or ANTHROPIC_API_KEY)'
+      : summaries.map((p) => `${p.kind} (${p.model})`).join(', ');
   const runs = new RunManager({
     storage: deps.storage,
     sandbox: deps.sandbox,
@@ -123,5 +134,9 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     },
     logger: deps.logger.child({ component: 'runtime' }),
   });
-  return { runs, context: new ContextInspector({ storage: deps.storage, agents, providers }) };
+  return {
+    runs,
+    context: new ContextInspector({ storage: deps.storage, agents, providers }),
+    llm: llmLine,
+  };
 }

@@ -6,6 +6,7 @@ import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ServerState } from './app';
 import { createApp } from './app';
@@ -37,6 +38,8 @@ export interface StartOptions {
   storage?: StorageBackend;
   /** Sandbox to use instead of the configured backend (tests). */
   sandbox?: ExecutionBackendFactory;
+  /** The dashboard's built assets; default: dist/apps/admin beside this bundle's dist/apps/server. */
+  adminDir?: string;
 }
 
 /**
@@ -55,11 +58,12 @@ export async function startServer(
   const breakers = new CircuitBreakerRegistry();
   let runs: RunManager;
   let context: ContextInspector;
+  let llm: string;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
-    ({ runs, context } = await createRuntime(config, { storage, sandbox, breakers, logger }));
+    ({ runs, context, llm } = await createRuntime(config, { storage, sandbox, breakers, logger }));
     const recovered = await runs.recoverInterrupted();
     logger.info(
       { interruptedRuns: recovered.map((run) => run.id) },
@@ -72,7 +76,8 @@ export async function startServer(
 
   const services: ApiServices = { storage, runs, context, sandbox, breakers, version: VERSION };
   const state: ServerState = { shuttingDown: false };
-  const app = createApp({ config, services, logger, state });
+  const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
+  const app = createApp({ config, services, logger, state, adminDir });
   const server = createServer(app);
 
   try {
@@ -101,8 +106,12 @@ export async function startServer(
       workspaceRoot: config.workspaceRoot,
       scoping: config.scoping.enabled ? config.scoping.keys : false,
       apiKeys: config.apiKeys.length,
+      llm,
     },
-    `Cognition ${VERSION} listening on ${url} (storage: ${describePersistence(config.persistence)}; sandbox: ${config.sandbox.backend})`,
+    `Cognition ${VERSION} listening on ${url} — storage: ${describePersistence(config.persistence)}; ` +
+      `sandbox: ${config.sandbox.backend}; llm: ${llm}; ` +
+      `scoping: ${config.scoping.enabled ? `on (${config.scoping.keys.join(', ')})` : 'off'}; ` +
+      `api keys: ${config.apiKeys.length > 0 ? config.apiKeys.length : 'none (open)'}`,
   );
 
   let closing: Promise<{ timedOut: boolean }> | undefined;

@@ -29,6 +29,7 @@ export type {
   Session,
   SessionConfig,
   SessionPage,
+  SessionSort,
   SessionStatus,
   SummaryCoverage,
   Todo,

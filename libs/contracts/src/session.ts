@@ -84,9 +84,23 @@ export const UpdateSessionInputSchema = z
   .strict();
 export type UpdateSessionInput = z.input<typeof UpdateSessionInputSchema>;
 
+/** What a session list can be ordered by; ties are broken by creation time, then id. */
+export const SESSION_SORT_FIELDS = ['updated_at', 'created_at', 'title', 'message_count'] as const;
+export const SessionSortSchema = z.enum(SESSION_SORT_FIELDS);
+export type SessionSort = z.infer<typeof SessionSortSchema>;
+
+/**
+ * A page of sessions: every given filter must match (`titleContains` case-insensitively — for
+ * ASCII letters on every backend), ordered by `sort` (default `updated_at`, newest activity
+ * first) in `order` (default `desc`; untitled sessions sort as an empty title).
+ */
 export const ListSessionsQuerySchema = PageQuerySchema.extend({
   status: SessionStatusSchema.optional(),
   metadata: StringMapSchema.optional(),
+  agentName: AgentNameSchema.optional(),
+  titleContains: z.string().min(1).max(SESSION_TITLE_MAX).optional(),
+  sort: SessionSortSchema.default('updated_at'),
+  order: z.enum(['asc', 'desc']).default('desc'),
 }).strict();
 export type ListSessionsQuery = z.input<typeof ListSessionsQuerySchema>;
 

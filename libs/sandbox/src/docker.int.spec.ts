@@ -5,22 +5,25 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { checkDockerAvailable } from './docker/check';
+import { dockerConnectionFromEnv } from './docker/connection';
 import { createDockerSandbox, DOCKER_DEFAULTS } from './docker/docker-backend';
 import type { DockerSandboxFactory } from './docker/docker-backend';
 import type { ExecutionBackend } from './port';
 import { expectSandboxError, runSandboxConformance, SessionPool } from './testing';
 
-// CI provisions the engine (tools/sandbox/ensure-docker.sh), so an unreachable engine FAILS this
-// file; only an explicit COGNITION_TEST_DOCKER=0 turns it off.
+// `npm test` provisions the engine (tools/provision/ensure-docker.sh), so an unreachable engine
+// FAILS this file; only an explicit COGNITION_TEST_DOCKER=0 turns it off. DOCKER_HOST points the
+// suite at another engine.
 const disabled = process.env['COGNITION_TEST_DOCKER'] === '0';
 // A prefix of its own: reconcile() in this file must never touch other test runs' containers.
 const containerPrefix = `cogtest-${randomUUID().slice(0, 8)}-`;
-const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+const connection = dockerConnectionFromEnv(process.env);
+const docker = new Docker(connection);
 // Another image (e.g. the --debootstrap one) can be checked with the same suite.
 const image = process.env['COGNITION_TEST_DOCKER_IMAGE'] ?? DOCKER_DEFAULTS.image;
 
 function newFactory(): DockerSandboxFactory {
-  return createDockerSandbox({ killGraceMs: 500, containerPrefix, image });
+  return createDockerSandbox({ killGraceMs: 500, containerPrefix, image, connection });
 }
 
 if (disabled) {
@@ -31,11 +34,12 @@ if (disabled) {
   let factory: DockerSandboxFactory | undefined;
   beforeAll(async () => {
     try {
-      await checkDockerAvailable({ image });
+      await checkDockerAvailable({ image, connection });
     } catch (error) {
       throw new Error(
-        `The docker sandbox tests need a Docker engine with the sandbox image ` +
-          `(run tools/sandbox/ensure-docker.sh), or COGNITION_TEST_DOCKER=0 to turn them off ` +
+        `docker: UNAVAILABLE — the docker sandbox tests need a Docker engine with the sandbox ` +
+          `image: \`npm test\` provisions both (tools/provision/ensure-docker.sh); DOCKER_HOST ` +
+          `points them at another engine, COGNITION_TEST_DOCKER=0 turns them off explicitly: ` +
           `explicitly: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
@@ -280,7 +284,7 @@ if (disabled) {
 
     test('checkDockerAvailable reports a missing image', async () => {
       const error = await expectSandboxError(
-        checkDockerAvailable({ image: 'cognition-no-such-image:latest' }),
+        checkDockerAvailable({ image: 'cognition-no-such-image:latest', connection }),
         'IMAGE_NOT_FOUND',
       );
       expect(error.message).toContain('build-image.sh');
@@ -311,7 +315,11 @@ if (disabled) {
 
     test('a missing image is IMAGE_NOT_FOUND on the first command', async () => {
       const s = await new SessionPool(() =>
-        createDockerSandbox({ image: 'cognition-no-such-image:latest', containerPrefix }),
+        createDockerSandbox({
+          image: 'cognition-no-such-image:latest',
+          containerPrefix,
+          connection,
+        }),
       ).create('noimage');
       await expectSandboxError(s.backend.execute('true'), 'IMAGE_NOT_FOUND');
       await fs.rm(path.dirname(s.root), { recursive: true, force: true });

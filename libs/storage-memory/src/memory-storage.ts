@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { compareSessions } from './session-order';
 import type {
   CallbackAttempt,
   CreateMessageInput,
@@ -258,27 +259,24 @@ export class MemoryStorage implements StorageBackend {
   }
 
   private listSessions(query: ListSessionsQuery, scope: Scope): SessionPage {
-    const { limit, offset, status, metadata } = parseInput(
-      ListSessionsQuerySchema,
-      query,
-      'session query',
-    );
+    const q = parseInput(ListSessionsQuerySchema, query, 'session query');
     const callerScope = parseInput(StringMapSchema, scope, 'scope');
+    const needle = q.titleContains?.toLowerCase();
     const matching = [...this.state.sessions.values()]
       .map((record) => record.session)
       .filter(
         (session) =>
           scopeMatches(callerScope, session.scopes) &&
-          metadataMatches(metadata, session.metadata) &&
-          (status === undefined || session.status === status),
+          metadataMatches(q.metadata, session.metadata) &&
+          (q.status === undefined || session.status === q.status) &&
+          (q.agentName === undefined || session.agentName === q.agentName) &&
+          (needle === undefined || (session.title ?? '').toLowerCase().includes(needle)),
       )
-      .sort(
-        (a, b) =>
-          b.updatedAt.getTime() - a.updatedAt.getTime() ||
-          b.createdAt.getTime() - a.createdAt.getTime() ||
-          a.id.localeCompare(b.id),
-      );
-    return { sessions: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+      .sort(compareSessions(q.sort, q.order));
+    return {
+      sessions: matching.slice(q.offset, q.offset + q.limit).map(copy),
+      total: matching.length,
+    };
   }
 
   private updateSession(id: string, input: UpdateSessionInput, scope: Scope): Session {

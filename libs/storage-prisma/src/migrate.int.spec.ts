@@ -41,6 +41,11 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 }
 
 /** Columns, indexes and constraints of the public schema, in a comparable form. */
+/**
+ * The public schema's tables, indexes and constraints, without Prisma's bookkeeping table. Since
+ * PostgreSQL 18, NOT NULL constraints are rows of pg_constraint too (`<table>_<col>_not_null`), so
+ * the bookkeeping table is left out by its name, not by its primary key's.
+ */
 async function catalog(url: string): Promise<unknown> {
   const [columns, indexes, constraints] = await Promise.all([
     query(
@@ -57,8 +62,7 @@ async function catalog(url: string): Promise<unknown> {
     query(
       url,
       `SELECT conrelid::regclass::text AS table_name, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
-       WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text <> '"_prisma_migrations"'
-         AND conname <> '_prisma_migrations_pkey'
+       WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text <> '_prisma_migrations'
        ORDER BY conname`,
     ),
   ]);

@@ -76,8 +76,10 @@ class PrismaStorage implements StorageBackend {
   constructor(private readonly handle: DatabaseHandle) {
     this.db = handle.db;
     this.kind = handle.provider === 'sqlite' ? 'sqlite' : 'postgres';
-    this.sessions = new PrismaSessionStore(this.db, (tx, threadId) =>
-      this.deleteThread(tx, threadId),
+    this.sessions = new PrismaSessionStore(
+      this.db,
+      (tx, threadId) => this.deleteThread(tx, threadId),
+      handle.provider,
     );
     this.messages = new PrismaMessageStore(this.db);
     this.runs = new PrismaRunStore(this.db);

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ListSessionsQuery, Session, SessionPage, StringMap } from '@cognition/contracts';
+import type {
+  ListSessionsQuery,
+  Session,
+  SessionPage,
+  SessionSort,
+  StringMap,
+} from '@cognition/contracts';
 import {
   CreateSessionInputSchema,
   ListSessionsQuerySchema,
@@ -11,6 +17,7 @@ import type { Scope, SessionStore } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import { z } from 'zod';
 import type { PrismaDb, PrismaTx } from './db';
+import type { DatabaseProvider } from './migrate';
 import { guard, isUniqueViolation } from './errors';
 import { mapToRows, metadataWhere, scopeWhere, SESSION_INCLUDE, toSession } from './mapping';
 import type { Prisma } from './generated/postgres/client';
@@ -28,6 +35,7 @@ export class PrismaSessionStore implements SessionStore {
   constructor(
     private readonly db: PrismaDb,
     private readonly cleanupThread: ThreadCleanup,
+    private readonly provider: DatabaseProvider,
   ) {}
 
   async create(input: CreateSessionInput, scope: Scope): Promise<Session> {
@@ -80,13 +88,17 @@ export class PrismaSessionStore implements SessionStore {
     const where: Prisma.SessionWhereInput = {
       AND: [...scopeWhere(scopes), ...metadataWhere(q.metadata)],
       ...(q.status ? { status: q.status } : {}),
+      ...(q.agentName ? { agentName: q.agentName } : {}),
     };
     return guard('list sessions', async () => {
+      if (q.titleContains !== undefined) {
+        where.id = { in: await this.idsWithTitleContaining(q.titleContains) };
+      }
       const [rows, total] = await this.db.$transaction([
         this.db.session.findMany({
           where,
           include: SESSION_INCLUDE,
-          orderBy: [{ updatedAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+          orderBy: sessionOrder(q.sort, q.order),
           skip: q.offset,
           take: q.limit,
         }),
@@ -94,6 +106,21 @@ export class PrismaSessionStore implements SessionStore {
       ]);
       return { sessions: rows.map(toSession), total };
     });
+  }
+
+  /**
+   * Ids of sessions whose title contains `text`, ignoring ASCII case. Not Prisma's `contains`:
+   * it compiles to LIKE without escaping, so `%` and `_` in the text would match anything, and
+   * SQLite's LIKE has no escape character to fix that with.
+   */
+  private async idsWithTitleContaining(text: string): Promise<string[]> {
+    const rows =
+      this.provider === 'sqlite'
+        ? await this.db.$queryRaw<{ id: string }[]>`
+            SELECT id FROM sessions WHERE instr(lower(coalesce(title, '')), lower(${text})) > 0`
+        : await this.db.$queryRaw<{ id: string }[]>`
+            SELECT id FROM sessions WHERE strpos(lower(coalesce(title, '')), lower(${text})) > 0`;
+    return rows.map((row) => row.id);
   }
 
   /**
@@ -176,4 +203,20 @@ export class PrismaSessionStore implements SessionStore {
       }),
     );
   }
+}
+
+/** ListSessionsQuery's order: the sort key, then creation time and id as tie-breakers. */
+function sessionOrder(
+  sort: SessionSort,
+  order: 'asc' | 'desc',
+): Prisma.SessionOrderByWithRelationInput[] {
+  const first: Prisma.SessionOrderByWithRelationInput =
+    sort === 'updated_at'
+      ? { updatedAt: order }
+      : sort === 'created_at'
+        ? { createdAt: order }
+        : sort === 'title'
+          ? { title: { sort: order, nulls: order === 'asc' ? 'first' : 'last' } }
+          : { messageCount: order };
+  return [first, { createdAt: order }, { id: order }];
 }

@@ -56,11 +56,24 @@ async function withAdmin(
   adminUrl: string,
   fn: (client: pg.Client) => Promise<unknown>,
 ): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(
+      `postgres: UNAVAILABLE — the tests need a PostgreSQL server at ${redactPassword(adminUrl)} ` +
+        `(${error instanceof Error ? error.message : String(error)}). \`npm test\` provisions one ` +
+        `(tools/provision/ensure-postgres.mjs); to use another server set COGNITION_TEST_POSTGRES_URL.`,
+      { cause: error },
+    );
+  }
   try {
     await fn(admin);
   } finally {
     await admin.end();
   }
+}
+
+function redactPassword(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }

@@ -30,7 +30,10 @@ export interface SessionStore {
   create(input: CreateSessionInput, scope: Scope): Promise<Session>;
   /** null when missing or outside the caller's scope. */
   get(id: string, scope: Scope): Promise<Session | null>;
-  /** Filtered by scope, metadata predicates (all must match) and status; newest `updatedAt` first. */
+  /**
+   * Filtered by scope and the query's filters (metadata predicates, status, agent, title text: all
+   * must match), in the query's order (default newest `updatedAt` first); see ListSessionsQuery.
+   */
   list(query: ListSessionsQuery, scope: Scope): Promise<SessionPage>;
   /**
    * Applies the given fields (metadata and config replaced whole) and increments `version`.

@@ -1,28 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createTestDatabase as createDatabase } from '@cognition/storage-prisma';
 
-const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-/** A fresh database for one spec file; `drop()` removes it (after the server has stopped). */
+/**
+ * A fresh PostgreSQL database for one spec file, on the server of `COGNITION_TEST_POSTGRES_URL`
+ * (default: the one `npm test` provisions on 127.0.0.1:5432); `drop()` removes it (after the
+ * server has stopped). An unreachable server fails with the provisioning message.
+ */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `cognition_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    url: `postgresql://postgres@127.0.0.1:5432/${name}`,
-    async drop() {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  const database = await createDatabase('postgresql');
+  if (database.provider !== 'postgresql') throw new Error('expected a PostgreSQL test database');
+  return { url: database.url, drop: () => database.cleanup() };
 }

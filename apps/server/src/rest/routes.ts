@@ -76,7 +76,8 @@ export const REST_ROUTES: RestRoute[] = [
     operationId: 'listSessions',
     summary: 'List sessions',
     description:
-      "Sessions in the caller's scope, most recently updated first. Filter by metadata with " +
+      "Sessions in the caller's scope, most recently updated first unless `sort`/`order` say " +
+      'otherwise; filter by status, agent, text in the title, and metadata with ' +
       '`metadata.<key>=<value>` query parameters (all must match), e.g. ' +
       '`?metadata.repository=myorg/myrepo&metadata.pr_number=42`.',
     tag: 'sessions',
@@ -97,6 +98,10 @@ export const REST_ROUTES: RestRoute[] = [
       const metadata = Object.fromEntries(predicates);
       const page = await api.sessions.list({
         ...(query.status !== undefined ? { status: query.status } : {}),
+        ...(query.agent_name !== undefined ? { agentName: query.agent_name } : {}),
+        ...(query.title_contains !== undefined ? { titleContains: query.title_contains } : {}),
+        ...(query.sort !== undefined ? { sort: query.sort } : {}),
+        ...(query.order !== undefined ? { order: query.order } : {}),
         ...(query.limit !== undefined ? { limit: query.limit } : {}),
         ...(query.offset !== undefined ? { offset: query.offset } : {}),
         ...(Object.keys(metadata).length > 0 ? { metadata } : {}),

@@ -11,6 +11,7 @@ import {
   RunStatusSchema,
   SESSION_TITLE_MAX,
   SessionConfigSchema,
+  SessionSortSchema,
   SessionStatusSchema,
   StringMapSchema,
 } from '@cognition/contracts';
@@ -209,6 +210,15 @@ export const METADATA_QUERY_PREFIX = 'metadata.';
 export const ListSessionsQuery = z
   .object({
     status: SessionStatusSchema.optional(),
+    agent_name: AgentNameSchema.optional().meta({ description: 'Only sessions of this agent' }),
+    title_contains: z
+      .string()
+      .min(1)
+      .max(SESSION_TITLE_MAX)
+      .optional()
+      .meta({ description: 'Text in the title, case-insensitive (ASCII letters)' }),
+    sort: SessionSortSchema.optional().meta({ description: 'Order by (default updated_at)' }),
+    order: z.enum(['asc', 'desc']).optional().meta({ description: 'Default desc' }),
     limit: queryInt(1, PAGE_LIMIT_MAX, `Page size (default ${PAGE_LIMIT_DEFAULT})`).optional(),
     offset: queryInt(0, 1_000_000_000, 'Sessions to skip (default 0)').optional(),
   })

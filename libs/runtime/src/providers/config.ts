@@ -180,18 +180,71 @@ function parseProvidersFile(file: { path: string; content: string }): Record<str
   return value as Record<string, unknown>;
 }
 
+/** The model used when a provider is chosen by its API key alone and no model is named. */
+export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' } as const;
+
+/** How the environment's provider was chosen, for the startup log. */
+export interface EnvProviderChoice {
+  kind: 'openai' | 'anthropic';
+  model: string;
+  /** One sentence a newcomer reads in the first log lines. */
+  explanation: string;
+}
+
+/**
+ * The provider a newcomer gets from an API key alone: with neither `COGNITION_LLM_PROVIDER` nor
+ * a providers file, `OPENAI_API_KEY` selects openai and `ANTHROPIC_API_KEY` anthropic, with
+ * `COGNITION_LLM_MODEL` or the kind's {@link DEFAULT_MODELS} entry. When both keys are present
+ * OpenAI is chosen (the first documented provider) and the explanation says how to pick the other.
+ * Null when no key is present or the provider is configured explicitly.
+ */
+export function providerFromKeys(env: LlmEnvValues): EnvProviderChoice | null {
+  if (blankToUndefined(env.provider) !== undefined) return null;
+  const openai = blankToUndefined(env.openaiApiKey) !== undefined;
+  const anthropic = blankToUndefined(env.anthropicApiKey) !== undefined;
+  if (!openai && !anthropic) return null;
+  const kind = openai ? 'openai' : 'anthropic';
+  const named = blankToUndefined(env.model);
+  const model = named ?? DEFAULT_MODELS[kind];
+  const key = openai ? ENV_NAMES.openai : ENV_NAMES.anthropic;
+  const modelNote = named
+    ? `model ${model} from ${ENV_NAMES.model}`
+    : `default model ${model}; ${ENV_NAMES.model} changes it`;
+  const both =
+    openai && anthropic
+      ? ` ${ENV_NAMES.anthropic} is set too: with both keys OpenAI is used, ${ENV_NAMES.provider}=anthropic picks Anthropic.`
+      : '';
+  return {
+    kind,
+    model,
+    explanation: `Using ${kind} (${modelNote}) because ${key} is set and ${ENV_NAMES.provider} is not.${both}`,
+  };
+}
+
 /**
  * Builds the typed configuration from environment values and an optional providers file.
  * - File providers take their missing `apiKey` (and an openai_compatible `baseUrl`) from the
  *   matching environment values.
  * - `COGNITION_LLM_PROVIDER` adds a provider with id = kind and priority 0 (it replaces a file
  *   provider with the same id), using `COGNITION_LLM_MODEL` and the kind's credentials.
+ * - With neither, an API key alone selects its provider ({@link providerFromKeys}).
  * No provider at all is valid here: runs then fail with PROVIDER_CONFIG_ERROR telling how to
  * configure one, and the rest of the server keeps working.
  *
  * @throws RuntimeError PROVIDER_CONFIG_ERROR naming each offending variable or file field.
  */
 export function loadLlmConfig(env: LlmEnvValues): LlmConfig {
+  return resolveLlmConfig(env).config;
+}
+
+/**
+ * {@link loadLlmConfig}, plus how the environment's provider was chosen when an API key alone
+ * chose it (null otherwise), for the server's startup log.
+ */
+export function resolveLlmConfig(env: LlmEnvValues): {
+  config: LlmConfig;
+  choice: EnvProviderChoice | null;
+} {
   const fileValue = env.providersFile ? parseProvidersFile(env.providersFile) : {};
   const fileProviders = Array.isArray(fileValue.providers)
     ? (fileValue.providers as unknown[])
@@ -210,8 +263,12 @@ export function loadLlmConfig(env: LlmEnvValues): LlmConfig {
     throw configError(toFieldIssues(fileResult.error), env.providersFile?.path);
   const config = fileResult.data;
 
-  const kind = blankToUndefined(env.provider);
-  if (kind === undefined) return config;
+  const detected =
+    blankToUndefined(env.provider) === undefined && config.providers.length === 0
+      ? providerFromKeys(env)
+      : null;
+  const kind = blankToUndefined(env.provider) ?? detected?.kind;
+  if (kind === undefined) return { config, choice: null };
   if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
     throw configError([
       {
@@ -221,7 +278,7 @@ export function loadLlmConfig(env: LlmEnvValues): LlmConfig {
     ]);
   }
   const issues: FieldIssue[] = [];
-  const model = blankToUndefined(env.model);
+  const model = blankToUndefined(env.model) ?? detected?.model;
   if (model === undefined)
     issues.push({ path: ENV_NAMES.model, message: `required with ${ENV_NAMES.provider}=${kind}` });
   const candidate = withEnvDefaults({ id: kind, kind }, env);
@@ -252,7 +309,10 @@ export function loadLlmConfig(env: LlmEnvValues): LlmConfig {
     );
   }
   return {
-    ...config,
-    providers: [parsed.data, ...config.providers.filter((p) => p.id !== parsed.data.id)],
+    config: {
+      ...config,
+      providers: [parsed.data, ...config.providers.filter((p) => p.id !== parsed.data.id)],
+    },
+    choice: detected,
   };
 }

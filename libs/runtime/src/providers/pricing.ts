@@ -13,6 +13,7 @@ export const DEFAULT_PRICES: Readonly<Record<string, Price>> = {
   o3: { inputPerMillion: 2, outputPerMillion: 8 },
   'o4-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4 },
   'claude-3-5-haiku': { inputPerMillion: 0.8, outputPerMillion: 4 },
+  'claude-haiku-4-5': { inputPerMillion: 1, outputPerMillion: 5 },
   'claude-3-5-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
   'claude-3-7-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
   'claude-sonnet-4': { inputPerMillion: 3, outputPerMillion: 15 },

@@ -1,5 +1,5 @@
 import type { LlmConfigInput } from './config';
-import { loadLlmConfig } from './config';
+import { DEFAULT_MODELS, loadLlmConfig, providerFromKeys } from './config';
 import { costOf, priceFor, DEFAULT_PRICES } from './pricing';
 import { NO_PROVIDER_MESSAGE, ProviderRegistry } from './registry';
 import { match, thrownBy } from '../test-support';
@@ -110,6 +110,62 @@ describe('loadLlmConfig', () => {
   it('accepts no provider at all (runs then fail with a how-to)', () => {
     expect(loadLlmConfig({}).providers).toEqual([]);
     expect(() => new ProviderRegistry({}).resolve({}, agent)).toThrow(NO_PROVIDER_MESSAGE);
+  });
+});
+
+describe("a provider chosen by its API key alone (issue 11: a newcomer's first turn)", () => {
+  it('OPENAI_API_KEY alone selects openai with the default model, and says so', () => {
+    const config = loadLlmConfig({ openaiApiKey: 'sk-1' });
+    expect(config.providers).toEqual([
+      expect.objectContaining({ id: 'openai', kind: 'openai', model: DEFAULT_MODELS.openai }),
+    ]);
+    expect(providerFromKeys({ openaiApiKey: 'sk-1' })?.explanation).toBe(
+      'Using openai (default model gpt-4o-mini; COGNITION_LLM_MODEL changes it) because OPENAI_API_KEY is set and COGNITION_LLM_PROVIDER is not.',
+    );
+  });
+
+  it('ANTHROPIC_API_KEY alone selects anthropic; COGNITION_LLM_MODEL names the model', () => {
+    const config = loadLlmConfig({ anthropicApiKey: 'sk-ant', model: 'claude-sonnet-4-5' });
+    expect(config.providers).toEqual([
+      expect.objectContaining({ kind: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant' }),
+    ]);
+    expect(providerFromKeys({ anthropicApiKey: 'sk-ant' })).toMatchObject({
+      kind: 'anthropic',
+      model: DEFAULT_MODELS.anthropic,
+    });
+  });
+
+  it('both keys: OpenAI is chosen and the explanation names the variable that picks the other', () => {
+    const env = { openaiApiKey: 'sk-1', anthropicApiKey: 'sk-ant' };
+    expect(loadLlmConfig(env).providers.map((p) => p.kind)).toEqual(['openai']);
+    expect(providerFromKeys(env)?.explanation).toContain(
+      'ANTHROPIC_API_KEY is set too: with both keys OpenAI is used, COGNITION_LLM_PROVIDER=anthropic picks Anthropic.',
+    );
+  });
+
+  it('an explicit provider or a providers file wins over the keys', () => {
+    const explicit = {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4',
+      openaiApiKey: 'sk-1',
+      anthropicApiKey: 'k',
+    };
+    expect(providerFromKeys(explicit)).toBeNull();
+    expect(loadLlmConfig(explicit).providers.map((p) => p.kind)).toEqual(['anthropic']);
+    const file = {
+      openaiApiKey: 'sk-1',
+      providersFile: {
+        path: '/p.yaml',
+        content:
+          'providers: [{id: local, kind: openai_compatible, model: m, baseUrl: "http://127.0.0.1:1/v1"}]',
+      },
+    };
+    expect(loadLlmConfig(file).providers.map((p) => p.id)).toEqual(['local']);
+  });
+
+  it('blank keys count as absent', () => {
+    expect(providerFromKeys({ openaiApiKey: '  ' })).toBeNull();
+    expect(loadLlmConfig({ openaiApiKey: '' }).providers).toEqual([]);
   });
 });
 

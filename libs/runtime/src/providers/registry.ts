@@ -26,7 +26,8 @@ export interface ProviderSummary {
 }
 
 export const NO_PROVIDER_MESSAGE =
-  'No LLM provider is configured. Set COGNITION_LLM_PROVIDER (openai, anthropic or ' +
+  'No LLM provider is configured. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (the provider follows ' +
+  'the key, with a default model), or COGNITION_LLM_PROVIDER (openai, anthropic or ' +
   'openai_compatible) and COGNITION_LLM_MODEL together with OPENAI_API_KEY, ANTHROPIC_API_KEY or ' +
   'COGNITION_OPENAI_COMPATIBLE_BASE_URL, or list providers in a providers file.';
 

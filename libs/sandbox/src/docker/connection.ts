@@ -95,7 +95,7 @@ export function unavailable(connection: DockerConnection, error: unknown): Sandb
   return new SandboxError(
     'DOCKER_UNAVAILABLE',
     `Docker engine not reachable at ${describeConnection(connection)}: ${reason}. ` +
-      'Start dockerd (tools/sandbox/ensure-docker.sh) or point DOCKER_HOST at a running engine.',
+      'Start dockerd (tools/provision/ensure-docker.sh) or point DOCKER_HOST at a running engine.',
     { cause: error },
   );
 }

@@ -166,7 +166,7 @@ export function sessionTests(ctx: SuiteContext): void {
       );
       await expectValidationError(ctx.backend.sessions.list({ offset: -1 }, {}), 'offset');
       await expectStorageError(
-        ctx.backend.sessions.list({ sort: 'title' } as unknown as { limit: number }, {}),
+        ctx.backend.sessions.list({ sortBy: 'title' } as unknown as { limit: number }, {}),
         'VALIDATION_ERROR',
       );
     });

@@ -5,6 +5,7 @@ import { isolationTests } from './isolation-conformance';
 import { messageTests } from './messages-conformance';
 import { projectionTests } from './projection-conformance';
 import { runTests } from './runs-conformance';
+import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
 
@@ -29,6 +30,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
   describe(`${name}: storage conformance`, () => {
     const ctx = useFreshBackend(factory);
     sessionTests(ctx);
+    sessionListTests(ctx);
     messageTests(ctx);
     runTests(ctx);
     projectionTests(ctx);

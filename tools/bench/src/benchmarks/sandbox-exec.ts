@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
   checkDockerAvailable,
+  dockerConnectionFromEnv,
   createDockerSandbox,
   createLocalSandbox,
   DEFAULT_LOCAL_PATH,
@@ -79,10 +80,12 @@ async function measureLocal(ctx: BenchContext): Promise<ResultRow> {
 }
 
 async function measureDocker(ctx: BenchContext): Promise<ResultRow[]> {
-  const availability = await checkDockerAvailable();
+  // DOCKER_HOST points the benchmark at another engine, as it does the `docker` CLI it compares with.
+  const connection = dockerConnectionFromEnv(process.env);
+  const availability = await checkDockerAvailable({ connection });
   ctx.log(`Docker ${availability.serverVersion}, image ${availability.image}`);
   // A prefix of its own: the benchmark's containers never collide with a server's or a test's.
-  const factory = createDockerSandbox({ containerPrefix: 'cognition-bench-' });
+  const factory = createDockerSandbox({ containerPrefix: 'cognition-bench-', connection });
   const run = randomBytes(4).toString('hex');
   const warmId = `warm-${run}`;
   const created: string[] = [warmId];

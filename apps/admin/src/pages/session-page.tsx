@@ -1,0 +1,88 @@
+import { useQuery } from '@tanstack/react-query';
+import { Empty, ErrorView, Loading } from '../components/states';
+import { LiveRun } from '../components/live-run';
+import { MessageView } from '../components/message-view';
+import { MetadataEditor } from '../components/metadata-editor';
+import { RunsTable } from '../components/runs-table';
+import { hrefOf } from '../route';
+import { useTRPC } from '../trpc';
+
+/** A run still holds the session while it is queued or running. */
+const ACTIVE = new Set(['queued', 'running']);
+/** A run started by another client shows up within this. */
+const RUNS_REFRESH_MS = 1000;
+
+/** One session: its details, the live run (if any), its runs and its conversation. */
+export function SessionPage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const session = useQuery(trpc.sessions.get.queryOptions({ id }));
+  const runs = useQuery({
+    ...trpc.runs.list.queryOptions({ sessionId: id }),
+    refetchInterval: RUNS_REFRESH_MS,
+  });
+  const messages = useQuery(trpc.messages.list.queryOptions({ sessionId: id, limit: 200 }));
+  const active = runs.data?.runs.find((run) => ACTIVE.has(run.status)) ?? null;
+
+  if (session.isPending) return <Loading what="Loading the session" />;
+  if (session.isError) return <ErrorView error={session.error} />;
+  const s = session.data;
+  return (
+    <article aria-labelledby="session-title">
+      <p>
+        <a href={hrefOf({ page: 'sessions' })}>← Sessions</a>
+      </p>
+      <h1 id="session-title">{s.title ?? s.id}</h1>
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>
+          <span className={`badge ${s.status}`}>{s.status}</span>
+        </dd>
+        <dt>Agent</dt>
+        <dd>{s.agentName}</dd>
+        <dt>Messages</dt>
+        <dd>{s.messageCount}</dd>
+        <dt>Version</dt>
+        <dd>{s.version}</dd>
+        <dt>Updated</dt>
+        <dd>{s.updatedAt.toLocaleString()}</dd>
+      </dl>
+      <MetadataEditor session={s} />
+      <section aria-labelledby="live-title">
+        <h2 id="live-title">Live run</h2>
+        {active ? (
+          <LiveRun key={active.id} sessionId={id} runId={active.id} />
+        ) : (
+          <Empty>No run is active. A message sent by any client streams here as it runs.</Empty>
+        )}
+      </section>
+      <section aria-labelledby="runs-title">
+        <h2 id="runs-title">Runs</h2>
+        {runs.isPending ? (
+          <Loading what="Loading runs" />
+        ) : runs.isError ? (
+          <ErrorView error={runs.error} />
+        ) : runs.data.runs.length === 0 ? (
+          <Empty>No runs yet.</Empty>
+        ) : (
+          <RunsTable runs={runs.data.runs} />
+        )}
+      </section>
+      <section aria-labelledby="messages-title">
+        <h2 id="messages-title">Conversation</h2>
+        {messages.isPending ? (
+          <Loading what="Loading messages" />
+        ) : messages.isError ? (
+          <ErrorView error={messages.error} />
+        ) : messages.data.messages.length === 0 ? (
+          <Empty>No messages yet.</Empty>
+        ) : (
+          <ol className="messages">
+            {messages.data.messages.map((message) => (
+              <MessageView key={message.id} message={message} />
+            ))}
+          </ol>
+        )}
+      </section>
+    </article>
+  );
+}

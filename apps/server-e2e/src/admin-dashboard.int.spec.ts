@@ -1,0 +1,202 @@
+import { createCognitionClient, streamMessage } from '@cognition/client';
+import type { CognitionClient } from '@cognition/client';
+import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import { startAgentServer } from './support/agent-server';
+import { REPO_ROOT } from './support/paths';
+import type { ServerProcess } from './support/server-process';
+import { tempWorkspace } from './support/server-process';
+
+/**
+ * The dashboard (apps/admin) in a real Chromium against the built server with the fake model:
+ * sign in, filter sessions, open one, watch a run started by another client stream into the
+ * page, abort a run, edit metadata (and meet a version conflict), read the system page.
+ * Screenshots of each page go to docs/admin/ (committed when they change).
+ */
+const API_KEY = 'admin-dashboard-key-0001';
+const SHOTS = path.join(REPO_ROOT, 'docs/admin');
+const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
+const LONG_ANSWER = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+
+let fake: FakeOpenAIServer;
+let server: ServerProcess;
+let browser: Browser;
+let page: Page;
+let client: CognitionClient;
+const workspace = tempWorkspace();
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  fake = await FakeOpenAIServer.start({
+    chunkDelayMs: 25,
+    fallback: { text: 'The answer, **in markdown**, with `code`.' },
+  });
+  server = await startAgentServer(fake, workspace.dir, { COGNITION_API_KEYS: API_KEY });
+  client = createCognitionClient({ url: `${server.url}/trpc`, apiKey: API_KEY });
+  for (const [name, team] of [
+    ['Alpha review', 'alpha'],
+    ['Alpha triage', 'alpha'],
+    ['Beta planning', 'beta'],
+  ] as const) {
+    const session = await client.sessions.create.mutate({ title: name, metadata: { team } });
+    ids[name] = session.id;
+  }
+  await drain(
+    streamMessage(client, { sessionId: ids['Alpha review'] ?? '', content: 'Summarise the PR' }),
+  );
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+  } catch (error) {
+    throw new Error(
+      `chromium: UNAVAILABLE — the dashboard's browser tests need Chromium at ${CHROMIUM}: \`npm test\` installs it (tools/provision/ensure-chromium.sh); COGNITION_TEST_CHROMIUM points elsewhere. ${String(error)}`,
+    );
+  }
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  mkdirSync(SHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) expect(await server.stop()).toBe(0);
+  await fake?.close();
+  workspace.remove();
+});
+
+async function drain(events: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of events) {
+    // the run's events are not the point here
+  }
+}
+
+/** Waits until the page's tables hold exactly `count` rows (header rows included). */
+async function rowsToBe(count: number): Promise<void> {
+  const rows = page.getByRole('row');
+  await rows.nth(count - 1).waitFor();
+  await rows.nth(count).waitFor({ state: 'detached' });
+  expect(await rows.count()).toBe(count);
+}
+
+const shot = (name: string) =>
+  page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+test('asks for an API key, then lists the sessions', async () => {
+  await page.goto(`${server.url}/admin/`);
+  await page.getByRole('heading', { name: 'Sign in to Cognition' }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /API key/i })
+    .waitFor();
+  await shot('sign-in');
+  await page.getByLabel('API key').fill(API_KEY);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  await rowsToBe(4); // header + 3 sessions
+  await shot('sessions');
+});
+
+test('filters sessions by metadata, status and title text, and sorts them', async () => {
+  await page.getByLabel('Metadata key').fill('team');
+  await page.getByLabel('value').fill('alpha');
+  await page.getByRole('link', { name: 'Beta planning' }).waitFor({ state: 'detached' });
+  await rowsToBe(3);
+  await page.getByLabel('Status').selectOption('completed');
+  await page.getByText('No sessions match.').waitFor();
+  await page.getByLabel('Status').selectOption('');
+  await page.getByLabel('Metadata key').fill('');
+  await rowsToBe(4);
+  await page.getByLabel('Title contains').fill('TRIAGE');
+  await page.getByRole('link', { name: 'Alpha review' }).waitFor({ state: 'detached' });
+  await rowsToBe(2);
+  await page.getByLabel('Title contains').fill('');
+  await page.getByLabel('Sort by').selectOption('title');
+  await page.getByLabel('Order').selectOption('asc');
+  await page.getByRole('link', { name: 'Beta planning' }).waitFor();
+  const titles = await page.locator('tbody tr td:first-child').allTextContents();
+  expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
+});
+
+test('opens a session with the keyboard and shows its conversation and runs', async () => {
+  await page.getByRole('link', { name: 'Alpha review' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Alpha review' }).waitFor();
+  await page.getByText('Summarise the PR').waitFor();
+  // Markdown is rendered (bold), never injected as HTML.
+  await page.locator('.markdown strong', { hasText: 'in markdown' }).waitFor();
+  await page.getByRole('cell', { name: 'completed' }).first().waitFor();
+  await shot('session');
+});
+
+test('a message sent by another client streams into the page as it runs', async () => {
+  fake.enqueue({ text: LONG_ANSWER, chunkDelayMs: 40 });
+  const sending = drain(
+    streamMessage(client, { sessionId: ids['Alpha review'] ?? '', content: 'Go long' }),
+  );
+  const live = page.getByRole('status', { name: 'Answer so far' });
+  // Part of the answer is on screen while the run still goes on...
+  await page.locator('.stream', { hasText: 'word5' }).waitFor();
+  expect(await live.textContent()).not.toContain('word59');
+  await shot('session-live');
+  // ...then all of it, and the run shows completed.
+  await sending;
+  await page.getByText('Go long').waitFor();
+  await page.locator('.markdown', { hasText: 'word59' }).waitFor();
+});
+
+test('aborts a running run from the page', async () => {
+  fake.enqueue({ text: LONG_ANSWER, chunkDelayMs: 200 });
+  const sending = drain(
+    streamMessage(client, { sessionId: ids['Alpha review'] ?? '', content: 'Slow one' }),
+  );
+  await page.locator('.stream', { hasText: 'word1' }).waitFor();
+  await page.getByRole('button', { name: 'Abort run' }).click();
+  await sending;
+  await page
+    .getByRole('cell', { name: /^aborted/ })
+    .first()
+    .waitFor();
+  const runs = await client.runs.list.query({ sessionId: ids['Alpha review'] ?? '' });
+  expect(runs.runs.map((r) => r.status).sort()).toEqual(['aborted', 'completed', 'completed']);
+});
+
+test('edits metadata with the optimistic version; a concurrent change is a clear conflict', async () => {
+  await page.getByRole('button', { name: 'Edit metadata' }).click();
+  await page.getByLabel(/per line/).fill('team=alpha\nowner=ops');
+  await page.getByRole('button', { name: /^Save/ }).click();
+  await page.getByText('owner=ops').waitFor();
+  const session = await client.sessions.get.query({ id: ids['Alpha review'] ?? '' });
+  expect(session.metadata).toEqual({ team: 'alpha', owner: 'ops' });
+
+  await page.getByRole('button', { name: 'Edit metadata' }).click();
+  await client.sessions.update.mutate({ id: session.id, title: 'Renamed elsewhere' });
+  await page.getByLabel(/per line/).fill('team=alpha\nowner=me');
+  await page.getByRole('button', { name: /^Save/ }).click();
+  await page.getByRole('alert').filter({ hasText: 'Someone changed this session' }).waitFor();
+  expect((await client.sessions.get.query({ id: session.id })).metadata['owner']).toBe('ops');
+});
+
+test('the system page shows storage, runs and circuit breakers', async () => {
+  await page.getByRole('link', { name: 'System' }).click();
+  await page.getByRole('heading', { name: 'System' }).waitFor();
+  await page.getByText(/sqlite · ok/).waitFor();
+  await page.getByRole('heading', { name: 'Circuit breakers' }).waitFor();
+  await shot('system');
+});
+
+test('works on a narrow window', async () => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.getByRole('link', { name: 'Sessions' }).click();
+  await page.getByRole('link', { name: 'Alpha triage' }).waitFor();
+  // The page itself never scrolls sideways; a wide table scrolls inside its own box.
+  // (The function runs in the page: its globals are the browser's, unknown to this file's types.)
+  const overflow = await page.evaluate<number>(
+    'document.documentElement.scrollWidth - window.innerWidth',
+  );
+  expect(overflow).toBeLessThanOrEqual(0);
+  await shot('sessions-narrow');
+});
