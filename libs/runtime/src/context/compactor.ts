@@ -96,10 +96,6 @@ export interface Prepared {
 export class ContextCompactor {
   constructor(private readonly options: CompactorOptions) {}
 
-  get budget(): number {
-    return this.options.settings.budget;
-  }
-
   measure(history: readonly BaseMessage[], state: ContextState | null): Measured {
     return measureContext(history, state, {
       ...this.options,
