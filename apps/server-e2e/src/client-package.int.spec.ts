@@ -1,6 +1,12 @@
 import type { TestApiServer } from '@cognition/api/testing';
 import { startTestApiServer } from '@cognition/api/testing';
-import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import {
+  AgentRegistry,
+  ContextInspector,
+  InMemoryEventLog,
+  ProviderRegistry,
+  RunManager,
+} from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
 import type { StorageBackend } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
@@ -154,15 +160,17 @@ describe('@cognition/client as an npm package', () => {
     await storage.initialize();
     await mkdir(path.join(workDir, 'workspaces'));
     const model = new ScriptedChatModel([{ text: ['Hello ', 'from ', 'the run'] }]);
+    const agents = new AgentRegistry();
+    const providers = new ProviderRegistry({
+      providers: [
+        { id: 'fake', kind: 'openai_compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' },
+      ],
+    });
     runs = new RunManager({
       storage,
       sandbox: new FakeExecutionBackendFactory(),
-      agents: new AgentRegistry(),
-      providers: new ProviderRegistry({
-        providers: [
-          { id: 'fake', kind: 'openai_compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' },
-        ],
-      }),
+      agents,
+      providers,
       eventLog: new InMemoryEventLog(),
       workspaceRoot: path.join(workDir, 'workspaces'),
       chatModelFactory: () => model,
@@ -170,6 +178,7 @@ describe('@cognition/client as an npm package', () => {
     server = await startTestApiServer({
       storage,
       runs,
+      context: new ContextInspector({ storage, agents, providers }),
       version: '9.9.9-pkg',
       auth: {
         scoping: { enabled: true, keys: ['user'] },

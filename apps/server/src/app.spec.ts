@@ -492,6 +492,7 @@ describe('scoping and API keys', () => {
       as(request(t.app).delete(`/sessions/${id}`), 'bob'),
       as(request(t.app).get(`/sessions/${id}/messages`), 'bob'),
       as(request(t.app).get(`/sessions/${id}/messages/${message.id}`), 'bob'),
+      as(request(t.app).get(`/sessions/${id}/context`), 'bob'),
       as(request(t.app).get(`/sessions/${id}`), 'alice', KEY, 'p2'),
       as(request(t.app).get(`/sessions/${id}`), 'alice', PINNED),
     ];
@@ -502,6 +503,9 @@ describe('scoping and API keys', () => {
     const own = await as(request(t.app).get(`/sessions/${id}`), 'alice');
     expect(own.status).toBe(200);
     expect(body(own).title).toBe('alice only');
+    const context = await as(request(t.app).get(`/sessions/${id}/context`), 'alice');
+    expect(context.status).toBe(200);
+    expect(body(context)).toMatchObject({ session_id: id, strategy: 'summarize', summary: null });
     const health = await as(request(t.app).get('/health'), 'alice');
     expect(body(health).active_sessions).toBe(1);
     expect(body(health).runs).toEqual({ executing: 0, queued: 0, limit: 32 });

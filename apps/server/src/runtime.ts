@@ -1,6 +1,7 @@
 import type { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import {
   AgentRegistry,
+  ContextInspector,
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
@@ -89,18 +90,25 @@ export interface RuntimeDeps {
   logger: Logger;
 }
 
+/** The runtime services the API is given, and the LLM line of the startup log. */
+export interface Runtime {
+  runs: RunManager;
+  /** The context-window view, on the same agents, providers and tools as the runs. */
+  context: ContextInspector;
+  /** The configured providers in one line, e.g. `openai (gpt-4o-mini)`. */
+  llm: string;
+}
+
 /**
  * The agent runtime as configured: providers, agents (built-ins plus
- * `<workspace>/.cognition/agents`), the event log (`createEventLog`) and the `RunManager`.
+ * `<workspace>/.cognition/agents`), the event log (`createEventLog`), the `RunManager` and the
+ * context-window view.
  * Without any provider the server still runs: each message then fails at once with an `error`
  * event `PROVIDER_CONFIG_ERROR`, and a warning says so here.
  * @throws ConfigError for invalid LLM settings; RuntimeError VALIDATION_ERROR naming an invalid
  *   agent file.
  */
-export async function createRuntime(
-  config: ServerConfig,
-  deps: RuntimeDeps,
-): Promise<{ runs: RunManager; llm: string }> {
+export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Promise<Runtime> {
   const llm = await loadLlmSettings(config.llm);
   const providers = new ProviderRegistry(llm.config);
   const agents = await AgentRegistry.load(config.workspaceRoot);
@@ -146,7 +154,11 @@ export async function createRuntime(
     tools: toolOptions(config.tools),
     logger: deps.logger.child({ component: 'runtime' }),
   });
-  return { runs, llm: llmLine };
+  return {
+    runs,
+    context: new ContextInspector({ storage: deps.storage, agents, providers }),
+    llm: llmLine,
+  };
 }
 
 /** The network tools' settings as the runtime's catalog options. */

@@ -1,6 +1,6 @@
 import type { ApiServices } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import type { RunManager } from '@cognition/runtime';
+import type { ContextInspector, RunManager } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
@@ -60,12 +60,13 @@ export async function startServer(
 
   const breakers = new CircuitBreakerRegistry();
   let runs: RunManager;
+  let context: ContextInspector;
   let llm: string;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
-    ({ runs, llm } = await createRuntime(config, { storage, sandbox, breakers, logger }));
+    ({ runs, context, llm } = await createRuntime(config, { storage, sandbox, breakers, logger }));
     const { resumed, interrupted, failed, callbacks } = await runs.recover();
     logger.info(
       {
@@ -81,7 +82,7 @@ export async function startServer(
     throw error;
   }
 
-  const services: ApiServices = { storage, runs, sandbox, breakers, version: VERSION };
+  const services: ApiServices = { storage, runs, context, sandbox, breakers, version: VERSION };
   const state: ServerState = { shuttingDown: false };
   const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
   const app = createApp({ config, services, logger, state, adminDir });

@@ -67,7 +67,13 @@ async function listen(app: Express): Promise<Listening> {
 
 /** The same services behind tRPC's own Express adapter only: what the handler must match. */
 function servicesOf(t: TestApp, runs: ApiServices['runs'] = t.runs): ApiServices {
-  return { storage: t.storage, runs, breakers: new CircuitBreakerRegistry(), version: 'test' };
+  return {
+    storage: t.storage,
+    runs,
+    context: t.context,
+    breakers: new CircuitBreakerRegistry(),
+    version: 'test',
+  };
 }
 
 function referenceApp(services: ApiServices): Express {

@@ -8,6 +8,7 @@ import type {
   StorageBackendKind,
   StorageHealth,
 } from '@cognition/storage';
+import type { ContextViewService } from './context-service';
 import type { RunService, SandboxReleaser } from './run-service';
 
 /** One circuit breaker's figures as reported by `health.get` (a `CircuitBreakerRegistry` snapshot). */
@@ -35,6 +36,8 @@ export interface ApiServices {
   storage: ApiStorage;
   /** The agent runtime (`RunManager` satisfies it): sends, aborts, event streams. */
   runs: RunService;
+  /** The context-window view (`sessions.context`). */
+  context: ContextViewService;
   /**
    * Releases a deleted session's sandbox. Optional: without it only the runtime's own release
    * (inside `runs.forgetSession`) happens.

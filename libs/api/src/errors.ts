@@ -45,6 +45,8 @@ export const errorCodeToStatus = {
   // A session config naming an unknown provider/model is fixable by the caller: not a 500.
   PROVIDER_CONFIG_ERROR: { trpc: 'UNPROCESSABLE_CONTENT', http: 422 },
   PROVIDER_ERROR: { trpc: 'BAD_GATEWAY', http: 502 },
+  // The conversation does not fit the model even after compaction (a run's error event code).
+  CONTEXT_OVERFLOW: { trpc: 'PAYLOAD_TOO_LARGE', http: 413 },
   SANDBOX_ERROR: { trpc: 'INTERNAL_SERVER_ERROR', http: 500 },
   PATH_VIOLATION: { trpc: 'FORBIDDEN', http: 403 },
   TIMEOUT: { trpc: 'GATEWAY_TIMEOUT', http: 504 },

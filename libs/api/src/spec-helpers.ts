@@ -1,5 +1,11 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import {
+  AgentRegistry,
+  ContextInspector,
+  InMemoryEventLog,
+  ProviderRegistry,
+  RunManager,
+} from '@cognition/runtime';
 import type { AgentDefinition } from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
 import type { Scope, StorageBackend } from '@cognition/storage';
@@ -63,22 +69,24 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
   const workspace = await mkdtemp(join(tmpdir(), 'cognition-api-'));
   const model = new ScriptedChatModel();
   const sandbox = new FakeExecutionBackendFactory();
+  const agents = new AgentRegistry(TEST_AGENTS);
+  const providers = new ProviderRegistry({
+    providers: [
+      {
+        id: TEST_PROVIDER_ID,
+        kind: 'openai_compatible',
+        model: 'fake-model',
+        models: TEST_MODELS,
+        baseUrl: 'http://127.0.0.1:9/v1',
+        maxRetries: 0,
+      },
+    ],
+  });
   const runs = new RunManager({
     storage,
     sandbox,
-    agents: new AgentRegistry(TEST_AGENTS),
-    providers: new ProviderRegistry({
-      providers: [
-        {
-          id: TEST_PROVIDER_ID,
-          kind: 'openai_compatible',
-          model: 'fake-model',
-          models: TEST_MODELS,
-          baseUrl: 'http://127.0.0.1:9/v1',
-          maxRetries: 0,
-        },
-      ],
-    }),
+    agents,
+    providers,
     eventLog: new InMemoryEventLog({ bufferSize: options.bufferSize ?? 1000 }),
     workspaceRoot: workspace,
     chatModelFactory: () => model,
@@ -91,6 +99,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
   const services: ApiServices = {
     storage,
     runs,
+    context: new ContextInspector({ storage, agents, providers }),
     sandbox: {
       release: (sessionId) => {
         released.push(sessionId);

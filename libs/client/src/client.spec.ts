@@ -8,6 +8,7 @@ import type { CognitionClient } from './client';
 import { cognitionHeaders, createCognitionClient } from './client';
 import type { TestBackend } from './spec-helpers';
 import { createTestBackend, startScopedApiServer } from './spec-helpers';
+import { streamMessage } from './stream-message';
 
 type ApiClientError = TRPCClientError<AppRouter>;
 
@@ -62,6 +63,30 @@ describe('createCognitionClient against the API', () => {
     expect(page.sessions.map((s) => s.id)).toContain(created.id);
 
     expect((await clientFor('bob').sessions.list.query()).total).toBe(0);
+  });
+
+  it("reads a session's context-window view, scoped like every session read", async () => {
+    const alice = clientFor('alice');
+    const session = await alice.sessions.create.mutate({ title: 'context' });
+    backend.model.push({ text: 'hello there' });
+    for await (const _event of streamMessage(alice, { sessionId: session.id, content: 'hi' })) {
+      // drained: the view is read after the run's terminal event
+    }
+    const view = await alice.sessions.context.query({ id: session.id });
+    expect(view).toMatchObject({
+      session_id: session.id,
+      agent: 'default',
+      strategy: 'summarize',
+      thread_messages: 2,
+      visible_messages: 2,
+      summary: null,
+      will_compact: false,
+    });
+    expect(view.parts.total).toBe(
+      view.parts.system_prompt + view.parts.tool_schemas + view.parts.summary + view.parts.messages,
+    );
+    const hidden = await clientErrorOf(clientFor('bob').sessions.context.query({ id: session.id }));
+    expect(hidden.data).toMatchObject({ code: 'SESSION_NOT_FOUND', httpStatus: 404 });
   });
 
   /** The TRPCClientError a call rejected with; fails the test when it resolved. */

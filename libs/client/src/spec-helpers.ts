@@ -1,6 +1,12 @@
 import type { TestApiServer } from '@cognition/api/testing';
 import { startTestApiServer } from '@cognition/api/testing';
-import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import {
+  AgentRegistry,
+  ContextInspector,
+  InMemoryEventLog,
+  ProviderRegistry,
+  RunManager,
+} from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
 import type { StorageBackend } from '@cognition/storage';
 // The round trips need a real backend and runtime behind the test server; the client itself
@@ -13,6 +19,7 @@ import { join } from 'node:path';
 export interface TestBackend {
   storage: StorageBackend;
   runs: RunManager;
+  context: ContextInspector;
   /** Every run's model: push a scripted reply before each send. */
   model: ScriptedChatModel;
   cleanup(): Promise<void>;
@@ -24,21 +31,23 @@ export async function createTestBackend(): Promise<TestBackend> {
   await storage.initialize();
   const workspace = await mkdtemp(join(tmpdir(), 'cognition-client-'));
   const model = new ScriptedChatModel();
+  const agents = new AgentRegistry();
+  const providers = new ProviderRegistry({
+    providers: [
+      {
+        id: 'fake',
+        kind: 'openai_compatible',
+        model: 'fake-model',
+        baseUrl: 'http://127.0.0.1:9/v1',
+        maxRetries: 0,
+      },
+    ],
+  });
   const runs = new RunManager({
     storage,
     sandbox: new FakeExecutionBackendFactory(),
-    agents: new AgentRegistry(),
-    providers: new ProviderRegistry({
-      providers: [
-        {
-          id: 'fake',
-          kind: 'openai_compatible',
-          model: 'fake-model',
-          baseUrl: 'http://127.0.0.1:9/v1',
-          maxRetries: 0,
-        },
-      ],
-    }),
+    agents,
+    providers,
     eventLog: new InMemoryEventLog(),
     workspaceRoot: workspace,
     chatModelFactory: () => model,
@@ -46,6 +55,7 @@ export async function createTestBackend(): Promise<TestBackend> {
   return {
     storage,
     runs,
+    context: new ContextInspector({ storage, agents, providers }),
     model,
     async cleanup() {
       await runs.shutdown(1000);
@@ -63,6 +73,7 @@ export function startScopedApiServer(
   return startTestApiServer({
     storage: backend.storage,
     runs: backend.runs,
+    context: backend.context,
     auth: { scoping: { enabled: true, keys: ['user'] }, apiKeys: [apiKey] },
   });
 }

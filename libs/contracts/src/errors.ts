@@ -20,6 +20,7 @@ export const ErrorCodeSchema = z.enum([
   'CIRCUIT_OPEN',
   'PROVIDER_CONFIG_ERROR',
   'PROVIDER_ERROR',
+  'CONTEXT_OVERFLOW',
   'SANDBOX_ERROR',
   'PATH_VIOLATION',
   'TIMEOUT',

@@ -109,6 +109,20 @@ export const UsageEventSchema = z.object({
   model: z.string(),
   estimated: z.boolean(),
 });
+/**
+ * The context of the next model call was compacted before it was sent: the oldest
+ * `summarized_messages` messages of the window left it (folded into the summary by `model` for
+ * strategy `summarize`; dropped for `sliding_window`, `model` null). Token figures count the
+ * whole call input before and after. The thread itself keeps every message.
+ */
+export const CompactionEventSchema = z.object({
+  type: z.literal('compaction'),
+  strategy: z.enum(['summarize', 'sliding_window']),
+  before_tokens: z.number().int().min(0),
+  after_tokens: z.number().int().min(0),
+  summarized_messages: z.number().int().min(1),
+  model: z.string().nullable(),
+});
 /** Terminal: the run failed (or was aborted: code `ABORTED`). */
 export const ErrorEventSchema = z.object({
   type: z.literal('error'),
@@ -153,6 +167,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   ArtifactEventSchema,
   StatusEventSchema,
   UsageEventSchema,
+  CompactionEventSchema,
   ErrorEventSchema,
   DoneEventSchema,
   ReconnectedEventSchema,

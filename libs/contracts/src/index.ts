@@ -6,3 +6,4 @@ export * from './run';
 export * from './callback';
 export * from './events';
 export * from './artifact';
+export * from './context';

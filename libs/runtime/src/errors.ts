@@ -9,6 +9,7 @@ export type RuntimeErrorCode = Extract<
   | 'RUN_IN_PROGRESS'
   | 'PROVIDER_CONFIG_ERROR'
   | 'PROVIDER_ERROR'
+  | 'CONTEXT_OVERFLOW'
   | 'CIRCUIT_OPEN'
   | 'ABORTED'
   | 'TIMEOUT'

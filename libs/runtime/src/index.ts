@@ -31,3 +31,8 @@ export { AgentTurn } from './runs/agent-turn';
 export type { AgentTurnOptions, BoundChatModel } from './runs/agent-turn';
 export { createAgentGraph } from './graph/agent-graph';
 export type { AgentGraphSteps } from './graph/agent-graph';
+// Context management of long threads: the context-window view and the settings' defaults.
+export { ContextInspector } from './context/context-view';
+export { SUMMARIZER_PROMPT } from './context/summarizer';
+export type { ContextInspectorOptions } from './context/context-view';
+export { DEFAULT_CONTEXT_WINDOWS, FALLBACK_CONTEXT_WINDOW } from './providers/context-windows';

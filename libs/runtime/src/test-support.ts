@@ -2,7 +2,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentEventEnvelope, Session, SessionConfig } from '@cognition/contracts';
+import type {
+  AgentEventEnvelope,
+  ContextSettingsInput,
+  Session,
+  SessionConfig,
+} from '@cognition/contracts';
+import { ContextSettingsSchema } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
 import type { AgentDefinition } from './agents/agent';
@@ -16,7 +22,10 @@ import type { RunManagerOptions } from './runs/run-manager';
 import { RunManager } from './runs/run-manager';
 import type { FakeCommandHandler } from './testing/fake-execution-backend';
 import { FakeExecutionBackendFactory } from './testing/fake-execution-backend';
-import type { ScriptedChatModel } from './testing/scripted-chat-model';
+import type { ScriptedCall, ScriptedChatModel } from './testing/scripted-chat-model';
+import { SUMMARIZER_PROMPT } from './context/summarizer';
+import type { TokenCounter } from './context/token-counter';
+import type { BaseMessage } from '@langchain/core/messages';
 
 export interface TestRuntimeOptions {
   chatModel?: ScriptedChatModel;
@@ -145,3 +154,37 @@ export const match = {
   arrayContaining: (items: unknown[]): unknown => expect.arrayContaining(items),
   objectContaining: (shape: object): unknown => expect.objectContaining(shape),
 };
+
+/** A primary agent with the given context settings and tools (context specs). */
+export function contextAgent(
+  context: ContextSettingsInput,
+  tools: AgentDefinition['tools'] = [],
+  name = 'long',
+): AgentDefinition {
+  return {
+    name,
+    description: 'Holds long conversations.',
+    mode: 'primary',
+    tools,
+    model: null,
+    temperature: null,
+    systemPrompt: 'You are a patient assistant.',
+    context: ContextSettingsSchema.parse(context),
+    source: 'test',
+  };
+}
+
+/** Whether a scripted model call was a summary call (the summarizer's system prompt first). */
+export function isSummaryCall(call: ScriptedCall): boolean {
+  return call.messages[0]?.content === SUMMARIZER_PROMPT;
+}
+
+/** Tokens a scripted model call was sent, counted as the runtime counts them. */
+export function sentTokens(call: ScriptedCall, counter: TokenCounter, tools: number): number {
+  return call.messages.reduce((sum, m) => sum + counter.message(m), 0) + tools;
+}
+
+/** A message's content when it is a plain string ('' otherwise). */
+export function contentText(message: BaseMessage | undefined): string {
+  return typeof message?.content === 'string' ? message.content : '';
+}

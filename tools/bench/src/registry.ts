@@ -3,6 +3,7 @@ import { checkpointerBenchmark } from './benchmarks/checkpointer';
 import { concurrentTurnsBenchmark } from './benchmarks/concurrent-turns';
 import { durableRunsBenchmark } from './benchmarks/durable-runs';
 import { idleSubscriptionsBenchmark } from './benchmarks/idle-subscriptions';
+import { longConversationBenchmark } from './benchmarks/long-conversation';
 import { messageHistoryBenchmark } from './benchmarks/message-history';
 import { sandboxExecBenchmark } from './benchmarks/sandbox-exec';
 import { startupBenchmark } from './benchmarks/startup';
@@ -23,6 +24,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   sandboxExecBenchmark,
   startupBenchmark,
   durableRunsBenchmark,
+  longConversationBenchmark,
 ];
 
 /**

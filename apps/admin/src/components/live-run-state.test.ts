@@ -50,6 +50,22 @@ describe('liveRunReducer', () => {
     expect(state.resumes).toBe(1);
   });
 
+  it('records a context compaction among the tool lines', () => {
+    const state = fold([
+      envelope({
+        type: 'compaction',
+        strategy: 'summarize',
+        before_tokens: 479,
+        after_tokens: 231,
+        summarized_messages: 10,
+        model: 'gpt-4o-mini',
+      }),
+    ]);
+    expect(toolLinesOf(state)).toEqual([
+      '⋯ context compacted: 10 messages summarized (479 → 231 tokens)',
+    ]);
+  });
+
   it('ends completed on done, aborted on an ABORTED error, failed with the message otherwise', () => {
     expect(fold([envelope({ type: 'done', assistant_data: null })])).toMatchObject({
       finished: true,

@@ -29,7 +29,10 @@ export const answerOf = (state: LiveRunState): string =>
 export const toolLinesOf = (state: LiveRunState): string[] =>
   state.pieces.filter((p) => p.kind === 'tool').map((p) => p.text);
 
-type ToolEvent = Extract<AgentEvent, { type: 'tool_call' | 'tool_result' | 'artifact' }>;
+type ToolEvent = Extract<
+  AgentEvent,
+  { type: 'tool_call' | 'tool_result' | 'artifact' | 'compaction' }
+>;
 
 function toolLine(event: ToolEvent): string {
   switch (event.type) {
@@ -39,6 +42,8 @@ function toolLine(event: ToolEvent): string {
       return `← exit ${event.exit_code}`;
     case 'artifact':
       return `✎ ${event.name} v${event.version} (${event.action})`;
+    case 'compaction':
+      return `⋯ context compacted: ${event.summarized_messages} messages ${event.strategy === 'summarize' ? 'summarized' : 'dropped'} (${event.before_tokens} → ${event.after_tokens} tokens)`;
   }
 }
 
@@ -54,6 +59,7 @@ export function liveRunReducer(
     case 'tool_call':
     case 'tool_result':
     case 'artifact':
+    case 'compaction':
       return {
         ...state,
         pieces: [...state.pieces, { id, kind: 'tool', text: toolLine(event) }],

@@ -12,6 +12,7 @@ import { ARTIFACT_ROUTES } from './artifact-routes';
 import { RUN_ROUTES } from './run-routes';
 import { defineRoute } from './route';
 import {
+  ContextWindowBody,
   CreateSessionBody,
   HealthBody,
   ListMessagesQuery,
@@ -233,6 +234,31 @@ export const REST_ROUTES: RestRoute[] = [
     async handle({ api, params }) {
       const message = await api.messages.get({ sessionId: params.id, messageId: params.mid });
       return { status: 200, body: messageToBody(message) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sessions/{id}/context',
+    operationId: 'getSessionContext',
+    summary: "What the session's next model call would be sent",
+    description:
+      'The context-window view: tokens per part (system prompt, tool schemas, summary, ' +
+      "messages) against the agent's budget and the model's window, whether the next call " +
+      'compacts first, and the current summary with the messages it covers. Read-only; the ' +
+      'messages themselves stay readable through `/sessions/{id}/messages`.',
+    tag: 'sessions',
+    caller: 'required',
+    request: { params: SessionIdParams },
+    responses: {
+      200: { description: 'The context-window view', schema: ContextWindowBody },
+      ...CALLER_ERRORS,
+      404: SESSION_NOT_FOUND,
+      422: errorResponse(
+        'Invalid id, or no provider can serve the session (PROVIDER_CONFIG_ERROR)',
+      ),
+    },
+    async handle({ api, params }) {
+      return { status: 200, body: await api.sessions.context({ id: params.id }) };
     },
   }),
   defineRoute({

@@ -1,5 +1,6 @@
 import {
   AgentNameSchema,
+  ContextWindowViewSchema,
   ErrorCodeSchema,
   EventIdSchema,
   IdSchema,
@@ -190,6 +191,9 @@ export function queryInt(min: number, max: number, description: string) {
     .pipe(z.number().int().min(min).max(max))
     .meta({ description });
 }
+
+/** The context-window view: the contract's schema (already snake_case), named for OpenAPI. */
+export const ContextWindowBody = ContextWindowViewSchema.meta({ id: 'ContextWindow' });
 
 export const SessionIdParams = z.object({ id: IdSchema.meta({ description: 'Session id' }) });
 export const MessageIdParams = z.object({

@@ -1,5 +1,11 @@
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import { AgentRegistry, InMemoryEventLog, ProviderRegistry, RunManager } from '@cognition/runtime';
+import {
+  AgentRegistry,
+  ContextInspector,
+  InMemoryEventLog,
+  ProviderRegistry,
+  RunManager,
+} from '@cognition/runtime';
 import type { AgentDefinition, EventListener, EventLog, EventReplay } from '@cognition/runtime';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
@@ -53,6 +59,7 @@ export interface TestApp {
   storage: StorageBackend;
   state: ServerState;
   runs: RunManager;
+  context: ContextInspector;
   eventLog: CountingEventLog;
   /** The in-process model every run talks to; `model.push(...)` scripts its replies. */
   model: ScriptedChatModel;
@@ -115,16 +122,19 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const model = new ScriptedChatModel(script ?? []);
   const breakers = new CircuitBreakerRegistry();
   const eventLog = new CountingEventLog(new InMemoryEventLog({ bufferSize: 1000 }));
+  const agents = new AgentRegistry([AUDITOR]);
+  const providers = new ProviderRegistry(TEST_PROVIDERS);
   const runs = new RunManager({
     storage,
     sandbox: new FakeExecutionBackendFactory(),
-    agents: new AgentRegistry([AUDITOR]),
-    providers: new ProviderRegistry(TEST_PROVIDERS),
+    agents,
+    providers,
     eventLog,
     workspaceRoot: workspace,
     breakers,
     chatModelFactory: () => model,
   });
+  const context = new ContextInspector({ storage, agents, providers });
   const state: ServerState = { shuttingDown: false };
   const app = createApp({
     config: {
@@ -135,7 +145,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       sse: { retryMs: 3000, heartbeatMs: 15_000 },
       ...config,
     },
-    services: { storage, runs, breakers, version: '0.0.0-test' },
+    services: {
+      storage,
+      runs,
+      context,
+      breakers,
+      version: '0.0.0-test',
+    },
     logger: createLogger('info', sink),
     state,
   });
@@ -144,6 +160,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     storage,
     state,
     runs,
+    context,
     eventLog,
     model,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),

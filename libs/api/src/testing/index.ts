@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { resolveCaller } from '../auth';
 import type { AuthConfig } from '../auth';
 import type { ApiServices } from '../context';
+import type { ContextViewService } from '../context-service';
 import type { RunService, SandboxReleaser } from '../run-service';
 import { createApiContext } from '../context';
 import { toTRPCError } from '../errors';
@@ -14,6 +15,8 @@ export interface TestApiServerOptions {
   storage: StorageBackend;
   /** The runtime behind `messages.send` / `runs.*` (e.g. a `RunManager` on a scripted model). */
   runs: RunService;
+  /** The context-window view behind `sessions.context` (e.g. the runtime's `ContextInspector`). */
+  context: ContextViewService;
   sandbox?: SandboxReleaser;
   /** Default: no API keys, scoping disabled. */
   auth?: AuthConfig;
@@ -46,6 +49,7 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
   const services: ApiServices = {
     storage: options.storage,
     runs: options.runs,
+    context: options.context,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     breakers: options.breakers ?? { snapshots: () => [] },
     version: options.version ?? '0.0.0-test',

@@ -21,6 +21,7 @@ describe('startTestApiServer (tRPC over HTTP)', () => {
     server = await startTestApiServer({
       storage,
       runs: bed.runs,
+      context: bed.services.context,
       auth: {
         scoping: { enabled: true, keys: ['user'] },
         apiKeys: [{ id: 'k', key: 'secret-key' }],

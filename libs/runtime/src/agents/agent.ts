@@ -1,3 +1,4 @@
+import type { ContextSettings } from '@cognition/contracts';
 import type { ToolName } from '../tools/names';
 import { TOOL_NAMES } from '../tools/names';
 
@@ -19,6 +20,11 @@ export interface AgentDefinition {
   /** null = the session's or the provider's default. */
   temperature: number | null;
   systemPrompt: string;
+  /**
+   * How a long thread is fitted into the model's context (docs/agents.md "Context"); absent:
+   * the defaults (`summarize`, budget a share of the model's window).
+   */
+  context?: ContextSettings;
   /** `builtin`, or the absolute path of the file that defined the agent. */
   source: string;
 }

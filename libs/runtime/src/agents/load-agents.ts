@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { FieldIssue } from '@cognition/contracts';
-import { AgentNameSchema, toFieldIssues } from '@cognition/contracts';
+import { AgentNameSchema, ContextSettingsSchema, toFieldIssues } from '@cognition/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RuntimeError } from '../errors';
@@ -20,6 +20,7 @@ const CommonFieldsSchema = z.strictObject({
   tools: z.array(z.enum(TOOL_NAMES)).optional(),
   model: z.string().min(1).max(256).optional(),
   temperature: z.number().min(0).max(2).optional(),
+  context: ContextSettingsSchema.optional(),
 });
 
 const MarkdownFrontmatterSchema = CommonFieldsSchema;
@@ -59,7 +60,7 @@ function parseYamlValue(file: string, text: string): unknown {
 
 /**
  * Parses one agent file. Markdown: YAML frontmatter (`description`, `mode`, `tools`, `model`,
- * `temperature`, optional `name`) and the body as the system prompt. YAML: the same keys plus
+ * `temperature`, `context`, optional `name`) and the body as the system prompt. YAML: the same keys plus
  * `system_prompt`. The agent's name is `name` or else the file name without extension.
  *
  * @throws RuntimeError VALIDATION_ERROR naming the file and every problem in it.
@@ -98,6 +99,7 @@ export function parseAgentFile(file: string, text: string): AgentDefinition {
     tools: fields.tools ?? TOOL_NAMES,
     model: fields.model ?? null,
     temperature: fields.temperature ?? null,
+    ...(fields.context ? { context: fields.context } : {}),
     systemPrompt,
     source: file,
   };

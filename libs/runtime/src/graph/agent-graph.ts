@@ -3,10 +3,13 @@ import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messag
 import { isAIMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { Annotation, END, START, StateGraph, messagesStateReducer } from '@langchain/langgraph';
+import type { ContextState } from '../context/window';
 
 /**
  * The state of an agent thread, checkpointed after every step: the conversation (LangGraph's
- * messages reducer: append, replace by id) and the current plan (replaced whole).
+ * messages reducer: append, replace by id), the current plan (replaced whole), the step's event
+ * mark, and the context state (summary and compacted range, replaced whole; the messages
+ * themselves are never removed).
  */
 export const AgentStateAnnotation = Annotation.Root({
   messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
@@ -17,13 +20,23 @@ export const AgentStateAnnotation = Annotation.Root({
    * does not hold (void, produced again by the resumed run).
    */
   eventMark: Annotation<string | null>({ reducer: (_previous, next) => next, default: () => null }),
+  context: Annotation<ContextState | null>({
+    reducer: (_previous, next) => next,
+    default: () => null,
+  }),
 });
 export type AgentState = typeof AgentStateAnnotation.State;
 
 /** The behaviour the graph delegates to the run that executes it. */
 export interface AgentGraphSteps {
-  /** One model call over the thread; null when there is nothing to record (aborted early). */
-  callModel(messages: BaseMessage[]): Promise<AIMessage | null>;
+  /**
+   * One model call over the thread: the reply (null when there is nothing to record: aborted
+   * early) and, when it changed, the context state to checkpoint with it.
+   */
+  callModel(
+    messages: BaseMessage[],
+    context: ContextState | null,
+  ): Promise<{ message: AIMessage | null; context?: ContextState | null }>;
   /** Answers every tool call of `message`, in order. Never throws for a tool failure. */
   runTools(
     message: AIMessage,
@@ -52,8 +65,10 @@ function lastAiMessage(messages: readonly BaseMessage[]): AIMessage | undefined 
 export function createAgentGraph(steps: AgentGraphSteps, checkpointer?: BaseCheckpointSaver) {
   return new StateGraph(AgentStateAnnotation)
     .addNode('model', async (state: AgentState) => {
-      const message = await steps.callModel(state.messages);
-      return { messages: message ? [message] : [], eventMark: await steps.eventMark() };
+      const { message, context } = await steps.callModel(state.messages, state.context);
+      const messages = message ? [message] : [];
+      const eventMark = await steps.eventMark();
+      return context === undefined ? { messages, eventMark } : { messages, context, eventMark };
     })
     .addNode('tools', async (state: AgentState) => {
       const message = lastAiMessage(state.messages);

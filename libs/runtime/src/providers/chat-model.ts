@@ -1,5 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ChatAnthropic } from '@langchain/anthropic';
+import { ContextOverflowError } from '@langchain/core/errors';
 import { ChatOpenAI, ChatOpenAICompletions } from '@langchain/openai';
 import type { ResolvedModel } from './registry';
 
@@ -69,6 +70,23 @@ export function providerErrorStatus(error: unknown): number | undefined {
  * errors and timeouts are; a 4xx is not (the provider answered; the request or quota was wrong).
  */
 export function isProviderOutage(error: unknown): boolean {
+  if (isContextLengthError(error)) return false;
   const status = providerErrorStatus(error);
   return status === undefined || status >= 500;
+}
+
+/** Messages of OpenAI-compatible servers (vLLM, llama.cpp, Ollama...) rejecting a too long input. */
+const CONTEXT_LENGTH_MESSAGE =
+  /context[_ ]length|context window|maximum context|context size|prompt is too long|too many tokens/i;
+
+/**
+ * Whether the provider rejected the call because its input exceeds the model's context window:
+ * LangChain's `ContextOverflowError` (its OpenAI and Anthropic clients raise it), or a 400/413
+ * whose message says so (servers LangChain does not recognise).
+ */
+export function isContextLengthError(error: unknown): boolean {
+  if (ContextOverflowError.isInstance(error)) return true;
+  if (!(error instanceof Error)) return false;
+  const status = providerErrorStatus(error);
+  return (status === 400 || status === 413) && CONTEXT_LENGTH_MESSAGE.test(error.message);
 }

@@ -56,11 +56,16 @@ export const ProviderConfigSchema = z
 export type ProviderConfig = z.output<typeof ProviderConfigSchema>;
 export type ProviderConfigInput = z.input<typeof ProviderConfigSchema>;
 
-/** Typed LLM configuration of the runtime. `prices` extends and overrides the built-in table. */
+/**
+ * Typed LLM configuration of the runtime. `prices` and `contextWindows` extend and override the
+ * built-in tables (matched like prices: exact model name, else the longest `<entry>-` prefix).
+ */
 export const LlmConfigSchema = z
   .strictObject({
     providers: z.array(ProviderConfigSchema).default([]),
     prices: z.record(z.string().min(1), PriceSchema).default({}),
+    /** Context windows (tokens) by model; extends and overrides the built-in table. */
+    contextWindows: z.record(z.string().min(1), z.number().int().min(256)).default({}),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>();
@@ -114,7 +119,7 @@ export interface LlmEnvValues {
   openaiCompatibleBaseUrl?: string;
   /** `COGNITION_OPENAI_COMPATIBLE_API_KEY`. */
   openaiCompatibleApiKey?: string;
-  /** An optional providers file (JSON or YAML `{ providers: [...], prices: {...} }`). */
+  /** An optional providers file (JSON or YAML `{ providers, prices, contextWindows }`). */
   providersFile?: { path: string; content: string };
 }
 

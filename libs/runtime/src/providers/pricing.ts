@@ -21,20 +21,25 @@ export const DEFAULT_PRICES: Readonly<Record<string, Price>> = {
 };
 
 /**
- * The price of `model`: an exact entry, else the longest entry that is a prefix of the model
- * followed by `-` (dated snapshots such as `gpt-4o-2024-08-06` or `claude-3-5-sonnet-latest`).
- * null when unknown: an unknown price is never reported as zero.
+ * The entry of `model` in a table keyed by model name: an exact entry, else the longest entry
+ * that is a prefix of the model followed by `-` (dated snapshots such as `gpt-4o-2024-08-06` or
+ * `claude-3-5-sonnet-latest`). null when unknown.
  */
-export function priceFor(model: string, table: Readonly<Record<string, Price>>): Price | null {
+export function modelEntry<T>(model: string, table: Readonly<Record<string, T>>): T | null {
   const exact = table[model];
-  if (exact) return exact;
-  let best: { key: string; price: Price } | null = null;
-  for (const [key, price] of Object.entries(table)) {
+  if (exact !== undefined) return exact;
+  let best: { key: string; value: T } | null = null;
+  for (const [key, value] of Object.entries(table)) {
     if (model.startsWith(`${key}-`) && (!best || key.length > best.key.length)) {
-      best = { key, price };
+      best = { key, value };
     }
   }
-  return best?.price ?? null;
+  return best?.value ?? null;
+}
+
+/** The price of `model` ({@link modelEntry}); an unknown price is never reported as zero. */
+export function priceFor(model: string, table: Readonly<Record<string, Price>>): Price | null {
+  return modelEntry(model, table);
 }
 
 /** Cost in USD rounded to 1e-6; null when the price is unknown. */

@@ -3,7 +3,8 @@ import type { AgentDefinition } from '../agents/agent';
 import { RuntimeError } from '../errors';
 import type { LlmConfig, LlmConfigInput, Price, ProviderConfig } from './config';
 import { parseLlmConfig } from './config';
-import { DEFAULT_PRICES, priceFor } from './pricing';
+import { DEFAULT_CONTEXT_WINDOWS } from './context-windows';
+import { DEFAULT_PRICES, modelEntry, priceFor } from './pricing';
 
 /** The model a run uses, with every setting resolved. */
 export interface ResolvedModel {
@@ -45,11 +46,13 @@ function servedModels(provider: ProviderConfig): string[] {
 export class ProviderRegistry {
   readonly config: LlmConfig;
   private readonly prices: Readonly<Record<string, Price>>;
+  private readonly windows: Readonly<Record<string, number>>;
 
   /** @throws RuntimeError PROVIDER_CONFIG_ERROR for an invalid configuration. */
   constructor(config: LlmConfigInput | LlmConfig) {
     this.config = parseLlmConfig(config);
     this.prices = { ...DEFAULT_PRICES, ...this.config.prices };
+    this.windows = { ...DEFAULT_CONTEXT_WINDOWS, ...this.config.contextWindows };
   }
 
   enabled(): ProviderConfig[] {
@@ -82,6 +85,11 @@ export class ProviderRegistry {
 
   price(model: string): Price | null {
     return priceFor(model, this.prices);
+  }
+
+  /** The context window of `model` in tokens (built-in table + `contextWindows`); null: unknown. */
+  contextWindow(model: string): number | null {
+    return modelEntry(model, this.windows);
   }
 
   /**

@@ -11,10 +11,12 @@ import type { Runnable } from '@langchain/core/runnables';
 import type { ToolCall as LcToolCall } from '@langchain/core/messages/tool';
 import { toFieldIssues } from '@cognition/contracts';
 import type { AgentDefinition } from '../agents/agent';
+import type { ContextCompactor, Prepared } from '../context/compactor';
+import type { ContextState } from '../context/window';
 import { RuntimeError, errorMessage } from '../errors';
 import type { AgentGraphSteps } from '../graph/agent-graph';
 import { newMessageId } from '../ids';
-import { providerErrorStatus } from '../providers/chat-model';
+import { isContextLengthError, providerErrorStatus } from '../providers/chat-model';
 import type { ResolvedModel } from '../providers/registry';
 import type { UsageMeter } from '../providers/usage';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
@@ -40,8 +42,8 @@ export interface AgentTurnOptions {
   delegate: (agentName: string, task: string) => Promise<ToolResult>;
   /** The run's view of the artifact store, for the artifact tools. */
   artifacts?: ArtifactToolContext;
-  /** Appended to the agent's system prompt: the turn's memory and policy artifacts. */
-  systemContext?: string;
+  /** The system prompt to send (the agent's plus its memory/policy artifacts); default the agent's. */
+  systemPrompt?: string;
   /**
    * Waits for the run's events to be in the log and returns the last id (checkpointed as the
    * step's `eventMark`).
@@ -52,6 +54,11 @@ export interface AgentTurnOptions {
    * "interrupted" instead of being run again (see `RuntimeTool.idempotent`).
    */
   interruptedCalls?: ReadonlySet<string>;
+  /**
+   * Fits each model call into the agent's context budget (see `createCompactor`); absent: the
+   * model sees the whole thread (strategy `none`, subagents).
+   */
+  compactor?: ContextCompactor | null;
 }
 
 /** Exit codes of tool results the runtime itself produces. */
@@ -105,11 +112,50 @@ export class AgentTurn implements AgentGraphSteps {
     return { [COGNITION_KWARGS_KEY]: value };
   }
 
-  async callModel(history: BaseMessage[]): Promise<AIMessage | null> {
-    const { signal, model, breaker, emit, streamToClient, agent } = this.options;
-    if (signal.aborted) return null;
-    const system = agent.systemPrompt + (this.options.systemContext ?? '');
-    const input: BaseMessage[] = [new SystemMessage(system), ...history];
+  async callModel(
+    history: BaseMessage[],
+    context: ContextState | null,
+  ): Promise<{ message: AIMessage | null; context?: ContextState | null }> {
+    const { signal, agent, compactor, resolved } = this.options;
+    if (signal.aborted) return { message: null };
+    let prepared = compactor ? await this.compact(compactor, history, context, false) : null;
+    if (signal.aborted) return { message: null };
+    let input = prepared?.input ?? [
+      new SystemMessage(this.options.systemPrompt ?? agent.systemPrompt),
+      ...history,
+    ];
+    let attempt = await this.stream(input);
+    if (attempt.error !== undefined && !signal.aborted && isContextLengthError(attempt.error)) {
+      // The count was off (or the window smaller than the tables say): one forced compaction
+      // and one retry, never a loop.
+      if (!compactor || !prepared)
+        throw overflow(resolved, attempt.error, 'context.strategy is none');
+      prepared = await this.compact(compactor, history, prepared.state, true);
+      if (signal.aborted) return { message: null };
+      input = prepared.input;
+      attempt = await this.stream(input);
+      if (attempt.error !== undefined && !signal.aborted && isContextLengthError(attempt.error)) {
+        throw overflow(resolved, attempt.error, 'even after compacting it');
+      }
+    }
+    if (attempt.error !== undefined && !signal.aborted) {
+      throw toProviderError(attempt.error, resolved);
+    }
+    const acc = attempt.acc;
+    let nextContext = prepared?.changed ? prepared.state : undefined;
+    const reportedInput = acc?.usage_metadata?.input_tokens;
+    if (compactor && prepared && reportedInput !== undefined) {
+      nextContext = compactor.calibrate(prepared.state, prepared.counted, reportedInput);
+    }
+    const message = this.toMessage(input, acc);
+    return nextContext === undefined ? { message } : { message, context: nextContext };
+  }
+
+  /** Streams one call; a failure is returned with what was received before it. */
+  private async stream(
+    input: BaseMessage[],
+  ): Promise<{ acc: AIMessageChunk | undefined; error?: unknown }> {
+    const { signal, model, breaker, emit, streamToClient } = this.options;
     let acc: AIMessageChunk | undefined;
     try {
       await breaker.execute(
@@ -123,9 +169,36 @@ export class AgentTurn implements AgentGraphSteps {
         },
         { signal },
       );
+      return { acc };
     } catch (error) {
-      if (!signal.aborted) throw toProviderError(error, this.options.resolved);
+      return { acc, error };
     }
+  }
+
+  private async compact(
+    compactor: ContextCompactor,
+    history: BaseMessage[],
+    context: ContextState | null,
+    force: boolean,
+  ): Promise<Prepared> {
+    const { signal, emit, streamToClient } = this.options;
+    let prepared: Prepared;
+    try {
+      prepared = await compactor.prepare(history, context, { signal, force });
+    } catch (error) {
+      if (error instanceof RuntimeError || signal.aborted) throw error;
+      throw new RuntimeError(
+        'PROVIDER_ERROR',
+        `Compacting the conversation failed: the summary call failed: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+    if (prepared.event && streamToClient) emit(prepared.event);
+    return prepared;
+  }
+
+  private toMessage(input: BaseMessage[], acc: AIMessageChunk | undefined): AIMessage | null {
+    const { signal, emit, streamToClient } = this.options;
     const aborted = signal.aborted;
     const text = acc ? textOf(acc.content) : '';
     const toolCalls = aborted || !acc ? [] : this.collectToolCalls(acc);
@@ -271,6 +344,14 @@ export class AgentTurn implements AgentGraphSteps {
       return { output: `Error: ${prefix}${errorMessage(error)}`, exitCode: TOOL_EXIT.failed };
     }
   }
+}
+
+function overflow(resolved: ResolvedModel, error: unknown, why: string): RuntimeError {
+  return new RuntimeError(
+    'CONTEXT_OVERFLOW',
+    `The conversation exceeds the context window of ${resolved.provider.id}/${resolved.model} (${why}): ${errorMessage(error)}`,
+    { cause: error },
+  );
 }
 
 /** Maps a failed model call to the runtime's typed error (the run's `error` event code). */

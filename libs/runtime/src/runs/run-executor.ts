@@ -8,6 +8,7 @@ import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages
 import type { BaseMessage } from '@langchain/core/messages';
 import { artifactContext } from '../artifacts/artifact-context';
 import { runArtifacts } from '../artifacts/run-artifacts';
+import { createCompactor } from '../context/setup';
 import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
 import { newMessageId } from '../ids';
@@ -101,7 +102,8 @@ export class RunExecutor {
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => void emitter.emit(event);
       const interruptedCalls = new Set<string>();
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
-      const systemContext = await artifactContext(artifacts.store, artifacts.access);
+      const systemPrompt =
+        agent.systemPrompt + (await artifactContext(artifacts.store, artifacts.access));
       turn = new AgentTurn({
         agent,
         tools,
@@ -121,7 +123,7 @@ export class RunExecutor {
         },
         interruptedCalls,
         artifacts,
-        systemContext,
+        systemPrompt,
         delegate: (name, task) =>
           delegate(
             ctx,
@@ -129,6 +131,14 @@ export class RunExecutor {
             name,
             task,
           ),
+        compactor: createCompactor(
+          { agent, resolved, tools, meter: runMeter, systemPrompt },
+          {
+            providers: ctx.providers,
+            chatModelFactory: ctx.chatModelFactory,
+            breakerFor: (model) => breakerFor(ctx, model),
+          },
+        ),
       });
       const graph = createAgentGraph(turn, ctx.storage.checkpointer);
       const config = {

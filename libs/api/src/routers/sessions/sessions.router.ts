@@ -1,4 +1,5 @@
 import { publicProcedure, router } from '../../trpc';
+import { sessionContextHandler } from './context.handler';
 import { createSessionHandler } from './create.handler';
 import { deleteSessionHandler } from './delete.handler';
 import { getSessionHandler } from './get.handler';
@@ -17,4 +18,5 @@ export const sessionsRouter = router({
   list: publicProcedure.input(ListSessionsApiInputSchema).query(listSessionsHandler),
   update: publicProcedure.input(UpdateSessionApiInputSchema).mutation(updateSessionHandler),
   delete: publicProcedure.input(SessionIdInputSchema).mutation(deleteSessionHandler),
+  context: publicProcedure.input(SessionIdInputSchema).query(sessionContextHandler),
 });

@@ -226,6 +226,31 @@ describe('sessions router', () => {
     });
   });
 
+  describe('context', () => {
+    it("returns the next call's context view of the session's agent and model", async () => {
+      const session = await bed.as(ALICE).sessions.create({ agentName: 'researcher' });
+      const view = await bed.as(ALICE).sessions.context({ id: session.id });
+      expect(view).toMatchObject({
+        session_id: session.id,
+        agent: 'researcher',
+        model: 'fake-model',
+        strategy: 'summarize',
+        thread_messages: 0,
+        summary: null,
+        compacted: null,
+      });
+      // The researcher's two tools are part of every call.
+      expect(view.parts.tool_schemas).toBeGreaterThan(0);
+      expect(view.parts.total).toBe(view.parts.system_prompt + view.parts.tool_schemas);
+    });
+
+    it('422s a malformed id, naming the field', async () => {
+      const error = await trpcErrorOf(bed.as().sessions.context({ id: '' }));
+      expect(toHttpError(error).status).toBe(422);
+      expect(toHttpError(error).body.errors?.map((issue) => issue.path)).toEqual(['id']);
+    });
+  });
+
   describe('delete', () => {
     it('deletes the session and its messages, then 404s', async () => {
       const created = await bed.as().sessions.create({});
@@ -256,6 +281,7 @@ describe('sessions router', () => {
         bob.sessions.delete({ id: own.id }),
         bob.messages.list({ sessionId: own.id }),
         bob.messages.get({ sessionId: own.id, messageId: message.id }),
+        bob.sessions.context({ id: own.id }),
       ];
       for (const attempt of attempts) {
         const error = await trpcErrorOf(attempt);

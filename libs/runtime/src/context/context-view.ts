@@ -1,0 +1,86 @@
+import type { ContextWindowView } from '@cognition/contracts';
+import type { Scope, StorageBackend } from '@cognition/storage';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { AgentRegistry } from '../agents/registry';
+import { RuntimeError } from '../errors';
+import type { ProviderRegistry } from '../providers/registry';
+import type { ToolCatalogOptions } from '../tools/catalog';
+import { ToolCatalog } from '../tools/catalog';
+import { measureContext } from './compactor';
+import { resolveContextSettings, toolSchemaTokens } from './setup';
+import { tokenCounterFor } from './token-counter';
+import type { ContextState } from './window';
+
+export interface ContextInspectorOptions {
+  storage: Pick<StorageBackend, 'sessions' | 'checkpointer'>;
+  agents: AgentRegistry;
+  providers: ProviderRegistry;
+  /** The tool options the runs use (the tool schemas are part of every call). */
+  tools?: ToolCatalogOptions;
+}
+
+/**
+ * The context-window view of a session (`GET /sessions/{id}/context`): what its next model call
+ * would be sent, measured exactly as the run measures it before sending — from the checkpoint,
+ * the session's agent and model, and the agent's tools. Read-only.
+ */
+export class ContextInspector {
+  private readonly catalog: ToolCatalog;
+
+  constructor(private readonly options: ContextInspectorOptions) {
+    this.catalog = new ToolCatalog(options.tools);
+  }
+
+  /**
+   * @throws RuntimeError SESSION_NOT_FOUND (also outside `scope`), VALIDATION_ERROR when the
+   *   session's agent is not defined, PROVIDER_CONFIG_ERROR when no provider can serve it.
+   */
+  async view(sessionId: string, scope: Scope): Promise<ContextWindowView> {
+    const { storage, agents, providers } = this.options;
+    const session = await storage.sessions.get(sessionId, scope);
+    if (!session) throw new RuntimeError('SESSION_NOT_FOUND', `Session not found: ${sessionId}`);
+    const agent = agents.get(session.agentName);
+    if (!agent) {
+      throw new RuntimeError(
+        'VALIDATION_ERROR',
+        `The session's agent "${session.agentName}" is not defined on this server`,
+      );
+    }
+    const resolved = providers.resolve(session.config, agent);
+    const settings = resolveContextSettings(agent, resolved.model, providers);
+    const counter = tokenCounterFor(resolved.provider.kind, resolved.model);
+    const tuple = await storage.checkpointer.getTuple({
+      configurable: { thread_id: session.threadId },
+    });
+    const values = (tuple?.checkpoint.channel_values ?? {}) as {
+      messages?: BaseMessage[];
+      context?: ContextState | null;
+    };
+    const history = values.messages ?? [];
+    const none = settings.strategy === 'none';
+    const state = none ? null : (values.context ?? null);
+    const measured = measureContext(history, state, {
+      counter,
+      systemPrompt: agent.systemPrompt,
+      toolSchemaTokens: toolSchemaTokens(this.catalog.forAgent(agent, agents.subagents()), counter),
+      toolOutputMaxTokens: none ? Number.POSITIVE_INFINITY : settings.toolOutputMaxTokens,
+    });
+    const compacted = measured.start > 0 ? (state?.compacted ?? null) : null;
+    return {
+      session_id: session.id,
+      agent: agent.name,
+      model: resolved.model,
+      strategy: settings.strategy,
+      tokenizer: counter.name,
+      window_tokens: settings.window,
+      budget_tokens: none ? null : settings.budget,
+      parts: measured.parts,
+      will_compact: !none && measured.effectiveTokens > settings.budget,
+      thread_messages: history.length,
+      visible_messages: history.length - measured.start,
+      truncated_tool_outputs: measured.truncatedToolOutputs,
+      summary: compacted ? (state?.summary ?? null) : null,
+      compacted,
+    };
+  }
+}
