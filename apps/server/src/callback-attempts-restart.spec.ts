@@ -1,35 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { FakeExecutionBackendFactory, eventsOf, readSse } from '@cognition/runtime/testing';
-import pino from 'pino';
+import { eventsOf, readSse } from '@cognition/runtime/testing';
 import superjson from 'superjson';
-import { loadConfig } from './env';
 import type { RunningServer } from './server';
-import { startServer } from './server';
+import { callbackReceiver, restartableCallbackServer } from './testing/callback-restart';
 
 type Json = Record<string, unknown>;
-
-/** A callback receiver answering the given statuses in turn (200 once they run out). */
-async function receiver(statuses: number[]) {
-  let hits = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hits += 1;
-      res.statusCode = statuses.shift() ?? 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    hits: () => hits,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 async function getJson(url: string): Promise<Json> {
   const res = await fetch(url);
@@ -38,37 +13,19 @@ async function getJson(url: string): Promise<Json> {
 }
 
 describe('completion-callback attempts across a restart', () => {
-  const workspace = mkdtempSync(path.join(os.tmpdir(), 'cognition-callbacks-'));
-  // No LLM provider: the run fails at once with PROVIDER_CONFIG_ERROR, and its callback is due
-  // like any other run's. SQLite in `<workspace>/.cognition/state.db`, the default.
-  const config = loadConfig(
-    {
-      COGNITION_PORT: '0',
-      COGNITION_CALLBACK_MAX_ATTEMPTS: '3',
-      // The receiver listens on loopback.
-      COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: 'true',
-      COGNITION_CALLBACK_BACKOFF_SECONDS: '0.01',
-    },
-    workspace,
-  );
-  const start = () =>
-    startServer(config, {
-      logger: pino({ level: 'silent' }),
-      sandbox: new FakeExecutionBackendFactory(),
-    });
+  const server = restartableCallbackServer('0.01');
+  const { workspace, config } = server;
+  const start = () => server.start();
   let running: RunningServer | undefined;
 
-  afterAll(async () => {
-    await running?.shutdown();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  afterAll(() => server.cleanup());
 
   it('a new server on the same SQLite file returns the attempts through REST and runs.get', async () => {
     expect(config.persistence).toEqual({
       backend: 'sqlite',
       path: path.join(workspace, '.cognition', 'state.db'),
     });
-    const hook = await receiver([503]);
+    const hook = await callbackReceiver([503]);
     try {
       running = await start();
       const created = await fetch(`${running.url}/sessions`, { method: 'POST', body: '{}' });
@@ -94,7 +51,7 @@ describe('completion-callback attempts across a restart', () => {
         [1, 503, false, 'HTTP 503'],
         [2, 200, true, null],
       ]);
-      expect(hook.hits()).toBe(2);
+      expect(hook.deliveries).toHaveLength(2);
 
       await running.shutdown();
       running = await start();
@@ -122,7 +79,7 @@ describe('completion-callback attempts across a restart', () => {
           error: a.error,
         })),
       );
-      expect(hook.hits()).toBe(2);
+      expect(hook.deliveries).toHaveLength(2);
     } finally {
       await hook.close();
     }

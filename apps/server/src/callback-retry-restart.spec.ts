@@ -1,55 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { FakeExecutionBackendFactory, readSse } from '@cognition/runtime/testing';
-import pino from 'pino';
-import { loadConfig } from './env';
+import { readSse } from '@cognition/runtime/testing';
 import type { RunningServer } from './server';
-import { startServer } from './server';
+import { callbackReceiver, restartableCallbackServer } from './testing/callback-restart';
 
 type Json = Record<string, unknown>;
 
 describe('a completion-callback retry pending at shutdown', () => {
-  const workspace = mkdtempSync(path.join(os.tmpdir(), 'cognition-callback-retry-'));
-  // No LLM provider: the run fails at once, and its callback is due like any other run's.
-  const config = loadConfig(
-    {
-      COGNITION_PORT: '0',
-      COGNITION_CALLBACK_MAX_ATTEMPTS: '3',
-      COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK: 'true',
-      // Long enough that the retry is still pending when the first server stops.
-      COGNITION_CALLBACK_BACKOFF_SECONDS: '1',
-    },
-    workspace,
-  );
-  const start = () =>
-    startServer(config, {
-      logger: pino({ level: 'silent' }),
-      sandbox: new FakeExecutionBackendFactory(),
-    });
+  // Backoff long enough that the retry is still pending when the first server stops.
+  const server = restartableCallbackServer('1');
+  const start = () => server.start();
   let running: RunningServer | undefined;
-  const hits: (string | undefined)[] = [];
-  const statuses = [503];
-  const hook = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hits.push(req.headers['x-cognition-delivery'] as string | undefined);
-      res.statusCode = statuses.shift() ?? 200;
-      res.end();
-    });
-  });
+  let hook: Awaited<ReturnType<typeof callbackReceiver>>;
+  let hits: (string | undefined)[] = [];
 
-  beforeAll(() => new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve)));
+  beforeAll(async () => {
+    hook = await callbackReceiver([503]);
+    hits = hook.deliveries;
+  });
   afterAll(async () => {
-    await running?.shutdown();
-    await new Promise((resolve) => hook.close(resolve));
-    rmSync(workspace, { recursive: true, force: true });
+    await server.cleanup();
+    await hook.close();
   });
 
   it('is delivered by the next server, each attempt once', async () => {
-    const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    const url = hook.url;
     running = await start();
     const created = await fetch(`${running.url}/sessions`, { method: 'POST', body: '{}' });
     const sessionId = String(((await created.json()) as Json).id);

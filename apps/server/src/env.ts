@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import {
+  boolText,
+  byteSizeText,
+  enumText,
+  httpUrlText,
+  intText,
+  list,
+  positiveNumberText,
+  secretText,
+} from './env-values';
 
 /**
  * The server's configuration, parsed once from the environment at startup (`loadConfig`).
@@ -154,91 +164,6 @@ export type Env = Record<string, string | undefined>;
 const SCOPE_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const API_KEY_PATTERN = /^[A-Za-z0-9._~+/=-]{16,512}$/;
 const MEMORY_LIMIT_PATTERN = /^\d+(\.\d+)?[bkmg]?$/i;
-
-const boolText = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), {
-    message: 'expected true or false',
-  })
-  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
-
-function intText(min: number, max: number) {
-  return z
-    .string()
-    .trim()
-    .regex(/^\d+$/, `expected an integer between ${min} and ${max}`)
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, `expected an integer between ${min} and ${max}`)
-        .max(max, `expected an integer between ${min} and ${max}`),
-    );
-}
-
-function positiveNumberText(max: number) {
-  return z
-    .string()
-    .trim()
-    .regex(/^\d+(\.\d+)?$/, `expected a positive number up to ${max}`)
-    .transform(Number)
-    .pipe(z.number().gt(0, 'expected a number above 0').max(max, `expected at most ${max}`));
-}
-
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
-const byteSizeText = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^\d+\s*(b|kb|mb|gb)?$/, 'expected a size in bytes such as 1048576, 512kb or 4mb')
-  .transform((v) => {
-    const match = /^(\d+)\s*([a-z]*)$/.exec(v);
-    return Number(match?.[1]) * (SIZE_UNITS[match?.[2] ?? ''] ?? 1);
-  })
-  .pipe(
-    z
-      .number()
-      .int()
-      .min(1024, 'expected at least 1kb')
-      .max(1024 ** 3, 'expected at most 1gb'),
-  );
-
-const secretText = z.string().trim().min(1, 'must not be blank');
-
-const httpUrlText = z
-  .string()
-  .trim()
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === 'http:' || url.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'expected an http:// or https:// URL' },
-  );
-
-function enumText<const T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((v): v is T[number] => (values as readonly string[]).includes(v), {
-      message: `expected one of ${values.join(', ')}`,
-    });
-}
-
-function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
 
 /** A stable, non-reversible name for a key, used in logs and as `Caller.apiKeyId`. */
 export function apiKeyFingerprint(key: string): string {

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * Parsers of environment values (text in, typed value out, with the message a person reads when
+ * the value is wrong), shared by the settings table of env.ts.
+ */
+
+export const boolText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), {
+    message: 'expected true or false',
+  })
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+export function intText(min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `expected an integer between ${min} and ${max}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `expected an integer between ${min} and ${max}`)
+        .max(max, `expected an integer between ${min} and ${max}`),
+    );
+}
+
+export function positiveNumberText(max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, `expected a positive number up to ${max}`)
+    .transform(Number)
+    .pipe(z.number().gt(0, 'expected a number above 0').max(max, `expected at most ${max}`));
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+export const byteSizeText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^\d+\s*(b|kb|mb|gb)?$/, 'expected a size in bytes such as 1048576, 512kb or 4mb')
+  .transform((v) => {
+    const match = /^(\d+)\s*([a-z]*)$/.exec(v);
+    return Number(match?.[1]) * (SIZE_UNITS[match?.[2] ?? ''] ?? 1);
+  })
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1024, 'expected at least 1kb')
+      .max(1024 ** 3, 'expected at most 1gb'),
+  );
+
+export const secretText = z.string().trim().min(1, 'must not be blank');
+
+export const httpUrlText = z
+  .string()
+  .trim()
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected an http:// or https:// URL' },
+  );
+
+export function enumText<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v): v is T[number] => (values as readonly string[]).includes(v), {
+      message: `expected one of ${values.join(', ')}`,
+    });
+}
+
+export function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
