@@ -5,6 +5,7 @@ import type { StorageHarnessFactory } from './harness';
 import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
 import { messageTests } from './messages-conformance';
+import { multitaskTests } from './multitask-conformance';
 import { projectionTests } from './projection-conformance';
 import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
@@ -36,6 +37,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     messageTests(ctx);
     runTests(ctx);
     pendingCallbackTests(ctx);
+    multitaskTests(ctx);
     eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
