@@ -8,6 +8,7 @@ import type { AgentRegistry } from '../agents/registry';
 import type { CallbackOptions } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
 import { RuntimeError } from '../errors';
+import { eventId } from '../ids';
 import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -158,14 +159,16 @@ export class RunManager {
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
     this.active = new ActiveRuns(this.control, options.eventLog, logger);
-    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (runId) =>
-      this.active.remove(runId),
-    );
+    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (run) => {
+      this.active.remove(run.runId);
+      void this.scheduler.startNext(run.sessionId);
+    });
     const executor = new RunExecutor(this.ctx, this.queue, this.finisher);
     this.scheduler = new RunScheduler({
       storage: options.storage,
       active: this.active,
       executor,
+      control: this.control,
       logger,
       allowPrivateCallbacks: callbackOptions.allowPrivateNetwork === true,
     });
@@ -178,6 +181,7 @@ export class RunManager {
       executor,
       mode: this.recoveryMode,
       maxRecoveries: options.maxRecoveries ?? 3,
+      startNext: (sessionId) => this.scheduler.startNext(sessionId),
     });
   }
 
@@ -239,41 +243,63 @@ export class RunManager {
       throw RuntimeError.field('lastEventId', 'not an event id of this server');
     }
     await requireSession(storage, sessionId, scope);
-    let target: string | null;
+    let target: Run | null;
     if (options.runId !== undefined) {
-      const run = await storage.runs.get(options.runId);
-      if (!run || run.sessionId !== sessionId) {
+      target = await storage.runs.get(options.runId);
+      if (!target || target.sessionId !== sessionId) {
         throw new RuntimeError('RUN_NOT_FOUND', `Run not found: ${options.runId}`);
       }
-      target = run.id;
     } else {
+      const localId = this.active.forSession(sessionId)?.runId;
       target =
-        this.active.forSession(sessionId)?.runId ??
-        (await storage.runs.getActive(sessionId))?.id ??
-        (await storage.runs.list(sessionId))[0]?.id ??
+        (localId !== undefined ? await storage.runs.get(localId) : null) ??
+        (await storage.runs.getActive(sessionId)) ??
+        (await storage.runs.list(sessionId))[0] ??
         null;
     }
-    if (target !== null && !this.active.has(target)) {
+    if (target !== null && !this.active.has(target.id)) {
       // A process that died between storing the run's end and its terminal event.
-      const run = await storage.runs.get(target);
-      if (run) await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, run);
+      await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, target);
     }
-    const cursor = options.lastEventId ?? (target !== null ? `${target}:` : undefined);
+    const cursor = options.lastEventId ?? (target !== null ? `${target.id}:` : undefined);
+    const prelude = target?.status === 'pending' ? await this.queuedEvent(target) : undefined;
     return openEventStream({
       log: this.ctx.log,
       sessionId,
-      targetRunId: target,
+      targetRunId: target?.id ?? null,
       onlyRunId: options.runId ?? null,
       cursor,
       lastEventId: options.lastEventId,
+      prelude: prelude && (cursor === undefined || prelude.id > cursor) ? prelude : undefined,
       isLocal: (runId) => this.active.has(runId),
       isActive: async (runId) => {
         const run = await storage.runs.get(runId);
-        return run !== null && (run.status === 'queued' || run.status === 'running');
+        return (
+          run !== null &&
+          (run.status === 'pending' || run.status === 'queued' || run.status === 'running')
+        );
       },
       signals: options.signal ? [options.signal, this.closing.signal] : [this.closing.signal],
       pollMs: 2000,
     });
+  }
+
+  /**
+   * The first event of a pending run's stream (not in the log: ids of a pending run would sort
+   * after events its session's active run is still to emit): how many runs are ahead of it.
+   */
+  private async queuedEvent(run: Run): Promise<AgentEventEnvelope> {
+    const { storage } = this.ctx;
+    const before = (await storage.runs.listPending(run.sessionId)).findIndex(
+      (r) => r.id === run.id,
+    );
+    const active = (await storage.runs.getActive(run.sessionId)) ? 1 : 0;
+    return {
+      id: eventId(run.id, 0),
+      sessionId: run.sessionId,
+      runId: run.id,
+      event: { type: 'queued', run_id: run.id, ahead: Math.max(before, 0) + active },
+    };
   }
 
   /**

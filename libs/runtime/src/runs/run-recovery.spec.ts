@@ -33,6 +33,7 @@ describe('RunRecovery (interrupt)', () => {
       },
       mode: 'interrupt',
       maxRecoveries: 3,
+      startNext: () => Promise.resolve(),
     });
 
   async function orphan(status: 'queued' | 'running') {

@@ -17,7 +17,8 @@ describe('RunScheduler', () => {
   beforeEach(async () => {
     storage = createMemoryStorage();
     await storage.initialize();
-    active = new ActiveRuns(new InProcessRunControl(), new InMemoryEventLog(), silentLogger);
+    const control = new InProcessRunControl();
+    active = new ActiveRuns(control, new InMemoryEventLog(), silentLogger);
     started = [];
     scheduler = new RunScheduler({
       storage,
@@ -29,6 +30,7 @@ describe('RunScheduler', () => {
           return new Promise<void>(() => undefined);
         },
       },
+      control,
       logger: silentLogger,
       allowPrivateCallbacks: true,
     });
