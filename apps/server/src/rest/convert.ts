@@ -163,6 +163,9 @@ export function sendMessageInput(sessionId: string, body: z.output<typeof SendMe
     ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url } : {}),
     ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...(body.multitask_strategy !== undefined
+      ? { multitaskStrategy: body.multitask_strategy }
+      : {}),
   };
 }
 
@@ -175,6 +178,8 @@ export function runToBody(run: Run): RunBodyT {
     status: run.status,
     input_message_id: run.inputMessageId,
     idempotency_key: run.idempotencyKey,
+    multitask_strategy: run.multitaskStrategy,
+    supersedes_run_id: run.supersedesRunId,
     usage: run.usage
       ? {
           input_tokens: run.usage.inputTokens,

@@ -262,7 +262,11 @@ export class RunManager {
       await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, target);
     }
     const cursor = options.lastEventId ?? (target !== null ? `${target.id}:` : undefined);
-    const prelude = target?.status === 'pending' ? await this.queuedEvent(target) : undefined;
+    // Every run sent while another was active opens with `queued`, whenever it is read.
+    const prelude =
+      target !== null && target.multitaskStrategy !== null
+        ? await this.queuedEvent(target)
+        : undefined;
     return openEventStream({
       log: this.ctx.log,
       sessionId,
@@ -285,20 +289,24 @@ export class RunManager {
   }
 
   /**
-   * The first event of a pending run's stream (not in the log: ids of a pending run would sort
-   * after events its session's active run is still to emit): how many runs are ahead of it.
+   * The first event of the stream of a run sent while another was active, id `<run>:0` (not in
+   * the log: written while the run waits, its id would sort after events the session's active
+   * run is still to emit): how many runs are ahead of it now (0 once it started).
    */
   private async queuedEvent(run: Run): Promise<AgentEventEnvelope> {
     const { storage } = this.ctx;
-    const before = (await storage.runs.listPending(run.sessionId)).findIndex(
-      (r) => r.id === run.id,
-    );
-    const active = (await storage.runs.getActive(run.sessionId)) ? 1 : 0;
+    let ahead = 0;
+    if (run.status === 'pending') {
+      const before = (await storage.runs.listPending(run.sessionId)).findIndex(
+        (r) => r.id === run.id,
+      );
+      ahead = Math.max(before, 0) + ((await storage.runs.getActive(run.sessionId)) ? 1 : 0);
+    }
     return {
       id: eventId(run.id, 0),
       sessionId: run.sessionId,
       runId: run.id,
-      event: { type: 'queued', run_id: run.id, ahead: Math.max(before, 0) + active },
+      event: { type: 'queued', run_id: run.id, ahead },
     };
   }
 
