@@ -29,9 +29,7 @@ const SECOND_ANSWER = 'The second answer.';
 function reply(request: RecordedRequest) {
   const users = (request.body.messages ?? []).filter((m) => m.role === 'user');
   const last = users.at(-1)?.content;
-  return last === 'second'
-    ? { text: SECOND_ANSWER }
-    : { text: FIRST_ANSWER, chunkDelayMs: 40 };
+  return last === 'second' ? { text: SECOND_ANSWER } : { text: FIRST_ANSWER, chunkDelayMs: 40 };
 }
 
 function describeRestarts(
@@ -100,9 +98,14 @@ function describeRestarts(
         const rest = eventsOf(
           (
             await readSse(
-              await postMessage(server.url, sessionId, { content: 'ignored on a reconnect' }, {
-                'Last-Event-ID': queued[0]?.id ?? '',
-              }),
+              await postMessage(
+                server.url,
+                sessionId,
+                { content: 'ignored on a reconnect' },
+                {
+                  'Last-Event-ID': queued[0]?.id ?? '',
+                },
+              ),
             )
           ).frames,
         );

@@ -84,7 +84,10 @@ export const CreateRunInputSchema = z
     supersedesRunId: IdSchema.nullable().optional(),
     callbackUrl: z.string().max(2048).nullable().optional(),
     /** Required for a `pending` run: the message it sends when it starts. */
-    pendingInput: z.lazy(() => PendingRunInputSchema).nullable().optional(),
+    pendingInput: z
+      .lazy(() => PendingRunInputSchema)
+      .nullable()
+      .optional(),
   })
   .strict()
   .refine((input) => input.status !== 'pending' || input.pendingInput != null, {

@@ -110,7 +110,8 @@ export class MemoryRuns {
     };
     this.state.runs.set(id, copy(next));
     const extras = this.state.runExtras.get(id);
-    if (extras && data.baseCheckpointId !== undefined) extras.baseCheckpointId = data.baseCheckpointId;
+    if (extras && data.baseCheckpointId !== undefined)
+      extras.baseCheckpointId = data.baseCheckpointId;
     return next;
   }
 

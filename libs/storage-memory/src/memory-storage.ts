@@ -487,7 +487,6 @@ export class MemoryStorage implements StorageBackend {
     record.session.messageCount = plan.messageCount;
     record.projectedCheckpointId = checkpointId;
   }
-
 }
 
 /**

@@ -25,8 +25,11 @@ export async function rollbackRun(db: PrismaDb, runId: string): Promise<Rollback
       select: { threadId: true, messageCount: true },
     });
     const messages = input
-      ? (await tx.message.deleteMany({ where: { sessionId: run.sessionId, seq: { gte: input.seq } } }))
-          .count
+      ? (
+          await tx.message.deleteMany({
+            where: { sessionId: run.sessionId, seq: { gte: input.seq } },
+          })
+        ).count
       : 0;
     let checkpoints = 0;
     if (run.startedAt !== null) {

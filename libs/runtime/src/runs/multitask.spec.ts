@@ -109,7 +109,11 @@ describe('RunManager double-texting', () => {
     expect(await status(third.run.id)).toBe('completed');
     // A client that saw `queued` and reconnects gets the rest exactly once.
     const again = await collect(
-      await rt.runs.events(session.id, {}, { runId: second.run.id, lastEventId: secondEvents[0]?.id }),
+      await rt.runs.events(
+        session.id,
+        {},
+        { runId: second.run.id, lastEventId: secondEvents[0]?.id },
+      ),
     );
     expect(again.slice(1).map((e) => e.id)).toEqual(secondEvents.slice(1).map((e) => e.id));
   });
@@ -237,7 +241,12 @@ describe('RunManager double-texting', () => {
         status: 'pending',
         multitaskStrategy: strategy,
         supersedesRunId: a.id,
-        pendingInput: { messageId: `m-${strategy}`, content: 'newer', parentId: null, metadata: {} },
+        pendingInput: {
+          messageId: `m-${strategy}`,
+          content: 'newer',
+          parentId: null,
+          metadata: {},
+        },
       });
       return { session, a, b };
     }

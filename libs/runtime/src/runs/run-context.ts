@@ -30,8 +30,7 @@ export type Outcome =
  */
 export type CancelReason = 'aborted' | 'interrupted' | 'superseded' | 'rolled_back';
 
-export const SUPERSEDED_MESSAGE =
-  'Interrupted by a newer message (multitask_strategy "interrupt")';
+export const SUPERSEDED_MESSAGE = 'Interrupted by a newer message (multitask_strategy "interrupt")';
 export const ROLLED_BACK_MESSAGE =
   'Rolled back: a newer message replaced this run (multitask_strategy "rollback")';
 

@@ -245,7 +245,10 @@ export class RunScheduler {
     });
     const message = pendingMessage(run, pendingInput);
     if (created && active && strategy !== 'enqueue') {
-      await this.o.control.cancel(active.id, strategy === 'interrupt' ? 'superseded' : 'rolled_back');
+      await this.o.control.cancel(
+        active.id,
+        strategy === 'interrupt' ? 'superseded' : 'rolled_back',
+      );
     }
     return { run, message, created };
   }
