@@ -64,6 +64,10 @@ export const RunSchema = z.object({
   supersedesRunId: IdSchema.nullable(),
   /** Where the completion payload is POSTed when the run ends (null: nowhere). */
   callbackUrl: z.string().nullable(),
+  /** The server node that claimed the run (several nodes on one database; null: none). */
+  ownerNode: z.string().nullable(),
+  /** Until when the owner's claim holds; another node takes the run over only after it. */
+  leaseExpiresAt: z.date().nullable(),
   usage: UsageSchema.nullable(),
   error: RunErrorSchema.nullable(),
   createdAt: z.date(),

@@ -71,6 +71,8 @@ export class MemoryRuns {
       multitaskStrategy: data.multitaskStrategy ?? null,
       supersedesRunId: data.supersedesRunId ?? null,
       callbackUrl: data.callbackUrl ?? null,
+      ownerNode: null,
+      leaseExpiresAt: null,
       usage: null,
       error: null,
       createdAt: now,
@@ -192,6 +194,25 @@ export class MemoryRuns {
     };
     this.state.runs.set(id, copy(next));
     return copy(next);
+  }
+
+  claim(id: string, node: string, now: Date, until: Date): boolean {
+    const run = this.state.runs.get(id);
+    if (!run || !isActiveRunStatus(run.status)) return false;
+    const free =
+      run.ownerNode === null ||
+      run.ownerNode === node ||
+      (run.leaseExpiresAt !== null && run.leaseExpiresAt < now);
+    if (!free) return false;
+    this.state.runs.set(id, { ...run, ownerNode: node, leaseExpiresAt: new Date(until) });
+    return true;
+  }
+
+  renewLease(id: string, node: string, until: Date): boolean {
+    const run = this.state.runs.get(id);
+    if (!run || !isActiveRunStatus(run.status) || run.ownerNode !== node) return false;
+    this.state.runs.set(id, { ...run, leaseExpiresAt: new Date(until) });
+    return true;
   }
 
   listPending(sessionId?: string): Run[] {

@@ -85,6 +85,8 @@ export function toRun(row: RunRow): Run {
     multitaskStrategy: row.multitaskStrategy as Run['multitaskStrategy'],
     supersedesRunId: row.supersedesRunId,
     callbackUrl: row.callbackUrl,
+    ownerNode: row.ownerNode,
+    leaseExpiresAt: row.leaseExpiresAt,
     usage: parseJson<Usage | null>(row.usage, null),
     error: parseJson<RunError | null>(row.error, null),
     createdAt: row.createdAt,

@@ -165,6 +165,30 @@ export class PrismaRunStore implements RunStore {
     });
   }
 
+  claim(id: string, node: string, now: Date, until: Date): Promise<boolean> {
+    return guard('claim run', async () => {
+      const { count } = await this.db.run.updateMany({
+        where: {
+          id,
+          activeSessionId: { not: null },
+          OR: [{ ownerNode: null }, { ownerNode: node }, { leaseExpiresAt: { lt: now } }],
+        },
+        data: { ownerNode: node, leaseExpiresAt: until },
+      });
+      return count === 1;
+    });
+  }
+
+  renewLease(id: string, node: string, until: Date): Promise<boolean> {
+    return guard('renew run lease', async () => {
+      const { count } = await this.db.run.updateMany({
+        where: { id, ownerNode: node, activeSessionId: { not: null } },
+        data: { leaseExpiresAt: until },
+      });
+      return count === 1;
+    });
+  }
+
   async listPending(sessionId?: string): Promise<Run[]> {
     return guard('list pending runs', async () => {
       const rows = await this.db.run.findMany({

@@ -101,6 +101,14 @@ export interface RunStore {
    * input's `messageId` as `inputMessageId`. RUN_NOT_FOUND; CONFLICT when it is not pending.
    */
   promote(id: string): Promise<Run>;
+  /**
+   * Claims an active run for `node` until `until`: true when it was unowned, already `node`'s,
+   * or its owner's lease expired before `now` — a conditional update, so of several nodes
+   * claiming at once exactly one wins. false for a run that is not active or missing.
+   */
+  claim(id: string, node: string, now: Date, until: Date): Promise<boolean>;
+  /** Extends `node`'s lease of an active run to `until`; false when `node` no longer owns it. */
+  renewLease(id: string, node: string, until: Date): Promise<boolean>;
   /** Pending runs, oldest first: of one session, or of every session when omitted. */
   listPending(sessionId?: string): Promise<Run[]>;
   /** The message a run was created `pending` with (kept after it started); null otherwise. */

@@ -4,6 +4,7 @@ import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
 import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
+import { leaseTests } from './lease-conformance';
 import { messageTests } from './messages-conformance';
 import { multitaskTests } from './multitask-conformance';
 import { projectionTests } from './projection-conformance';
@@ -38,6 +39,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     runTests(ctx);
     pendingCallbackTests(ctx);
     multitaskTests(ctx);
+    leaseTests(ctx);
     eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
