@@ -21,14 +21,16 @@ export type Outcome =
   | { kind: 'aborted' }
   | { kind: 'interrupted'; message?: string }
   | { kind: 'rolled_back' }
+  /** This node lost the run's lease: another node executes it now; nothing is recorded here. */
+  | { kind: 'lost' }
   | { kind: 'failed'; error: RuntimeError };
 
 /**
  * Why a run is being cancelled: by a caller (`aborted`), by shutdown (`interrupted`), or by a
  * newer message sent with `multitask_strategy` `interrupt` (`superseded`) or `rollback`
- * (`rolled_back`).
+ * (`rolled_back`), or because another node took the run over (`lost`).
  */
-export type CancelReason = 'aborted' | 'interrupted' | 'superseded' | 'rolled_back';
+export type CancelReason = 'aborted' | 'interrupted' | 'superseded' | 'rolled_back' | 'lost';
 
 export const SUPERSEDED_MESSAGE = 'Interrupted by a newer message (multitask_strategy "interrupt")';
 export const ROLLED_BACK_MESSAGE =
@@ -41,6 +43,8 @@ export function cancelledOutcome(reason: CancelReason | null): Outcome {
       return { kind: 'interrupted', message: SUPERSEDED_MESSAGE };
     case 'rolled_back':
       return { kind: 'rolled_back' };
+    case 'lost':
+      return { kind: 'lost' };
     case 'interrupted':
       return { kind: 'interrupted' };
     case 'aborted':

@@ -55,6 +55,11 @@ export class RunFinisher {
       return;
     }
     const { outcome, meter, callbackUrl } = ending;
+    if (outcome.kind === 'lost') {
+      // Another node owns the run now and finishes it: nothing of it is ours to record.
+      this.onFinished(active);
+      return;
+    }
     if (outcome.kind === 'rolled_back') {
       await this.rollBack(active);
       return;

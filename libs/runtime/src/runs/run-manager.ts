@@ -25,6 +25,8 @@ import type { RunContext } from './run-context';
 import { sleep } from './run-context';
 import { RunExecutor } from './run-executor';
 import { RunFinisher } from './run-finisher';
+import type { ClusterOptions } from './run-leases';
+import { RunLeases } from './run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
 import { RunRecovery, repairTerminalEvent } from './run-recovery';
 import type { SendInput, SendResult } from './run-scheduler';
@@ -32,6 +34,7 @@ import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
 
 export type { SendInput, SendResult } from './run-scheduler';
+export type { ClusterOptions } from './run-leases';
 export type { RecoveryMode, RecoveryReport } from './run-recovery';
 
 /** What `recover()` did at startup: the runs it took care of, and the callbacks it went on with. */
@@ -77,6 +80,11 @@ export interface RunManagerOptions {
   recovery?: RecoveryMode;
   /** A run resumed more often than this fails instead. Default 3. */
   maxRecoveries?: number;
+  /**
+   * Several nodes on one database: runs are claimed by lease (see `RunLeases`), and recovery
+   * runs every half lease, taking over runs whose owner stopped renewing. Absent: one node.
+   */
+  cluster?: ClusterOptions;
   logger?: Logger;
 }
 
@@ -135,8 +143,11 @@ export class RunManager {
   private readonly callbacks: CallbackDispatcher;
   private readonly abortWaitMs: number;
   private readonly closing = new AbortController();
+  private readonly leases: RunLeases;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping = false;
 
-  constructor(options: RunManagerOptions) {
+  constructor(private readonly options: RunManagerOptions) {
     const logger = options.logger ?? silentLogger;
     this.ctx = {
       storage: options.storage,
@@ -159,6 +170,7 @@ export class RunManager {
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
     this.active = new ActiveRuns(this.control, options.eventLog, logger);
+    this.leases = new RunLeases(options.storage, options.cluster ?? null, this.active, logger);
     this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (run) => {
       this.active.remove(run.runId);
       void this.scheduler.startNext(run.sessionId);
@@ -169,6 +181,7 @@ export class RunManager {
       active: this.active,
       executor,
       control: this.control,
+      leases: this.leases,
       logger,
       allowPrivateCallbacks: callbackOptions.allowPrivateNetwork === true,
     });
@@ -182,6 +195,7 @@ export class RunManager {
       mode: this.recoveryMode,
       maxRecoveries: options.maxRecoveries ?? 3,
       startNext: (sessionId) => this.scheduler.startNext(sessionId),
+      leases: this.leases,
     });
   }
 
@@ -344,7 +358,46 @@ export class RunManager {
    */
   async recover(): Promise<StartupRecovery> {
     const report = await this.recovery.recover();
-    return { ...report, callbacks: await this.callbacks.resumePending() };
+    const callbacks = await this.callbacks.resumePending();
+    this.startClusterDuties();
+    return { ...report, callbacks };
+  }
+
+  /** This node's id in a cluster (null on a single node). */
+  get nodeId(): string | null {
+    return this.leases.nodeId;
+  }
+
+  /**
+   * In a cluster: renews this node's leases, and every half lease takes over what a dead node
+   * left (runs whose lease expired, pending runs of idle sessions, overdue callback deliveries).
+   */
+  private startClusterDuties(): void {
+    const leaseMs = this.options.cluster?.leaseMs;
+    if (leaseMs === undefined || this.sweepTimer) return;
+    this.leases.start();
+    this.sweepTimer = setInterval(() => void this.sweep(leaseMs), Math.max(50, leaseMs / 2));
+    this.sweepTimer.unref();
+  }
+
+  private async sweep(leaseMs: number): Promise<void> {
+    if (this.sweeping || this.closing.signal.aborted) return;
+    this.sweeping = true;
+    try {
+      const report = await this.recovery.recover();
+      const taken = report.resumed.length + report.interrupted.length + report.failed.length;
+      if (taken > 0) {
+        this.ctx.logger.info(
+          { resumedRuns: report.resumed.map((run) => run.id) },
+          `Took over ${taken} run(s) whose node stopped renewing its lease`,
+        );
+      }
+      await this.callbacks.resumeOverdue(leaseMs);
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, 'cluster recovery sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /**
@@ -370,10 +423,15 @@ export class RunManager {
    */
   async shutdown(timeoutMs = 5000): Promise<void> {
     this.scheduler.stopAccepting();
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
     const runs = this.active.all();
     if (this.recoveryMode === 'resume') {
       this.finisher.handOff();
+      // Other nodes may take the handed-off runs at once.
+      await this.leases.stop(true);
     } else {
+      await this.leases.stop(false);
       for (const run of runs) await this.control.cancel(run.runId, 'interrupted');
       await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
     }

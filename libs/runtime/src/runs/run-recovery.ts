@@ -6,6 +6,7 @@ import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
 import type { ActiveRuns } from './active-runs';
 import type { RunExecutor } from './run-executor';
+import type { RunLeases } from './run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
 import { ensureInputMessage } from './run-scheduler';
@@ -26,6 +27,8 @@ export interface RunRecoveryOptions {
   maxRecoveries: number;
   /** Starts the session's oldest pending run if none of its runs is active. */
   startNext(sessionId: string): Promise<void>;
+  /** Which runs this node may take over, and the claim it must win first. */
+  leases: Pick<RunLeases, 'claim' | 'isClaimable'>;
 }
 
 /** The runs `recover` took care of, by what it did with them. */
@@ -46,11 +49,12 @@ export interface RecoveryReport {
 }
 
 /**
- * Startup recovery of runs storage lists as active but no process executes any more. With
- * `resume`, each is taken up again from its thread's last checkpoint: same run id, event ids
- * continuing, a `resumed` event first. With `interrupt` (or when the run cannot be resumed: its
- * session or user message is gone), it ends `interrupted`. Only valid where no other live node
- * shares the database (storage does not record which node owns a run).
+ * Recovery of runs storage lists as active but no process executes any more. With `resume`,
+ * each is taken up again from its thread's last checkpoint: same run id, event ids continuing,
+ * a `resumed` event first. With `interrupt` (or when the run cannot be resumed: its session or
+ * user message is gone), it ends `interrupted`. On one node it runs at startup and takes every
+ * such run; in a cluster it runs periodically and takes only runs whose lease expired, each
+ * after winning its claim.
  */
 export class RunRecovery {
   constructor(private readonly o: RunRecoveryOptions) {}
@@ -71,8 +75,11 @@ export class RunRecovery {
         supersededBy.set(run.supersedesRunId, run);
       }
     }
+    const now = new Date();
     for (const run of await this.o.storage.runs.listActive()) {
-      if (this.o.active.has(run.id)) continue;
+      if (this.o.active.has(run.id) || !this.o.leases.isClaimable(run, now)) continue;
+      // Of several nodes recovering at once, the one whose claim wins takes the run.
+      if (!(await this.o.leases.claim(run.id))) continue;
       const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
         (e) => e.runId === run.id,
       );

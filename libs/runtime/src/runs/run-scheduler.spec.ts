@@ -6,6 +6,7 @@ import { ActiveRuns } from './active-runs';
 import { InProcessRunControl } from './in-process-run-control';
 import type { ActiveRun } from './run-context';
 import type { RunInput } from './run-executor';
+import { RunLeases } from './run-leases';
 import { RunScheduler } from './run-scheduler';
 
 describe('RunScheduler', () => {
@@ -31,6 +32,7 @@ describe('RunScheduler', () => {
         },
       },
       control,
+      leases: new RunLeases(storage, null, active, silentLogger),
       logger: silentLogger,
       allowPrivateCallbacks: true,
     });

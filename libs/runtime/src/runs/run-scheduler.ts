@@ -22,6 +22,7 @@ import { refuseNonPublicHost } from '../net/public-address';
 import type { ActiveRuns } from './active-runs';
 import type { RunControlChannel } from './ports';
 import type { RunExecutor } from './run-executor';
+import type { RunLeases } from './run-leases';
 
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
 export interface SendInput {
@@ -74,6 +75,8 @@ export interface RunSchedulerOptions {
   active: ActiveRuns;
   executor: Pick<RunExecutor, 'execute'>;
   control: RunControlChannel;
+  /** Claims a run for this node before it executes here. */
+  leases: Pick<RunLeases, 'claim'>;
   logger: Logger;
   /** Whether callbacks may target loopback/private addresses. */
   allowPrivateCallbacks: boolean;
@@ -197,7 +200,7 @@ export class RunScheduler {
         : null;
       return { run, message: first ?? message, created: false };
     }
-    this.start(run, session, message, scope);
+    await this.start(run, session, message, scope);
     return { run, message, created: true };
   }
 
@@ -275,10 +278,15 @@ export class RunScheduler {
     const session = await storage.sessions.get(sessionId, {});
     const message = session ? await ensureInputMessage(storage, run) : null;
     if (!session || !message) return;
-    this.start(run, session, message, {});
+    await this.start(run, session, message, {});
   }
 
-  private start(run: Run, session: Session, message: Message, scope: Scope): void {
+  /**
+   * Executes the run here once this node holds its claim (with several nodes, another one may
+   * have claimed it first: it executes it then, and its events reach this node's streams).
+   */
+  private async start(run: Run, session: Session, message: Message, scope: Scope): Promise<void> {
+    if (!(await this.o.leases.claim(run.id))) return;
     const active = this.o.active.add(run.id, session.id, scope);
     active.done = this.o.executor
       .execute(active, { session, userMessage: message, callbackUrl: run.callbackUrl })
