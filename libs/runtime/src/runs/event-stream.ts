@@ -113,6 +113,11 @@ export function openEventStream(
           wake = resolve;
           if (!local) setTimeout(notify, p.pollMs).unref();
         });
+        if (!local && queue.length === 0 && !stopped()) {
+          // A run executed on another node reaches this one through the log's fan-out; should
+          // that drop an event, the stored log still has it.
+          queue.push(...(await p.log.readAfter(p.sessionId, last)).events);
+        }
       }
     } finally {
       release();
