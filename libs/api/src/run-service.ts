@@ -113,6 +113,8 @@ export interface RunService {
   breakerSnapshots(): CircuitBreakerSnapshot[];
   /** Runs executing and queued in this process, and the limit (`maxConcurrentRuns`). */
   admission(): RunAdmission;
+  /** Ids of the runs this process executes (with several nodes: the runs this node owns). */
+  activeRunIds(): string[];
 }
 
 /**

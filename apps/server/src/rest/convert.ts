@@ -127,6 +127,11 @@ export function healthToBody(health: {
   runs: { executing: number; queued: number; limit: number } | null;
   storage: StorageHealth;
   circuitBreakers: readonly BreakerFigures[];
+  node: {
+    id: string | null;
+    ownedRuns: string[];
+    redis: { status: string; ok: boolean; latencyMs: number | null; error?: string } | null;
+  } | null;
 }): HealthBodyT {
   const storage = health.storage;
   return {
@@ -152,6 +157,16 @@ export function healthToBody(health: {
         : {}),
       ...(b.openedAt !== undefined ? { opened_at: b.openedAt?.toISOString() ?? null } : {}),
     })),
+    node: health.node && {
+      id: health.node.id,
+      owned_runs: health.node.ownedRuns,
+      redis: health.node.redis && {
+        status: health.node.redis.status,
+        ok: health.node.redis.ok,
+        latency_ms: health.node.redis.latencyMs,
+        ...(health.node.redis.error !== undefined ? { error: health.node.redis.error } : {}),
+      },
+    },
   };
 }
 

@@ -178,6 +178,22 @@ export const HealthBody = z
       }),
     storage: StorageHealthBody,
     circuit_breakers: z.array(BreakerSnapshotBody),
+    node: z
+      .object({
+        id: z.string().nullable().meta({ description: 'COGNITION_NODE_ID; null on one node' }),
+        owned_runs: z.array(IdSchema).meta({ description: 'Runs this node executes' }),
+        redis: z
+          .object({
+            status: z.string(),
+            ok: z.boolean(),
+            latency_ms: z.number().nullable(),
+            error: z.string().optional(),
+          })
+          .nullable()
+          .meta({ description: 'null on one node (no COGNITION_REDIS_URL)' }),
+      })
+      .nullable()
+      .meta({ description: 'null for callers that did not identify themselves' }),
   })
   .meta({ id: 'Health' });
 

@@ -173,32 +173,55 @@ export class RunScheduler {
         );
       }
     }
+    const parsedMetadata = input.metadata ?? {};
     const active = await storage.runs.getActive(session.id);
     const waiting = await storage.runs.listPending(session.id);
     if (active || waiting.length > 0) {
       return this.sendWhileBusy(input, session, active, waiting.length);
     }
-    const message = await storage.messages.create({
-      id: newMessageId(),
-      sessionId: session.id,
-      role: 'user',
+    // The run first: its creation is what the database arbitrates (one active run per session,
+    // across nodes), so a losing send stores nothing. It carries its message, which the next
+    // process inserts should this one die before it does.
+    const runInput = {
+      messageId: newMessageId(),
       content,
       parentId,
-      metadata: input.metadata ?? {},
-    });
+      metadata: parsedMetadata,
+    };
     const { run, created } = await storage.runs.create({
       id: newRunId(),
       sessionId: session.id,
       status: 'queued',
-      inputMessageId: message.id,
+      inputMessageId: runInput.messageId,
       idempotencyKey: idempotencyKey ?? null,
       callbackUrl: callbackUrl ?? null,
+      pendingInput: runInput,
     });
     if (!created) {
       const first = run.inputMessageId
         ? await storage.messages.get(session.id, run.inputMessageId, scope)
         : null;
-      return { run, message: first ?? message, created: false };
+      return { run, message: first ?? pendingMessage(run, runInput), created: false };
+    }
+    let message: Message;
+    try {
+      message = await storage.messages.create({
+        id: runInput.messageId,
+        sessionId: session.id,
+        role: 'user',
+        content,
+        parentId,
+        metadata: runInput.metadata,
+      });
+    } catch (error) {
+      await storage.runs
+        .update(run.id, {
+          status: 'failed',
+          error: { code: 'UNAVAILABLE', message: 'The message could not be stored' },
+          finishedAt: new Date(),
+        })
+        .catch(() => undefined);
+      throw error;
     }
     await this.start(run, session, message, scope);
     return { run, message, created: true };
