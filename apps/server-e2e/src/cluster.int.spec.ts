@@ -18,7 +18,8 @@ const ANSWER = Array.from({ length: 50 }, (_, i) => `w${i + 1}`).join(' ');
 
 function reply(request: RecordedRequest) {
   const users = (request.body.messages ?? []).filter((m) => m.role === 'user');
-  const last = String(users.at(-1)?.content ?? '');
+  const content = users.at(-1)?.content;
+  const last = typeof content === 'string' ? content : '';
   if (last.startsWith('slow')) return { text: ANSWER, chunkDelayMs: 40 };
   if (last.startsWith('hang')) return { text: 'partial answer', hangAfterChunks: 1 };
   return { text: 'ok' };
@@ -97,11 +98,12 @@ describe('three nodes behind HAProxy on one PostgreSQL and one Redis', () => {
   it('aborts a run from any node within a second', async () => {
     for (const via of [1, 2]) {
       const sessionId = await createSession(cluster.url);
+      const requested = fake.requests.length;
       const stream = await postMessage(cluster.nodeUrl(0), sessionId, { content: 'hang there' });
       const reading = readSse(stream);
       const runId = String(stream.headers.get('x-cognition-run-id'));
       await eventually(async () => (await ownerOf(runId)) === 0);
-      await eventually(async () => fake.requests.length > 0);
+      await eventually(() => Promise.resolve(fake.requests.length > requested));
       const started = Date.now();
       const abort = await http(cluster.nodeUrl(via), 'POST', `/sessions/${sessionId}/abort`);
       expect(abort.status).toBe(200);

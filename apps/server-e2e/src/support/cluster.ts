@@ -135,7 +135,9 @@ export async function startCluster(options: {
     start,
     async close() {
       haproxy.kill('SIGKILL');
-      await Promise.all(nodes.map((node) => node.process?.stop('SIGKILL')));
+      await Promise.all(
+        nodes.map((node) => node.process?.stop('SIGKILL') ?? Promise.resolve(null)),
+      );
       await database.drop();
       workspace.remove();
     },
