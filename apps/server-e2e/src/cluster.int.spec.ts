@@ -182,3 +182,40 @@ describe('three nodes behind HAProxy on one PostgreSQL and one Redis', () => {
     await cluster.start(owner);
   });
 });
+
+describe('rate limits shared by the nodes through Redis', () => {
+  let fake: FakeOpenAIServer;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    fake = await FakeOpenAIServer.start({ fallback: reply });
+    cluster = await startCluster({
+      size: 2,
+      fake,
+      leaseSeconds: LEASE_SECONDS,
+      env: { COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE: '6' },
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await fake?.close();
+  });
+
+  it('counts one budget per tenant whichever node takes the call', async () => {
+    // Counting windows are whole minutes: start well inside one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const statuses: number[] = [];
+    for (const node of [0, 1, 0, 1, 0, 1]) {
+      statuses.push((await http(cluster.nodeUrl(node), 'GET', '/sessions')).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    const over = await http(cluster.nodeUrl(0), 'GET', '/sessions');
+    expect(over.status).toBe(429);
+    expect(over.json?.['code']).toBe('RATE_LIMITED');
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await http(cluster.url, 'GET', '/sessions')).status).toBe(429);
+    // Health and readiness stay open.
+    expect((await http(cluster.nodeUrl(1), 'GET', '/health')).status).toBe(200);
+  }, 90_000);
+});

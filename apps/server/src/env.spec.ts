@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       persistence: { backend: 'sqlite', path: '/srv/app/.cognition/state.db' },
       scoping: { enabled: false, keys: [] },
       cluster: null,
+      rateLimits: { requests: null, runs: null },
       corsOrigins: [],
       apiKeys: [],
       maxBodyBytes: 4 * 1024 * 1024,

@@ -49,6 +49,8 @@ export interface ServerConfig {
   tools: ToolsConfig;
   /** Several nodes on one PostgreSQL + Redis (`COGNITION_REDIS_URL`); null: one node. */
   cluster: ClusterConfig | null;
+  /** Per-tenant budgets per minute; null: not limited. */
+  rateLimits: { requests: number | null; runs: number | null };
 }
 
 export interface ClusterConfig {
@@ -313,6 +315,8 @@ export const SETTINGS = {
   COGNITION_REDIS_KEY_PREFIX: { default: 'cognition:', schema: z.string().trim().min(1).max(64) },
   COGNITION_NODE_ID: { default: undefined, schema: nodeIdText },
   COGNITION_RUN_LEASE_SECONDS: { default: '15', schema: positiveNumberText(3600) },
+  COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
+  COGNITION_RATE_LIMIT_RUNS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -488,6 +492,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     maxConcurrentRuns: need(maxConcurrentRuns),
     runRecovery: need(runRecovery),
     maxRunRecoveries: need(maxRunRecoveries),
+    rateLimits: {
+      requests: read('COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE') ?? null,
+      runs: read('COGNITION_RATE_LIMIT_RUNS_PER_MINUTE') ?? null,
+    },
     cluster:
       redisUrl === undefined
         ? null

@@ -1,4 +1,5 @@
 import type { ApiServices } from '@cognition/api';
+import { FixedWindowRateLimiter } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { RedisCluster } from '@cognition/cluster-redis';
 import type { ContextInspector, RunManager } from '@cognition/runtime';
@@ -96,6 +97,7 @@ export async function startServer(
     sandbox,
     breakers,
     version: VERSION,
+    ...rateLimiterOf(config, cluster),
     ...(cluster && config.cluster
       ? { cluster: { nodeId: config.cluster.nodeId, redis: () => cluster.health() } }
       : {}),
@@ -153,6 +155,21 @@ export async function startServer(
   }
 
   return { url, server, storage, runs, shutdown };
+}
+
+/**
+ * The per-tenant limiter when a limit is configured: shared through Redis with several nodes,
+ * in process on one.
+ */
+function rateLimiterOf(
+  config: ServerConfig,
+  cluster: RedisCluster | null,
+): Pick<ApiServices, 'rateLimiter'> {
+  const limits = config.rateLimits;
+  if (limits.requests === null && limits.runs === null) return {};
+  return {
+    rateLimiter: cluster ? cluster.rateLimiter(limits) : new FixedWindowRateLimiter(limits),
+  };
 }
 
 /** Time runs get, after the grace period, to checkpoint and emit their terminal event. */

@@ -9,6 +9,7 @@ import type {
   StorageHealth,
 } from '@cognition/storage';
 import type { ContextViewService } from './context-service';
+import type { RateLimiter } from './rate-limit';
 import type { RunService, SandboxReleaser } from './run-service';
 
 /** One circuit breaker's figures as reported by `health.get` (a `CircuitBreakerRegistry` snapshot). */
@@ -49,6 +50,8 @@ export interface ApiServices {
   version: string;
   /** Several nodes (`COGNITION_REDIS_URL`): this node's id and its Redis, for `health.get`. */
   cluster?: ClusterHealthSource;
+  /** Per-tenant budgets (`COGNITION_RATE_LIMIT_*`); absent: no limits. */
+  rateLimiter?: RateLimiter;
 }
 
 /** What `/health` reports of a node of a cluster. */

@@ -3,6 +3,8 @@ import type { EventLog, Logger } from '@cognition/runtime';
 import type { Redis } from 'ioredis';
 import { guarded, openRedis } from './redis-connection';
 import { RedisEventLog } from './redis-event-log';
+import type { RateLimits } from './redis-rate-limiter';
+import { RedisRateLimiter } from './redis-rate-limiter';
 import { RedisRunControl } from './redis-run-control';
 
 export interface RedisClusterOptions {
@@ -30,6 +32,8 @@ export interface RedisHealth {
 export interface RedisCluster {
   eventLog: RedisEventLog;
   control: RedisRunControl;
+  /** Per-tenant budgets shared by every node. */
+  rateLimiter(limits: RateLimits): RedisRateLimiter;
   health(): Promise<RedisHealth>;
   close(): Promise<void>;
 }
@@ -82,6 +86,7 @@ export async function connectRedisCluster(options: RedisClusterOptions): Promise
   return {
     eventLog,
     control,
+    rateLimiter: (limits) => new RedisRateLimiter(redis, keyPrefix, limits, options.logger),
     async health() {
       const started = performance.now();
       try {

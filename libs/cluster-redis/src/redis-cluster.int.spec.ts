@@ -98,3 +98,32 @@ describe('Redis cluster: two nodes', () => {
     expect(await a.health()).toMatchObject({ status: 'ready', ok: true });
   });
 });
+
+describe('RedisRateLimiter', () => {
+  it('shares one budget per tenant between nodes', async () => {
+    const prefix = testKeyPrefix();
+    const store = () => new InMemoryEventLog({ bufferSize: 10 });
+    const a = await connect('node-a', store(), prefix);
+    const b = await connect('node-b', store(), prefix);
+    try {
+      // Counting windows are whole minutes: start well inside one.
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 55_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+      const limitsA = a.rateLimiter({ requests: 3, runs: null });
+      const limitsB = b.rateLimiter({ requests: 3, runs: null });
+      const taken = [
+        await limitsA.take('requests', 't1'),
+        await limitsB.take('requests', 't1'),
+        await limitsA.take('requests', 't1'),
+        await limitsB.take('requests', 't1'),
+      ];
+      expect(taken.map((d) => d.allowed)).toEqual([true, true, true, false]);
+      expect(taken[3]?.retryAfterSeconds).toBeGreaterThan(0);
+      expect((await limitsB.take('requests', 't2')).allowed).toBe(true);
+      expect((await limitsB.take('runs', 't1')).allowed).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
