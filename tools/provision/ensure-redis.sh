@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Makes the Redis the multi-node tests use available, idempotently (contract in README.md):
 #   - COGNITION_TEST_REDIS_URL set: that Redis is used as given. It answers PING -> done; it
-#     does not -> fail with the reason. Nothing is started.
+#     does not -> fail with the reason. Nothing is started there.
 #   - otherwise 127.0.0.1:6379: answers -> done; else start Debian's redis-server there as a
-#     daemon (installing the package first when missing, as root), in memory only.
+#     daemon, in memory only.
+#   - either way the redis-server binary must exist (the outage tests run and kill their own
+#     Redis): Debian's package is installed when missing (root).
 #   - `--stop`: shuts down a Redis this script started (the pid file below), nothing else.
 set -euo pipefail
 
@@ -36,6 +38,9 @@ if [[ "${1:-}" == "--stop" ]]; then
   exit 0
 fi
 
+# The outage tests start (and kill) a Redis of their own: the server binary must be here too.
+command -v redis-server >/dev/null 2>&1 || apt_install redis-server "${provide}"
+
 if [[ -n "${COGNITION_TEST_REDIS_URL:-}" ]]; then
   # Credentials in the URL are never printed.
   masked="$(printf '%s' "${COGNITION_TEST_REDIS_URL}" | sed -E 's#//[^@/]*@#//***@#')"
@@ -52,7 +57,6 @@ if [[ "$(ping_url "${url}")" == "PONG" ]]; then
   say "ready: answers at ${url} (already running)"
   exit 0
 fi
-command -v redis-server >/dev/null 2>&1 || apt_install redis-server "${provide}"
 log="/tmp/cognition-test-redis-$(id -u).log"
 redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no \
   --pidfile "${pidfile}" --logfile "${log}" --dir /tmp >/dev/null 2>&1 \

@@ -1,6 +1,7 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isTerminalEvent } from '@cognition/contracts';
 import type { EventLog } from '../events/event-log';
+import { runIdOfEventId, seqOfEventId } from '../ids';
 
 export interface EventStreamParams {
   log: EventLog;
@@ -26,6 +27,10 @@ export interface EventStreamParams {
   /** How often a stream waiting on a run executed elsewhere re-checks its status. */
   pollMs: number;
 }
+
+/** A run that ended on another node: how often and how long to look for its last events. */
+const END_CHECKS = 10;
+const END_CHECK_MS = 200;
 
 /**
  * Subscribes at once (so nothing appended from now on is missed, even before iteration starts),
@@ -58,6 +63,8 @@ export function openEventStream(
   async function* generate(): AsyncGenerator<AgentEventEnvelope, void, undefined> {
     try {
       let last = p.cursor;
+      /** Re-reads of the log, once the followed run ended elsewhere, for its last events. */
+      let endChecks = END_CHECKS;
       /** 'skip' | 'yield' | 'end' for one candidate event. */
       const classify = (envelope: AgentEventEnvelope): 'skip' | 'yield' | 'yield-end' => {
         if (last !== undefined && envelope.id <= last) return 'skip';
@@ -95,6 +102,15 @@ export function openEventStream(
         // appended before, hence is already queued.
         const local = p.targetRunId !== null && p.isLocal(p.targetRunId);
         while (queue.length > 0) {
+          const next = queue[0];
+          if (next && last !== undefined && skipsAhead(last, next.id)) {
+            // A live event arrived past a gap (a fan-out across nodes dropped some, e.g. while
+            // Redis was down): the stored log has the missing ones, delivered first.
+            const missing = (await p.log.readAfter(p.sessionId, last)).events.filter(
+              (e) => e.id < next.id,
+            );
+            queue.unshift(...missing);
+          }
           const envelope = queue.shift();
           if (!envelope) break;
           const verdict = classify(envelope);
@@ -106,6 +122,17 @@ export function openEventStream(
         if (p.targetRunId === null) return;
         if (!local && !(await p.isActive(p.targetRunId))) {
           if (queue.length > 0) continue;
+          // Its node stores the run's end before its last events: read what the log has.
+          const rest = (await p.log.readAfter(p.sessionId, last)).events;
+          if (rest.length > 0) {
+            queue.push(...rest);
+            continue;
+          }
+          if (endChecks > 0) {
+            endChecks -= 1;
+            await new Promise((resolve) => setTimeout(resolve, END_CHECK_MS).unref());
+            continue;
+          }
           return;
         }
         if (queue.length > 0 || stopped()) continue;
@@ -125,4 +152,13 @@ export function openEventStream(
   }
 
   return generate();
+}
+
+/** Whether `id` follows `last` in the same run with sequence numbers missing in between. */
+function skipsAhead(last: string, id: string): boolean {
+  const run = runIdOfEventId(last);
+  if (run === null || run !== runIdOfEventId(id)) return false;
+  const lastSeq = seqOfEventId(last);
+  const seq = seqOfEventId(id);
+  return lastSeq !== null && seq !== null && seq > lastSeq + 1;
 }

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { eventsOf, readSse } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing';
+import { FakeOpenAIServer, createSession, eventually, postMessage } from './support/agent-server';
+import type { TestCluster } from './support/cluster';
+import { startCluster } from './support/cluster';
+import { http } from './support/http';
+
+/**
+ * Redis stopped in the middle of a run and started again: the run goes on (its state is in
+ * PostgreSQL), what needs Redis answers clear 503s meanwhile, a stream followed on another node
+ * still gets every event, and the nodes recover by themselves once Redis is back.
+ */
+
+type Json = Record<string, unknown>;
+const ANSWER = Array.from({ length: 80 }, (_, i) => `r${i + 1}`).join(' ');
+
+function reply(request: RecordedRequest) {
+  const users = (request.body.messages ?? []).filter((m) => m.role === 'user');
+  const content = users.at(-1)?.content;
+  const last = typeof content === 'string' ? content : '';
+  if (last.startsWith('hang')) return { text: 'partial', hangAfterChunks: 1 };
+  return { text: ANSWER, chunkDelayMs: 50 };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A Redis of this test alone (so stopping it disturbs no other test). */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 100; i += 1) {
+    const ready = await new Promise<boolean>((resolve) => {
+      const socket = createServer().listen(port, '127.0.0.1');
+      socket.once('listening', () => socket.close(() => resolve(false)));
+      socket.once('error', () => resolve(true));
+    });
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('redis-server did not start (is the redis-server binary installed?)');
+}
+
+describe('Redis outage in the middle of a run (two nodes)', () => {
+  let fake: FakeOpenAIServer;
+  let cluster: TestCluster;
+  let redis: ChildProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    fake = await FakeOpenAIServer.start({ fallback: reply });
+    cluster = await startCluster({
+      size: 2,
+      fake,
+      leaseSeconds: 2,
+      env: { COGNITION_REDIS_URL: `redis://127.0.0.1:${port}` },
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await fake?.close();
+    redis?.kill('SIGKILL');
+  });
+
+  const redisOk = async (node: number) =>
+    ((await http(cluster.nodeUrl(node), 'GET', '/health')).json?.['node'] as Json)?.['redis'] as
+      Json | undefined;
+
+  it('keeps the run and its streams whole, answers 503 for what needs Redis, recovers', async () => {
+    const sessionId = await createSession(cluster.nodeUrl(0));
+    const origin = await postMessage(cluster.nodeUrl(0), sessionId, { content: 'tell me' });
+    const originEvents = readSse(origin);
+    // A client follows the run from the other node (live through the Redis fan-out).
+    await eventually(async () => {
+      const run = await http(cluster.nodeUrl(0), 'GET', `/sessions/${sessionId}/runs`);
+      return ((run.json?.['runs'] as Json[]) ?? []).length > 0;
+    });
+    const follower = readSse(await fetch(`${cluster.nodeUrl(1)}/sessions/${sessionId}/events`));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    redis.kill('SIGKILL');
+    await eventually(async () => (await redisOk(0))?.['ok'] === false);
+    const health = await http(cluster.nodeUrl(0), 'GET', '/health');
+    expect(health.json?.['status']).toBe('degraded');
+
+    // Aborting a run of another node needs Redis: a clear 503 meanwhile.
+    const other = await createSession(cluster.nodeUrl(0));
+    const hanging = await postMessage(cluster.nodeUrl(0), other, { content: 'hang on' });
+    const abort = await http(cluster.nodeUrl(1), 'POST', `/sessions/${other}/abort`);
+    expect(abort.status).toBe(503);
+    expect(abort.json?.['code']).toBe('UNAVAILABLE');
+    expect(String(abort.json?.['detail'])).toMatch(/Redis is unavailable/);
+
+    redis = await startRedis(port);
+    await eventually(async () => (await redisOk(0))?.['ok'] === true, 15_000);
+    await eventually(async () => (await redisOk(1))?.['ok'] === true, 15_000);
+
+    for (const events of [
+      eventsOf((await originEvents).frames),
+      eventsOf((await follower).frames),
+    ]) {
+      const ids = events.map((e) => e.id);
+      expect(ids).toEqual([...new Set(ids)].sort());
+      const text = events
+        .filter((e) => e.event === 'token')
+        .map((e) => String(e.data['content']))
+        .join('');
+      expect(text).toBe(ANSWER);
+      expect(events.at(-1)?.event).toBe('done');
+    }
+    // Abort across nodes works again.
+    const again = await http(cluster.nodeUrl(1), 'POST', `/sessions/${other}/abort`);
+    expect(again.status).toBe(200);
+    const hangingEvents = eventsOf((await readSse(hanging)).frames);
+    expect(hangingEvents.at(-1)).toMatchObject({ event: 'error', data: { code: 'ABORTED' } });
+  }, 120_000);
+});
