@@ -109,4 +109,30 @@ describe('run ownership by lease (several nodes)', () => {
     expect(events).not.toContain('done');
     expect(events).not.toContain('error');
   });
+
+  it('leaves a run it has no slot for to a node that has one', async () => {
+    const model = new ScriptedChatModel([{ text: 'busy', hang: true }, { text: 'adopted' }]);
+    rt = await createTestRuntime({
+      chatModel: model,
+      extra: { cluster: { nodeId: 'node-a', leaseMs: LEASE_MS }, maxConcurrentRuns: 1 },
+    });
+    await rt.runs.recover();
+    const busy = await rt.createSession();
+    await rt.runs.send({ sessionId: busy.id, scope: {}, content: 'keep node a busy' });
+    await waitFor(() => model.calls.length === 1);
+    const waiting = await rt.createSession();
+    const { run } = await rt.runs.send({ sessionId: waiting.id, scope: {}, content: 'next' });
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'queued', ownerNode: null });
+
+    nodeB = secondNode(model);
+    await nodeB.recover();
+    const events = await collect(await rt.runs.events(waiting.id, {}, { runId: run.id }));
+    expect(events.map((e) => e.event.type)).not.toContain('resumed');
+    expect(events.at(-1)?.event.type).toBe('done');
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({
+      status: 'completed',
+      ownerNode: 'node-b',
+    });
+    await rt.runs.abort(busy.id, {});
+  });
 });

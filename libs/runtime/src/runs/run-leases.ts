@@ -27,7 +27,22 @@ export class RunLeases {
     private readonly cluster: ClusterOptions | null,
     private readonly active: ActiveRuns,
     private readonly logger: Logger,
+    /** Whether this node has a free execution slot (its `RunQueue`). */
+    private readonly hasFreeSlot: () => boolean = () => true,
   ) {}
+
+  /**
+   * In a cluster, a node without a free slot leaves a run it accepted `queued` and unclaimed,
+   * for whichever node has a slot first (their sweeps adopt it); one node queues it itself.
+   */
+  deferStart(): boolean {
+    return this.cluster !== null && !this.hasFreeSlot();
+  }
+
+  /** Whether recovery may take one more run here (a cluster node: only into a free slot). */
+  mayTakeMore(): boolean {
+    return this.cluster === null || this.hasFreeSlot();
+  }
 
   get nodeId(): string | null {
     return this.cluster?.nodeId ?? null;

@@ -170,10 +170,19 @@ export class RunManager {
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
     this.active = new ActiveRuns(this.control, options.eventLog, logger);
-    this.leases = new RunLeases(options.storage, options.cluster ?? null, this.active, logger);
+    this.leases = new RunLeases(
+      options.storage,
+      options.cluster ?? null,
+      this.active,
+      logger,
+      () => this.queue.active + this.queue.queued < this.queue.limit,
+    );
     this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (run) => {
       this.active.remove(run.runId);
       void this.scheduler.startNext(run.sessionId);
+      // A slot freed: a run another busy node left queued may start here now.
+      const leaseMs = options.cluster?.leaseMs;
+      if (leaseMs !== undefined && this.sweepTimer) void this.sweep(leaseMs);
     });
     const executor = new RunExecutor(this.ctx, this.queue, this.finisher);
     this.scheduler = new RunScheduler({

@@ -28,7 +28,7 @@ export interface RunRecoveryOptions {
   /** Starts the session's oldest pending run if none of its runs is active. */
   startNext(sessionId: string): Promise<void>;
   /** Which runs this node may take over, and the claim it must win first. */
-  leases: Pick<RunLeases, 'claim' | 'isClaimable'>;
+  leases: Pick<RunLeases, 'claim' | 'isClaimable' | 'mayTakeMore' | 'nodeId'>;
 }
 
 /** The runs `recover` took care of, by what it did with them. */
@@ -46,6 +46,8 @@ export interface RecoveryReport {
   superseded: Run[];
   /** Sessions whose waiting (`pending`) runs were started again. */
   pendingSessions: number;
+  /** Queued runs a busy node of the cluster left unclaimed, started here (not resumed). */
+  adopted: Run[];
 }
 
 /**
@@ -66,6 +68,7 @@ export class RunRecovery {
       failed: [],
       superseded: [],
       pendingSessions: 0,
+      adopted: [],
     };
     const pending = await this.o.storage.runs.listPending();
     const supersededBy = new Map<string, Run>();
@@ -78,11 +81,17 @@ export class RunRecovery {
     const now = new Date();
     for (const run of await this.o.storage.runs.listActive()) {
       if (this.o.active.has(run.id) || !this.o.leases.isClaimable(run, now)) continue;
+      if (!this.o.leases.mayTakeMore()) break;
       // Of several nodes recovering at once, the one whose claim wins takes the run.
       if (!(await this.o.leases.claim(run.id))) continue;
       const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
         (e) => e.runId === run.id,
       );
+      if (this.o.leases.nodeId !== null && run.ownerNode === null && own.length === 0) {
+        // Accepted by a node without a free slot and never claimed: it starts here, afresh.
+        if (await this.adopt(run)) report.adopted.push(run);
+        continue;
+      }
       const by = supersededBy.get(run.id);
       if (by) {
         report.superseded.push(await this.supersede(run, own, by));
@@ -106,6 +115,21 @@ export class RunRecovery {
     for (const sessionId of sessions) await this.o.startNext(sessionId);
     report.pendingSessions = sessions.size;
     return report;
+  }
+
+  private async adopt(run: Run): Promise<boolean> {
+    const { storage } = this.o;
+    const session = await storage.sessions.get(run.sessionId, {});
+    const message = session ? await ensureInputMessage(storage, run) : null;
+    if (!session || !message) return false;
+    const active = this.o.active.add(run.id, session.id, {});
+    active.done = this.o.executor
+      .execute(active, { session, userMessage: message, callbackUrl: run.callbackUrl })
+      .catch((error: unknown) => {
+        this.o.logger.error({ err: error, runId: run.id }, 'adopted run execution crashed');
+        this.o.active.remove(run.id);
+      });
+    return true;
   }
 
   /** Finishes what a newer message's `interrupt` or `rollback` asked of a run before the crash. */

@@ -75,8 +75,8 @@ export interface RunSchedulerOptions {
   active: ActiveRuns;
   executor: Pick<RunExecutor, 'execute'>;
   control: RunControlChannel;
-  /** Claims a run for this node before it executes here. */
-  leases: Pick<RunLeases, 'claim'>;
+  /** Claims a run for this node before it executes here (or leaves it to a node with a slot). */
+  leases: Pick<RunLeases, 'claim' | 'deferStart'>;
   logger: Logger;
   /** Whether callbacks may target loopback/private addresses. */
   allowPrivateCallbacks: boolean;
@@ -306,9 +306,11 @@ export class RunScheduler {
 
   /**
    * Executes the run here once this node holds its claim (with several nodes, another one may
-   * have claimed it first: it executes it then, and its events reach this node's streams).
+   * have claimed it first: it executes it then, and its events reach this node's streams). A
+   * cluster node without a free slot leaves the run queued for a node that has one.
    */
   private async start(run: Run, session: Session, message: Message, scope: Scope): Promise<void> {
+    if (this.o.leases.deferStart()) return;
     if (!(await this.o.leases.claim(run.id))) return;
     const active = this.o.active.add(run.id, session.id, scope);
     active.done = this.o.executor
