@@ -4,6 +4,8 @@ import type { Scope, StorageBackend } from '@cognition/storage';
 import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callback-dispatcher';
 import type { Logger } from '../logger';
 import type { UsageMeter } from '../providers/usage';
+import type { RunObserver } from '../telemetry/observer';
+import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ActiveRun, Outcome } from './run-context';
 
 /** What the executor hands over when a run ends. */
@@ -31,6 +33,7 @@ export class RunFinisher {
     private readonly logger: Logger,
     /** Called once the terminal event was handed to the log (the run is no longer active). */
     private readonly onFinished: (runId: string) => void,
+    private readonly observer: RunObserver = NOOP_RUN_OBSERVER,
   ) {}
 
   private handedOff = false;
@@ -48,6 +51,7 @@ export class RunFinisher {
     const { emitter, runId, scope } = active;
     if (this.handedOff) {
       this.onFinished(runId);
+      this.observer.runEnded({ runId, sessionId: session.id, outcome: 'handed_off' });
       return;
     }
     const { outcome, meter, callbackUrl } = ending;
@@ -107,6 +111,7 @@ export class RunFinisher {
     }
     await emitter.flush();
     this.onFinished(runId);
+    this.observer.runEnded({ runId, sessionId: session.id, outcome: outcome.kind });
     if (callbackUrl !== null) {
       const payload: CompletionPayload = {
         session_id: session.id,

@@ -14,6 +14,8 @@ import { silentLogger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
 import { createChatModel } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
+import type { RunObserver } from '../telemetry/observer';
+import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ToolCatalogOptions } from '../tools/catalog';
 import { ToolCatalog } from '../tools/catalog';
 import { ActiveRuns } from './active-runs';
@@ -77,6 +79,8 @@ export interface RunManagerOptions {
   /** A run resumed more often than this fails instead. Default 3. */
   maxRecoveries?: number;
   logger?: Logger;
+  /** Receives run starts and ends, first tokens and every model call's usage (metrics). */
+  observer?: RunObserver;
 }
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
@@ -150,6 +154,7 @@ export class RunManager {
       logger,
       workspaceRoot: options.workspaceRoot,
       maxSteps: options.maxSteps ?? 50,
+      observer: options.observer ?? NOOP_RUN_OBSERVER,
     };
     const callbackOptions = options.callbacks ?? {};
     this.callbacks = new CallbackDispatcher(options.storage.runs, { logger, ...callbackOptions });
@@ -158,8 +163,12 @@ export class RunManager {
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
     this.active = new ActiveRuns(this.control, options.eventLog, logger);
-    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (runId) =>
-      this.active.remove(runId),
+    this.finisher = new RunFinisher(
+      options.storage,
+      this.callbacks,
+      logger,
+      (runId) => this.active.remove(runId),
+      this.ctx.observer,
     );
     const executor = new RunExecutor(this.ctx, this.queue, this.finisher);
     this.scheduler = new RunScheduler({

@@ -1,0 +1,218 @@
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { TestRuntime } from '../test-support';
+import { FAKE_PROVIDERS, createTestRuntime, sendAndCollect, waitFor } from '../test-support';
+import { ScriptedChatModel } from '../testing/scripted-chat-model';
+import type { ModelCallRecord, RunEndOutcome, RunObserver } from './observer';
+
+type Seen =
+  | { kind: 'started'; runId: string; resumed: boolean }
+  | { kind: 'first_token'; runId: string }
+  | { kind: 'model_call'; call: ModelCallRecord }
+  | { kind: 'ended'; runId: string; outcome: RunEndOutcome };
+
+function recordingObserver(seen: Seen[]): RunObserver {
+  return {
+    runStarted: ({ runId, resumed }) => seen.push({ kind: 'started', runId, resumed }),
+    firstToken: ({ runId }) => seen.push({ kind: 'first_token', runId }),
+    modelCall: (call) => seen.push({ kind: 'model_call', call }),
+    runEnded: ({ runId, outcome }) => seen.push({ kind: 'ended', runId, outcome }),
+  };
+}
+
+const PRICED = {
+  ...FAKE_PROVIDERS,
+  prices: { 'fake-model': { inputPerMillion: 1, outputPerMillion: 2 } },
+};
+
+describe('runtime telemetry', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  let rt: TestRuntime | undefined;
+  let seen: Seen[];
+
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(provider);
+  });
+  afterAll(async () => {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
+  });
+  beforeEach(() => {
+    seen = [];
+    exporter.reset();
+  });
+  afterEach(async () => {
+    await rt?.cleanup();
+    rt = undefined;
+  });
+
+  async function runtime(model: ScriptedChatModel, agents = {}) {
+    rt = await createTestRuntime({
+      chatModel: model,
+      providers: PRICED,
+      extra: { observer: recordingObserver(seen) },
+      ...agents,
+    });
+    return rt;
+  }
+
+  /** The run span ends once the run finished, just after its terminal event reached the stream. */
+  async function finishedRunSpan(): Promise<ReadableSpan | undefined> {
+    await waitFor(() => spansNamed('cognition.run').length > 0);
+    return spansNamed('cognition.run')[0];
+  }
+
+  function spansNamed(name: string): ReadableSpan[] {
+    return exporter.getFinishedSpans().filter((span) => span.name === name);
+  }
+
+  function parentOf(span: ReadableSpan): string | undefined {
+    return span.parentSpanContext?.spanId;
+  }
+
+  it('reports a turn to the observer: start, each model call with tokens and cost, first token, end', async () => {
+    const rt = await runtime(
+      new ScriptedChatModel([
+        {
+          toolCalls: [{ name: 'ls', args: {}, id: 'c1' }],
+          usage: { input_tokens: 100, output_tokens: 10 },
+        },
+        { text: ['Hel', 'lo'], usage: { input_tokens: 200, output_tokens: 20 } },
+      ]),
+    );
+    const session = await rt.createSession();
+    const { run } = await sendAndCollect(rt, session, 'list files');
+    expect(seen).toEqual([
+      { kind: 'started', runId: run.id, resumed: false },
+      {
+        kind: 'model_call',
+        call: {
+          runId: run.id,
+          provider: 'fake',
+          model: 'fake-model',
+          inputTokens: 100,
+          outputTokens: 10,
+          estimated: false,
+          costUsd: 0.00012,
+        },
+      },
+      { kind: 'first_token', runId: run.id },
+      {
+        kind: 'model_call',
+        call: {
+          runId: run.id,
+          provider: 'fake',
+          model: 'fake-model',
+          inputTokens: 200,
+          outputTokens: 20,
+          estimated: false,
+          costUsd: 0.00024,
+        },
+      },
+      { kind: 'ended', runId: run.id, outcome: 'completed' },
+    ]);
+  });
+
+  it("reports a subagent's model calls through the run's meter, estimated when unreported", async () => {
+    const rt = await runtime(
+      new ScriptedChatModel([
+        {
+          toolCalls: [{ name: 'task', args: { agent: 'helper', description: 'do it' }, id: 'd1' }],
+        },
+        { text: 'done by the helper' },
+        { text: 'final', usage: { input_tokens: 5, output_tokens: 1 } },
+      ]),
+      {
+        agents: [
+          {
+            name: 'helper',
+            description: 'Helps',
+            mode: 'subagent',
+            tools: ['read_file'],
+            model: null,
+            temperature: null,
+            systemPrompt: 'You help.',
+            source: 'test',
+          },
+        ],
+      },
+    );
+    const session = await rt.createSession();
+    await sendAndCollect(rt, session, 'delegate');
+    const calls = seen.flatMap((s) => (s.kind === 'model_call' ? [s.call] : []));
+    expect(calls).toHaveLength(3);
+    expect(calls.map((c) => c.estimated)).toEqual([true, true, false]);
+    expect(calls.every((c) => c.inputTokens > 0)).toBe(true);
+  });
+
+  it('traces a turn: the run span holds the model calls with tokens and the tool call', async () => {
+    const rt = await runtime(
+      new ScriptedChatModel([
+        {
+          toolCalls: [{ name: 'ls', args: {}, id: 'c1' }],
+          usage: { input_tokens: 100, output_tokens: 10 },
+        },
+        { text: 'two files', usage: { input_tokens: 200, output_tokens: 20 } },
+      ]),
+    );
+    const session = await rt.createSession();
+    const { run } = await sendAndCollect(rt, session, 'list files');
+    const runSpan = await finishedRunSpan();
+    expect(runSpan?.attributes).toMatchObject({
+      'cognition.run.id': run.id,
+      'cognition.session.id': session.id,
+      'cognition.run.outcome': 'completed',
+      'gen_ai.agent.name': 'default',
+    });
+    const chats = spansNamed('chat fake-model');
+    expect(chats.map((span) => span.attributes)).toEqual([
+      expect.objectContaining({
+        'gen_ai.provider.name': 'fake',
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 10,
+        'cognition.usage.estimated': false,
+      }),
+      expect.objectContaining({
+        'gen_ai.usage.input_tokens': 200,
+        'gen_ai.usage.output_tokens': 20,
+      }),
+    ]);
+    const [tool] = spansNamed('execute_tool ls');
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'ls',
+      'gen_ai.tool.call.id': 'c1',
+      'cognition.tool.exit_code': 0,
+    });
+    const runSpanId = runSpan?.spanContext().spanId;
+    expect([...chats, tool].map((span) => span && parentOf(span))).toEqual([
+      runSpanId,
+      runSpanId,
+      runSpanId,
+    ]);
+    expect(new Set(exporter.getFinishedSpans().map((s) => s.spanContext().traceId)).size).toBe(1);
+  });
+
+  it('marks a failed run and its failed model call as errors', async () => {
+    const rt = await runtime(new ScriptedChatModel([{ error: new Error('provider down') }]));
+    const session = await rt.createSession();
+    const { run } = await sendAndCollect(rt, session, 'hi');
+    expect(seen.at(-1)).toEqual({ kind: 'ended', runId: run.id, outcome: 'failed' });
+    const runSpan = await finishedRunSpan();
+    expect(runSpan?.status.code).toBe(2);
+    expect(runSpan?.attributes['error.type']).toBe('PROVIDER_ERROR');
+    const [chat] = spansNamed('chat fake-model');
+    expect(chat?.status).toMatchObject({
+      code: 2,
+      message: expect.stringContaining('provider down') as unknown,
+    });
+  });
+});
