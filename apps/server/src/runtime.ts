@@ -13,6 +13,7 @@ import type {
   EnvProviderChoice,
   EventLog,
   LlmConfig,
+  RunObserver,
   ToolCatalogOptions,
 } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
@@ -88,6 +89,10 @@ export interface RuntimeDeps {
   sandbox: ExecutionBackendFactory;
   breakers: CircuitBreakerRegistry;
   logger: Logger;
+  /** Receives the runs' metrics (default: none). */
+  observer?: RunObserver;
+  /** Decorates the event log (telemetry counts its subscriptions). */
+  wrapEventLog?: (log: EventLog) => EventLog;
 }
 
 /** The runtime services the API is given, and the LLM line of the startup log. */
@@ -137,7 +142,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     sandbox: deps.sandbox,
     agents,
     providers,
-    eventLog: createEventLog(config, deps.storage),
+    eventLog: (deps.wrapEventLog ?? ((log: EventLog) => log))(createEventLog(config, deps.storage)),
     workspaceRoot: sessionsRoot(config.workspaceRoot),
     breakers: deps.breakers,
     maxConcurrentRuns: config.maxConcurrentRuns,
@@ -153,6 +158,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     },
     tools: toolOptions(config.tools),
     logger: deps.logger.child({ component: 'runtime' }),
+    ...(deps.observer ? { observer: deps.observer } : {}),
   });
   return {
     runs,
