@@ -199,6 +199,7 @@ export function createApp(options: AppOptions): Express {
     version: services.version,
     scopeKeys: config.scoping.enabled ? config.scoping.keys : [],
     apiKeys: config.apiKeys.length > 0,
+    ...(metrics ? { metrics: { token: (options.telemetry?.metricsToken ?? null) !== null } } : {}),
   });
   app.get('/openapi.json', (req, res) => {
     try {

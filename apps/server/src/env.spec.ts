@@ -64,6 +64,10 @@ describe('loadConfig', () => {
         allowPrivateNetwork: false,
       },
       tools: { webFetchAllowPrivateNetwork: false, webSearch: null },
+      telemetry: {
+        metrics: { enabled: true, token: null },
+        tracing: { tracesUrl: null, headers: {}, serviceName: 'cognition', exportDelayMs: 5000 },
+      },
     });
   });
 

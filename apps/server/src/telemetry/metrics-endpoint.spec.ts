@@ -265,6 +265,18 @@ describe('GET /metrics', () => {
     });
   });
 
+  it('is described in /openapi.json with the security it takes', async () => {
+    type Doc = { paths: Record<string, { get?: { security?: unknown; responses: object } }> };
+    t = await createTestApp({ metricsToken: TOKEN });
+    const doc = (await request(t.app).get('/openapi.json')).body as Doc;
+    expect(doc.paths['/metrics']?.get?.security).toEqual([{ metricsToken: [] }]);
+    expect(Object.keys(doc.paths['/metrics']?.get?.responses ?? {})).toEqual(['200', '401', '422']);
+    await t.close();
+    t = await createTestApp();
+    const open = (await request(t.app).get('/openapi.json')).body as Doc;
+    expect(open.paths['/metrics']?.get?.security).toBeUndefined();
+  });
+
   it('rejects query parameters with a 422 naming them', async () => {
     t = await createTestApp();
     const res = await request(t.app).get('/metrics?name[]=cognition_runs_started_total&debug=1');
