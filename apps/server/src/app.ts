@@ -71,6 +71,8 @@ export interface AppTelemetry {
   metrics: ServerMetrics | null;
   /** `COGNITION_METRICS_TOKEN`: scrapes send it as a bearer token instead of an API key. */
   metricsToken: string | null;
+  /** A trace pipeline runs: each request gets a server span. */
+  tracingOn?: boolean;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -121,7 +123,8 @@ export function createApp(options: AppOptions): Express {
 
   const metrics = options.telemetry?.metrics ?? null;
   // Request metrics and the request's span, for everything below (after the request id is set).
-  app.use(httpTelemetry(metrics));
+  const tracingOn = options.telemetry?.tracingOn ?? false;
+  if (metrics || tracingOn) app.use(httpTelemetry(metrics, tracingOn));
 
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);

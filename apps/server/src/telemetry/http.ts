@@ -43,6 +43,11 @@ function decodeSafely(text: string): string {
   }
 }
 
+/** The status answered; a client gone before anything was sent: 499 (nginx's convention). */
+function statusOf(res: Response): string {
+  return res.headersSent ? String(res.statusCode) : '499';
+}
+
 /** The session a `/sessions/{id}/…` request addresses, for its span. */
 function sessionIdOf(req: Request, route: string): string | undefined {
   if (!route.startsWith('/sessions/{id}')) return undefined;
@@ -57,13 +62,23 @@ function sessionIdOf(req: Request, route: string): string | undefined {
  * with the request id as an attribute and as baggage for every span below it. Must run after
  * the request id is assigned (pino-http).
  */
-export function httpTelemetry(metrics: ServerMetrics | null): RequestHandler {
+export function httpTelemetry(metrics: ServerMetrics | null, tracing: boolean): RequestHandler {
   return (req, res, next) => {
     if (req.path === METRICS_PATH) {
       next();
       return;
     }
     const startedAt = performance.now();
+    if (!tracing) {
+      res.once('close', () => {
+        const route = routePattern(req);
+        const labels = { method: req.method, route, status: statusOf(res) };
+        metrics?.httpRequests.inc(labels);
+        metrics?.httpDuration.observe(labels, (performance.now() - startedAt) / 1000);
+      });
+      next();
+      return;
+    }
     const requestId = typeof req.id === 'string' ? req.id : undefined;
     const parent = propagation.extract(context.active(), req.headers);
     const span = trace.getTracer('@cognition/server').startSpan(
@@ -91,8 +106,7 @@ export function httpTelemetry(metrics: ServerMetrics | null): RequestHandler {
       if (ended) return;
       ended = true;
       const route = routePattern(req);
-      // A client gone before the response finished: the status it would have had is unknown.
-      const status = res.writableFinished || res.headersSent ? String(res.statusCode) : '499';
+      const status = statusOf(res);
       const labels = { method: req.method, route, status };
       metrics?.httpRequests.inc(labels);
       metrics?.httpDuration.observe(labels, (performance.now() - startedAt) / 1000);

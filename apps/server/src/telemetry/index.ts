@@ -26,6 +26,8 @@ export type { Tracing } from './tracing';
 export interface ServerTelemetry {
   metrics: ServerMetrics | null;
   tracing: Tracing | null;
+  /** Whether spans are recorded (the HTTP layer skips its span otherwise). */
+  tracingOn: boolean;
   /** `COGNITION_METRICS_TOKEN`, for the `/metrics` route. */
   metricsToken: string | null;
   observer: RunObserver;
@@ -39,14 +41,16 @@ export interface ServerTelemetry {
 export function createServerTelemetry(config: TelemetryConfig, logger: Logger): ServerTelemetry {
   const metrics = config.metrics.enabled ? new ServerMetrics() : null;
   const tracing = startTracing(config.tracing, logger);
+  const measures = { metrics, tracing: tracing !== null };
   const measured = metrics !== null || tracing !== null;
   return {
     metrics,
     tracing,
+    tracingOn: tracing !== null,
     metricsToken: config.metrics.token,
     observer: metrics ? new MetricsRunObserver(metrics) : NOOP_RUN_OBSERVER,
-    storage: (storage) => (measured ? instrumentStorage(storage, metrics) : storage),
-    sandbox: (sandbox) => (measured ? instrumentSandbox(sandbox, metrics) : sandbox),
+    storage: (storage) => (measured ? instrumentStorage(storage, measures) : storage),
+    sandbox: (sandbox) => (measured ? instrumentSandbox(sandbox, measures) : sandbox),
     eventLog: (log) => (metrics ? instrumentEventLog(log, metrics) : log),
     shutdown: () => tracing?.shutdown() ?? Promise.resolve(),
   };

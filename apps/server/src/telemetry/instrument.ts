@@ -15,6 +15,13 @@ import type { ServerMetrics } from './metrics';
 
 const TRACER_NAME = '@cognition/server';
 
+/** What a decorator records: the series (none when metrics are off) and whether spans are wanted. */
+export interface Measures {
+  metrics: ServerMetrics | null;
+  /** false when no trace pipeline runs: no span is even created. */
+  tracing: boolean;
+}
+
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === 'string') return error;
@@ -115,7 +122,7 @@ const DB_SYSTEM: Record<StorageBackend['kind'], string> = {
  */
 export function instrumentStorage(
   storage: StorageBackend,
-  metrics: ServerMetrics | null,
+  { metrics, tracing }: Measures,
 ): StorageBackend {
   const backend = storage.kind;
   const observe = (operation: string, startedAt: number, error: unknown) => {
@@ -124,6 +131,7 @@ export function instrumentStorage(
       { backend, operation, outcome: error === undefined ? 'ok' : 'error' },
       seconds,
     );
+    if (!tracing) return;
     recordSpan(
       `storage ${operation}`,
       startedAt,
@@ -160,7 +168,7 @@ function exitLabel(result: ExecuteResult): string {
  */
 export function instrumentSandbox(
   factory: ExecutionBackendFactory,
-  metrics: ServerMetrics | null,
+  { metrics, tracing }: Measures,
 ): ExecutionBackendFactory {
   const instrumentBackend = (backend: ExecutionBackend): ExecutionBackend =>
     new Proxy(backend, {
@@ -188,20 +196,23 @@ export function instrumentSandbox(
               { backend: kind },
               (performance.now() - startedAt) / 1000,
             );
-            recordSpan(
-              'sandbox.exec',
-              startedAt,
-              {
-                'cognition.sandbox.backend': kind,
-                ...(result
-                  ? {
-                      'process.exit.code': result.exitCode,
-                      'cognition.sandbox.timed_out': result.timedOut,
-                    }
-                  : {}),
-              },
-              failure ?? (result && result.exitCode !== 0 ? new Error(`exit ${exit}`) : undefined),
-            );
+            if (tracing) {
+              recordSpan(
+                'sandbox.exec',
+                startedAt,
+                {
+                  'cognition.sandbox.backend': kind,
+                  ...(result
+                    ? {
+                        'process.exit.code': result.exitCode,
+                        'cognition.sandbox.timed_out': result.timedOut,
+                      }
+                    : {}),
+                },
+                failure ??
+                  (result && result.exitCode !== 0 ? new Error(`exit ${exit}`) : undefined),
+              );
+            }
           }
         };
       },

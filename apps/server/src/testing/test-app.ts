@@ -118,7 +118,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const { script, metricsToken, ...config } = options;
   // Measured like the server's: storage, sandbox, event log and runs report to the metrics.
   const metrics = new ServerMetrics();
-  const storage = instrumentStorage(createMemoryStorage(), metrics);
+  const storage = instrumentStorage(createMemoryStorage(), { metrics, tracing: false });
   await storage.initialize();
   const lines: string[] = [];
   const sink = new Writable({
@@ -135,7 +135,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const providers = new ProviderRegistry(TEST_PROVIDERS);
   const runs = new RunManager({
     storage,
-    sandbox: instrumentSandbox(new FakeExecutionBackendFactory(), metrics),
+    sandbox: instrumentSandbox(new FakeExecutionBackendFactory(), { metrics, tracing: false }),
     agents,
     providers,
     eventLog: instrumentEventLog(eventLog, metrics),
