@@ -7,7 +7,14 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { TestRuntime } from '../test-support';
-import { FAKE_PROVIDERS, createTestRuntime, sendAndCollect, waitFor } from '../test-support';
+import {
+  FAKE_PROVIDERS,
+  contextAgent,
+  createTestRuntime,
+  isSummaryCall,
+  sendAndCollect,
+  waitFor,
+} from '../test-support';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import type { ModelCallRecord, RunEndOutcome, RunObserver } from './observer';
 
@@ -199,6 +206,37 @@ describe('runtime telemetry', () => {
       runSpanId,
     ]);
     expect(new Set(exporter.getFinishedSpans().map((s) => s.spanContext().traceId)).size).toBe(1);
+  });
+
+  it("reports and traces a context summary's model call like the agent's", async () => {
+    const model = new ScriptedChatModel();
+    const rt = await runtime(model, {
+      agents: [contextAgent({ max_tokens: 400, keep_last_messages: 2 })],
+    });
+    const session = await rt.createSession('long');
+    const filler = 'the quick brown fox jumps over the lazy dog and keeps on running';
+    let compacted = false;
+    for (let turn = 1; turn <= 20 && !compacted; turn += 1) {
+      const reply = (call: Parameters<typeof isSummaryCall>[0]) =>
+        isSummaryCall(call)
+          ? { text: 'summary', usage: { input_tokens: 1000, output_tokens: 100 } }
+          : { text: `answer-${turn}: ${filler}`, usage: { input_tokens: 7, output_tokens: 3 } };
+      model.push(reply, reply);
+      exporter.reset();
+      const { events } = await sendAndCollect(rt, session, `turn-${turn}: ${filler}`);
+      compacted = events.some((e) => e.event.type === 'compaction');
+    }
+    expect(compacted).toBe(true);
+    const calls = seen.flatMap((s) => (s.kind === 'model_call' ? [s.call] : []));
+    expect(calls.filter((c) => c.inputTokens === 1000 && c.outputTokens === 100)).toHaveLength(1);
+    const summary = spansNamed('chat fake-model').filter(
+      (span) => span.attributes['cognition.model_call.purpose'] === 'summary',
+    );
+    expect(summary.map((span) => span.attributes['gen_ai.usage.input_tokens'])).toEqual([1000]);
+    const parent = summary[0] && parentOf(summary[0]);
+    await waitFor(() =>
+      spansNamed('cognition.run').some((span) => span.spanContext().spanId === parent),
+    );
   });
 
   it('marks a failed run and its failed model call as errors', async () => {
