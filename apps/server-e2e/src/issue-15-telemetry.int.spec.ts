@@ -54,6 +54,7 @@ beforeAll(async () => {
   server = await startAgentServer(fake, workspace.dir, {
     COGNITION_METRICS_TOKEN: TOKEN,
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
 });

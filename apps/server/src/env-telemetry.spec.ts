@@ -15,7 +15,13 @@ describe('telemetry settings', () => {
   it('defaults: /metrics on without a token, tracing off', () => {
     expect(loadConfig({}, '/srv').telemetry).toEqual({
       metrics: { enabled: true, token: null },
-      tracing: { tracesUrl: null, headers: {}, serviceName: 'cognition', exportDelayMs: 5000 },
+      tracing: {
+        tracesUrl: null,
+        protocol: 'http/protobuf',
+        headers: {},
+        serviceName: 'cognition',
+        exportDelayMs: 5000,
+      },
     });
   });
 
@@ -31,6 +37,7 @@ describe('telemetry settings', () => {
     ).telemetry;
     expect(tracing).toEqual({
       tracesUrl: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
       headers: { 'x-api-key': 's3cr=t', 'x-tenant': 'eu1' },
       serviceName: 'cognition-eu1',
       exportDelayMs: 250,
@@ -71,7 +78,7 @@ describe('telemetry settings', () => {
       'COGNITION_METRICS_ENABLED: expected true or false (got "perhaps")',
       'COGNITION_METRICS_TOKEN: must be at least 16 characters (the value is not shown)',
       'OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL (got "collector:4318")',
-      'OTEL_EXPORTER_OTLP_PROTOCOL: expected one of http/json (got "grpc")',
+      'OTEL_EXPORTER_OTLP_PROTOCOL: expected one of http/protobuf, http/json (got "grpc")',
       expect.stringMatching(/^OTEL_EXPORTER_OTLP_HEADERS entry 2: expected name=value/) as unknown,
       expect.stringMatching(/^OTEL_EXPORTER_OTLP_HEADERS entry 3: /) as unknown,
       expect.stringMatching(/^OTEL_EXPORTER_OTLP_HEADERS entry 4: /) as unknown,

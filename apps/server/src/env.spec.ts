@@ -66,7 +66,13 @@ describe('loadConfig', () => {
       tools: { webFetchAllowPrivateNetwork: false, webSearch: null },
       telemetry: {
         metrics: { enabled: true, token: null },
-        tracing: { tracesUrl: null, headers: {}, serviceName: 'cognition', exportDelayMs: 5000 },
+        tracing: {
+          tracesUrl: null,
+          protocol: 'http/protobuf',
+          headers: {},
+          serviceName: 'cognition',
+          exportDelayMs: 5000,
+        },
       },
     });
   });

@@ -60,8 +60,10 @@ export interface TelemetryConfig {
 }
 
 export interface TracingConfig {
-  /** Where spans are POSTed (OTLP/HTTP JSON); null: tracing is off. */
+  /** Where spans are POSTed (OTLP/HTTP); null: tracing is off. */
   tracesUrl: string | null;
+  /** `OTEL_EXPORTER_OTLP_PROTOCOL`: protobuf (OpenTelemetry's default) or JSON bodies. */
+  protocol: OtlpProtocol;
   /** `OTEL_EXPORTER_OTLP_HEADERS`: sent with every export (may hold credentials). */
   headers: Record<string, string>;
   serviceName: string;
@@ -69,7 +71,8 @@ export interface TracingConfig {
   exportDelayMs: number;
 }
 
-export const OTLP_PROTOCOLS = ['http/json'] as const;
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /** The built-in tools that reach the network. */
 export interface ToolsConfig {
@@ -329,7 +332,7 @@ export const SETTINGS = {
   OTEL_SDK_DISABLED: { default: 'false', schema: boolText },
   OTEL_EXPORTER_OTLP_ENDPOINT: { default: undefined, schema: httpUrlText },
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { default: undefined, schema: httpUrlText },
-  OTEL_EXPORTER_OTLP_PROTOCOL: { default: 'http/json', schema: enumText(OTLP_PROTOCOLS) },
+  OTEL_EXPORTER_OTLP_PROTOCOL: { default: 'http/protobuf', schema: enumText(OTLP_PROTOCOLS) },
   OTEL_EXPORTER_OTLP_HEADERS: { default: '', schema: z.string() },
   OTEL_SERVICE_NAME: { default: 'cognition', schema: z.string().trim().min(1).max(256) },
   OTEL_BSP_SCHEDULE_DELAY: { default: '5000', schema: intText(1, 600_000) },
@@ -555,7 +558,7 @@ function readTelemetry(
   const disabled = read('OTEL_SDK_DISABLED');
   const endpoint = read('OTEL_EXPORTER_OTLP_ENDPOINT');
   const tracesEndpoint = read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  read('OTEL_EXPORTER_OTLP_PROTOCOL');
+  const protocol = read('OTEL_EXPORTER_OTLP_PROTOCOL');
   const headers = parseOtlpHeaders(read('OTEL_EXPORTER_OTLP_HEADERS') ?? '', problems);
   const serviceName = read('OTEL_SERVICE_NAME');
   const exportDelayMs = read('OTEL_BSP_SCHEDULE_DELAY');
@@ -563,7 +566,8 @@ function readTelemetry(
     metricsEnabled === undefined ||
     disabled === undefined ||
     serviceName === undefined ||
-    exportDelayMs === undefined
+    exportDelayMs === undefined ||
+    protocol === undefined
   ) {
     return undefined;
   }
@@ -571,7 +575,13 @@ function readTelemetry(
     tracesEndpoint ?? (endpoint === undefined ? null : `${endpoint.replace(/\/+$/, '')}/v1/traces`);
   return {
     metrics: { enabled: metricsEnabled, token: metricsToken ?? null },
-    tracing: { tracesUrl: disabled ? null : tracesUrl, headers, serviceName, exportDelayMs },
+    tracing: {
+      tracesUrl: disabled ? null : tracesUrl,
+      protocol,
+      headers,
+      serviceName,
+      exportDelayMs,
+    },
   };
 }
 

@@ -2,7 +2,8 @@ import type { Context, DiagLogger } from '@opentelemetry/api';
 import { DiagLogLevel, context, diag, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace';
@@ -53,15 +54,19 @@ function diagLogger(logger: Logger): DiagLogger {
 
 /**
  * Starts OpenTelemetry tracing when configured (`OTEL_EXPORTER_OTLP_ENDPOINT`): the trace SDK
- * with an AsyncLocalStorage context manager, the W3C trace-context propagator, and an
- * OTLP/HTTP (JSON) exporter behind a batch processor, registered globally so the runtime's and
+ * with an AsyncLocalStorage context manager, the W3C trace-context propagator, and the
+ * OTLP/HTTP exporter of the configured protocol (protobuf or JSON) behind a batch processor, registered globally so the runtime's and
  * the server's `@opentelemetry/api` calls record spans. Returns null when tracing is off (every
  * span call stays a no-op). One process, one pipeline: `shutdown` unregisters it.
  */
 export function startTracing(config: TracingConfig, logger: Logger): Tracing | null {
   if (config.tracesUrl === null) return null;
   diag.setLogger(diagLogger(logger), DiagLogLevel.WARN);
-  const exporter = new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
+  const options = { url: config.tracesUrl, headers: config.headers };
+  const exporter =
+    config.protocol === 'http/json'
+      ? new OTLPJsonTraceExporter(options)
+      : new OTLPProtoTraceExporter(options);
   const batch = new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.exportDelayMs });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
@@ -75,8 +80,8 @@ export function startTracing(config: TracingConfig, logger: Logger): Tracing | n
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   logger.info(
-    { tracesUrl: config.tracesUrl, serviceName: config.serviceName },
-    `Tracing on: spans exported to ${config.tracesUrl} (OTLP/HTTP JSON) as ${config.serviceName}`,
+    { tracesUrl: config.tracesUrl, protocol: config.protocol, serviceName: config.serviceName },
+    `Tracing on: spans exported to ${config.tracesUrl} (OTLP ${config.protocol}) as ${config.serviceName}`,
   );
   let stopped: Promise<void> | undefined;
   return {
