@@ -116,7 +116,14 @@ test('filters sessions by metadata, status and title text, and sorts them', asyn
   await page.getByLabel('Title contains').fill('');
   await page.getByLabel('Sort by').selectOption('title');
   await page.getByLabel('Order').selectOption('asc');
-  await page.getByRole('link', { name: 'Beta planning' }).waitFor();
+  // The rows re-sort when the new page of results arrives, after the old rows were shown.
+  await page
+    .waitForFunction(
+      `[...document.querySelectorAll('tbody tr td:first-child')].map((td) => td.textContent).join('|') === 'Alpha review|Alpha triage|Beta planning'`,
+      undefined,
+      { timeout: 5000 },
+    )
+    .catch(() => undefined);
   const titles = await page.locator('tbody tr td:first-child').allTextContents();
   expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
 });
@@ -168,7 +175,9 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   await page.getByRole('button', { name: 'Edit metadata' }).click();
   await page.getByLabel(/per line/).fill('team=alpha\nowner=ops');
   await page.getByRole('button', { name: /^Save/ }).click();
-  await page.getByText('owner=ops').waitFor();
+  // The saved metadata as shown once the write succeeded (getByText alone can match the
+  // textarea still holding what was typed, before the write reached the server).
+  await page.locator('code', { hasText: 'owner=ops' }).waitFor();
   const session = await client.sessions.get.query({ id: ids['Alpha review'] ?? '' });
   expect(session.metadata).toEqual({ team: 'alpha', owner: 'ops' });
 

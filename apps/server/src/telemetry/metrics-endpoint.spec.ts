@@ -277,6 +277,15 @@ describe('GET /metrics', () => {
     expect(open.paths['/metrics']?.get?.security).toBeUndefined();
   });
 
+  it('is not served when metrics are disabled', async () => {
+    t = await createTestApp({ metricsEnabled: false });
+    const res = await request(t.app).get('/metrics');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not found: GET /metrics', code: 'NOT_FOUND' });
+    const doc = (await request(t.app).get('/openapi.json')).body as { paths: object };
+    expect(Object.keys(doc.paths)).not.toContain('/metrics');
+  });
+
   it('rejects query parameters with a 422 naming them', async () => {
     t = await createTestApp();
     const res = await request(t.app).get('/metrics?name[]=cognition_runs_started_total&debug=1');

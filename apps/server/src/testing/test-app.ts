@@ -108,6 +108,8 @@ export interface TestAppOptions extends Partial<HttpConfig> {
   script?: ScriptEntry[];
   /** `COGNITION_METRICS_TOKEN` of the app's `/metrics`. */
   metricsToken?: string;
+  /** false: the app gets no telemetry, as with `COGNITION_METRICS_ENABLED=false`. */
+  metricsEnabled?: boolean;
 }
 
 /**
@@ -115,7 +117,7 @@ export interface TestAppOptions extends Partial<HttpConfig> {
  * sandbox) and logs captured in memory, for supertest specs.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { script, metricsToken, ...config } = options;
+  const { script, metricsToken, metricsEnabled, ...config } = options;
   // Measured like the server's: storage, sandbox, event log and runs report to the metrics.
   const metrics = new ServerMetrics();
   const storage = instrumentStorage(createMemoryStorage(), { metrics, tracing: false });
@@ -165,7 +167,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     logger: createLogger('info', sink),
     state,
-    telemetry: { metrics, metricsToken: metricsToken ?? null },
+    ...(metricsEnabled === false
+      ? {}
+      : { telemetry: { metrics, metricsToken: metricsToken ?? null } }),
   });
   return {
     app,
