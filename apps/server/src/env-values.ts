@@ -90,6 +90,26 @@ export function list(value: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+export const redisUrlText = z
+  .string()
+  .trim()
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'redis:' || url.protocol === 'rediss:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected a redis:// or rediss:// URL' },
+  );
+
+/** A node id: what `/health` and the run rows show (letters, digits, `.`, `_`, `-`). */
+export const nodeIdText = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, ".", "_" or "-"');
 /**
  * `OTEL_EXPORTER_OTLP_HEADERS`: `key=value` pairs separated by commas, values percent-encoded
  * (the OpenTelemetry format). Values are never echoed in a problem: they often hold credentials.

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import {
@@ -9,7 +10,9 @@ import {
   intText,
   list,
   parseOtlpHeaders,
+  nodeIdText,
   positiveNumberText,
+  redisUrlText,
   secretText,
 } from './env-values';
 
@@ -45,7 +48,17 @@ export interface ServerConfig {
   sse: SseConfig;
   callbacks: CallbackConfig;
   tools: ToolsConfig;
+  /** Several nodes on one PostgreSQL + Redis (`COGNITION_REDIS_URL`); null: one node. */
+  cluster: ClusterConfig | null;
   telemetry: TelemetryConfig;
+}
+
+export interface ClusterConfig {
+  redisUrl: string;
+  /** Prefix of the Redis keys and channels (several deployments may share one Redis). */
+  keyPrefix: string;
+  nodeId: string;
+  leaseMs: number;
 }
 
 /** `/metrics` and OpenTelemetry tracing (docs/observability.md). */
@@ -324,6 +337,10 @@ export const SETTINGS = {
   },
   COGNITION_WEB_SEARCH_URL: { default: undefined, schema: httpUrlText },
   COGNITION_WEB_SEARCH_API_KEY: { default: undefined, schema: secretText },
+  COGNITION_REDIS_URL: { default: undefined, schema: redisUrlText },
+  COGNITION_REDIS_KEY_PREFIX: { default: 'cognition:', schema: z.string().trim().min(1).max(64) },
+  COGNITION_NODE_ID: { default: undefined, schema: nodeIdText },
+  COGNITION_RUN_LEASE_SECONDS: { default: '15', schema: positiveNumberText(3600) },
   COGNITION_METRICS_ENABLED: { default: 'true', schema: boolText },
   COGNITION_METRICS_TOKEN: {
     default: undefined,
@@ -436,6 +453,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
 
   const persistence = resolvePersistence(backend, uri, poolSize, workspaceRoot, problems);
+  const redisUrl = read('COGNITION_REDIS_URL');
+  const leaseSeconds = read('COGNITION_RUN_LEASE_SECONDS');
+  const keyPrefix = read('COGNITION_REDIS_KEY_PREFIX');
+  const nodeId = read('COGNITION_NODE_ID') ?? `${os.hostname()}-${process.pid}`;
+  if (redisUrl !== undefined && persistence !== undefined && persistence.backend !== 'postgres') {
+    problems.push(
+      `COGNITION_REDIS_URL: the multi-node mode needs COGNITION_PERSISTENCE_BACKEND=postgres (every node shares one database); ${persistence.backend} is local to one process`,
+    );
+  }
 
   if (scopingEnabled) {
     if (scopeKeys.length === 0) {
@@ -505,6 +531,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     maxConcurrentRuns: need(maxConcurrentRuns),
     runRecovery: need(runRecovery),
     maxRunRecoveries: need(maxRunRecoveries),
+    cluster:
+      redisUrl === undefined
+        ? null
+        : {
+            redisUrl,
+            keyPrefix: need(keyPrefix),
+            nodeId,
+            leaseMs: Math.round(need(leaseSeconds) * 1000),
+          },
     sandbox: {
       backend: need(sandboxBackend),
       docker: {

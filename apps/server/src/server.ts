@@ -1,5 +1,6 @@
 import type { ApiServices } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import type { RedisCluster } from '@cognition/cluster-redis';
 import type { ContextInspector, RunManager } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
@@ -70,12 +71,13 @@ export async function startServer(
   let runs: RunManager;
   let context: ContextInspector;
   let llm: string;
+  let cluster: RedisCluster | null;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox = telemetry.sandbox(
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger })),
     );
-    ({ runs, context, llm } = await createRuntime(config, {
+    ({ runs, context, llm, cluster } = await createRuntime(config, {
       storage,
       sandbox,
       breakers,
@@ -104,7 +106,17 @@ export async function startServer(
     throw error;
   }
 
-  const services: ApiServices = { storage, runs, context, sandbox, breakers, version: VERSION };
+  const services: ApiServices = {
+    storage,
+    runs,
+    context,
+    sandbox,
+    breakers,
+    version: VERSION,
+    ...(cluster && config.cluster
+      ? { cluster: { nodeId: config.cluster.nodeId, redis: () => cluster.health() } }
+      : {}),
+  };
   const state: ServerState = { shuttingDown: false };
   const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
   const app = createApp({ config, services, logger, state, adminDir, telemetry });
@@ -120,6 +132,7 @@ export async function startServer(
     });
   } catch (error) {
     await runs.shutdown(1000);
+    await cluster?.close();
     await storage.close();
     await telemetry.shutdown();
     throw error;
@@ -141,6 +154,7 @@ export async function startServer(
     },
     `Cognition ${VERSION} listening on ${url} — storage: ${describePersistence(config.persistence)}; ` +
       `sandbox: ${config.sandbox.backend}; llm: ${llm}; ` +
+      (config.cluster ? `node: ${config.cluster.nodeId} (redis cluster); ` : '') +
       `scoping: ${config.scoping.enabled ? `on (${config.scoping.keys.join(', ')})` : 'off'}; ` +
       `api keys: ${config.apiKeys.length > 0 ? config.apiKeys.length : 'none (open)'}`,
   );
@@ -148,6 +162,7 @@ export async function startServer(
   let closing: Promise<{ timedOut: boolean }> | undefined;
   function shutdown(): Promise<{ timedOut: boolean }> {
     closing ??= drain(server, runs, state, config, logger).then(async (result) => {
+      await cluster?.close();
       await storage.close();
       await telemetry.shutdown();
       logger.info({ timedOut: result.timedOut }, 'Cognition stopped');

@@ -47,6 +47,14 @@ export interface ApiServices {
   breakers: { snapshots(): BreakerSnapshot[] };
   /** The server's version string, reported by `health.get`. */
   version: string;
+  /** Several nodes (`COGNITION_REDIS_URL`): this node's id and its Redis, for `health.get`. */
+  cluster?: ClusterHealthSource;
+}
+
+/** What `/health` reports of a node of a cluster. */
+export interface ClusterHealthSource {
+  nodeId: string;
+  redis(): Promise<{ status: string; ok: boolean; latencyMs: number | null; error?: string }>;
 }
 
 /**

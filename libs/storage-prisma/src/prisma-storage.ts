@@ -1,5 +1,6 @@
 import type {
   ArtifactStoreOptions,
+  RollbackResult,
   StorageBackend,
   StorageBackendKind,
   StorageHealth,
@@ -19,6 +20,7 @@ import { PrismaEventStore } from './event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
+import { rollbackRun } from './run-rollback';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 
@@ -194,6 +196,10 @@ class PrismaStorage implements StorageBackend {
         }
       }
     });
+  }
+
+  rollbackRun(runId: string): Promise<RollbackResult> {
+    return guard('roll back run', () => rollbackRun(this.db, runId));
   }
 
   /**

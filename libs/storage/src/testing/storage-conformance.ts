@@ -4,7 +4,9 @@ import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
 import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
+import { leaseTests } from './lease-conformance';
 import { messageTests } from './messages-conformance';
+import { multitaskTests } from './multitask-conformance';
 import { projectionTests } from './projection-conformance';
 import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
@@ -36,6 +38,8 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     messageTests(ctx);
     runTests(ctx);
     pendingCallbackTests(ctx);
+    multitaskTests(ctx);
+    leaseTests(ctx);
     eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
