@@ -155,7 +155,8 @@ export class AgentTurn implements AgentGraphSteps {
 
   /**
    * Streams one call; a failure is returned with what was received before it. The call's span
-   * ends here on failure, else once its usage was counted (`toMessage`).
+   * ends here on a failure (which the caller throws or retries), else — an abort included, whose
+   * partial answer is kept — once its usage was counted (`toMessage`).
    */
   private async stream(
     input: BaseMessage[],
@@ -177,7 +178,7 @@ export class AgentTurn implements AgentGraphSteps {
       );
       return { acc, span };
     } catch (error) {
-      endModelCallSpan(span, { error, aborted: signal.aborted });
+      if (!signal.aborted) endModelCallSpan(span, { error, aborted: false });
       return { acc, span, error };
     }
   }
@@ -218,7 +219,7 @@ export class AgentTurn implements AgentGraphSteps {
       output:
         estimateTokens(text) + (toolCalls.length ? estimateTokens(JSON.stringify(toolCalls)) : 0),
     }));
-    endModelCallSpan(span, { usage });
+    endModelCallSpan(span, { usage, aborted });
     if (aborted && text === '') return null;
     const reportedModel = (acc?.response_metadata as { model_name?: unknown } | undefined)
       ?.model_name;

@@ -99,7 +99,10 @@ export function startModelCallSpan(call: { provider: string; model: string }): S
 export function endModelCallSpan(
   span: Span,
   result:
-    | { usage: { inputTokens: number; outputTokens: number; estimated: boolean } }
+    | {
+        usage: { inputTokens: number; outputTokens: number; estimated: boolean };
+        aborted?: boolean;
+      }
     | { error: unknown; aborted: boolean },
 ): void {
   if ('usage' in result) {
@@ -108,11 +111,9 @@ export function endModelCallSpan(
       'gen_ai.usage.output_tokens': result.usage.outputTokens,
       'cognition.usage.estimated': result.usage.estimated,
     });
-  } else if (result.aborted) {
-    span.setAttribute('cognition.aborted', true);
-  } else {
-    failSpan(span, result.error);
   }
+  if (result.aborted === true) span.setAttribute('cognition.aborted', true);
+  else if ('error' in result) failSpan(span, result.error);
   span.end();
 }
 

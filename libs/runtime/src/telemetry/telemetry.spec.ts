@@ -239,6 +239,23 @@ describe('runtime telemetry', () => {
     );
   });
 
+  it('ends an aborted model call once, with the partial answer counted and marked aborted', async () => {
+    const rt = await runtime(new ScriptedChatModel([{ text: 'partial answer', hang: true }]));
+    const session = await rt.createSession();
+    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'go' });
+    await waitFor(() => seen.some((s) => s.kind === 'first_token'));
+    await rt.runs.abort(session.id, {});
+    await finishedRunSpan();
+    expect(seen.at(-1)).toEqual({ kind: 'ended', runId: run.id, outcome: 'aborted' });
+    const chats = spansNamed('chat fake-model');
+    expect(chats).toHaveLength(1);
+    expect(chats[0]?.attributes).toMatchObject({
+      'cognition.aborted': true,
+      'cognition.usage.estimated': true,
+    });
+    expect(chats[0]?.status.code).toBe(0);
+  });
+
   it('marks a failed run and its failed model call as errors', async () => {
     const rt = await runtime(new ScriptedChatModel([{ error: new Error('provider down') }]));
     const session = await rt.createSession();
