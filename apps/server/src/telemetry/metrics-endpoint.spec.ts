@@ -135,7 +135,7 @@ describe('GET /metrics', () => {
     expect(value('cognition_cost_usd_total', fake)).toBeUndefined();
   });
 
-  it('counts an open event stream and its subscription while the run streams', async () => {
+  it('counts open event streams (REST and tRPC) and their subscriptions while the run streams', async () => {
     t = await createTestApp({ script: [{ text: 'partial', hang: true }] });
     const server = createServer(t.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -149,15 +149,22 @@ describe('GET /metrics', () => {
         body: JSON.stringify({ content: 'hang' }),
       });
       expect(res.status).toBe(200);
+      // A second client follows the same run over tRPC (httpSubscriptionLink's GET).
+      const input = encodeURIComponent(JSON.stringify({ json: { sessionId: id } }));
+      const trpc = await fetch(`${base}/trpc/runs.events?input=${input}`);
+      expect(trpc.headers.get('content-type')).toBe('text/event-stream');
       let samples = await scrape(t);
       expect(sampleValue(samples, 'cognition_active_streams', { transport: 'rest_sse' })).toBe(1);
-      expect(sampleValue(samples, 'cognition_event_subscriptions')).toBe(1);
+      expect(sampleValue(samples, 'cognition_active_streams', { transport: 'trpc_sse' })).toBe(1);
+      expect(sampleValue(samples, 'cognition_event_subscriptions')).toBe(2);
       expect(sampleValue(samples, 'cognition_runs_executing')).toBe(1);
       expect((await request(t.app).post(`/sessions/${id}/abort`)).status).toBe(200);
       await readSse(res);
+      await trpc.text();
       samples = await scrape(t);
       expect(sampleValue(samples, 'cognition_runs_finished_total', { outcome: 'aborted' })).toBe(1);
       expect(sampleValue(samples, 'cognition_active_streams', { transport: 'rest_sse' })).toBe(0);
+      expect(sampleValue(samples, 'cognition_active_streams', { transport: 'trpc_sse' })).toBe(0);
       expect(sampleValue(samples, 'cognition_event_subscriptions')).toBe(0);
     } finally {
       server.closeAllConnections();
