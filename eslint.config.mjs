@@ -98,6 +98,19 @@ export default tseslint.config(
             },
             { sourceTag: '/^name:(?!server$).*$/', bannedExternalImports: ['express'] },
             { sourceTag: '/^name:(?!cluster-redis$).*$/', bannedExternalImports: ['ioredis'] },
+            // Libraries instrument through @opentelemetry/api (a no-op without an SDK) and hooks;
+            // only the server picks the SDK, the exporter and the Prometheus client.
+            {
+              sourceTag: '/^name:(?!server$).*$/',
+              bannedExternalImports: [
+                'prom-client',
+                '@opentelemetry/sdk-*',
+                '@opentelemetry/exporter-*',
+                '@opentelemetry/context-async-hooks',
+                '@opentelemetry/resources',
+                '@opentelemetry/core',
+              ],
+            },
             // The dashboard talks to the server through the typed client only.
             {
               sourceTag: 'name:admin',

@@ -9,6 +9,9 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
 }
 
 const esmOnly = ['superjson', 'copy-anything', 'is-what'];
+// CommonJS packages that load node built-ins with `import()`, which jest's CommonJS module
+// system cannot run: transpiled so the dynamic import becomes a require (the OTLP exporter).
+const dynamicImports = ['@opentelemetry/otlp-exporter-base'];
 
 module.exports = {
   testEnvironment: 'node',
@@ -21,7 +24,7 @@ module.exports = {
       },
     ],
   },
-  transformIgnorePatterns: [`node_modules/(?!(${esmOnly.join('|')})/)`],
+  transformIgnorePatterns: [`node_modules/(?!(${[...esmOnly, ...dynamicImports].join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper,
   setupFilesAfterEnv: [path.join(__dirname, 'tools/jest/setup.cjs')],

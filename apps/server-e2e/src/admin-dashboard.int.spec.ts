@@ -168,7 +168,9 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   await page.getByRole('button', { name: 'Edit metadata' }).click();
   await page.getByLabel(/per line/).fill('team=alpha\nowner=ops');
   await page.getByRole('button', { name: /^Save/ }).click();
-  await page.getByText('owner=ops').waitFor();
+  // The saved metadata as shown once the write succeeded (getByText alone can match the
+  // textarea still holding what was typed, before the write reached the server).
+  await page.locator('code', { hasText: 'owner=ops' }).waitFor();
   const session = await client.sessions.get.query({ id: ids['Alpha review'] ?? '' });
   expect(session.metadata).toEqual({ team: 'alpha', owner: 'ops' });
 

@@ -29,6 +29,8 @@ import { REST_ROUTES } from './rest/routes';
 import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/run-routes';
 import { trpcRunEventsMiddleware } from './trpc-sse';
 import { adminRouter } from './admin';
+import type { ServerMetrics } from './telemetry/metrics';
+import { METRICS_PATH, httpTelemetry, metricsRoute } from './telemetry/http';
 
 /** What the HTTP layer needs from the configuration. */
 export interface HttpConfig {
@@ -61,6 +63,17 @@ export interface AppOptions {
   state?: ServerState;
   /** Where the dashboard's built assets are; served under /admin when given. */
   adminDir?: string;
+  /** Prometheus series (served on `/metrics`) and the metrics token; none: no `/metrics`. */
+  telemetry?: AppTelemetry;
+}
+
+/** What the HTTP layer needs of the server's telemetry. */
+export interface AppTelemetry {
+  metrics: ServerMetrics | null;
+  /** `COGNITION_METRICS_TOKEN`: scrapes send it as a bearer token instead of an API key. */
+  metricsToken: string | null;
+  /** A trace pipeline runs: each request gets a server span. */
+  tracingOn?: boolean;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -109,6 +122,11 @@ export function createApp(options: AppOptions): Express {
     }),
   );
 
+  const metrics = options.telemetry?.metrics ?? null;
+  // Request metrics and the request's span, for everything below (after the request id is set).
+  const tracingOn = options.telemetry?.tracingOn ?? false;
+  if (metrics || tracingOn) app.use(httpTelemetry(metrics, tracingOn));
+
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     // While draining, tell keep-alive clients to reconnect elsewhere.
@@ -139,7 +157,7 @@ export function createApp(options: AppOptions): Express {
     '/trpc',
     // The hot subscription bypasses tRPC's fetch-style SSE adapter (see trpc-sse.ts); every
     // other /trpc request goes on to the adapter.
-    trpcRunEventsMiddleware({ auth, services }),
+    trpcRunEventsMiddleware({ auth, services, ...(metrics ? { metrics } : {}) }),
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: config.maxBodyBytes,
@@ -182,7 +200,7 @@ export function createApp(options: AppOptions): Express {
   for (const route of REST_ROUTES) {
     const parser = route.request.bodyLimit === 'artifact' ? artifactJsonBody : jsonBody;
     const handlers: RequestHandler[] = route.request.body ? [parser] : [];
-    handlers.push(restHandler(route, { auth, services, state, sse: config.sse }));
+    handlers.push(restHandler(route, { auth, services, state, sse: config.sse, metrics }));
     app[route.method](expressPath(route.path), ...handlers);
   }
 
@@ -190,6 +208,7 @@ export function createApp(options: AppOptions): Express {
     version: services.version,
     scopeKeys: config.scoping.enabled ? config.scoping.keys : [],
     apiKeys: config.apiKeys.length > 0,
+    ...(metrics ? { metrics: { token: (options.telemetry?.metricsToken ?? null) !== null } } : {}),
   });
   app.get('/openapi.json', (req, res) => {
     try {
@@ -200,6 +219,21 @@ export function createApp(options: AppOptions): Express {
       sendError(res, status, body);
     }
   });
+
+  if (metrics) {
+    app.get(
+      METRICS_PATH,
+      metricsRoute({
+        metrics,
+        token: options.telemetry?.metricsToken ?? null,
+        authorize: (req) => identify(req, 'key', auth),
+        sendError(res, error) {
+          const { status, body } = toHttpError(error);
+          sendError(res, status, body);
+        },
+      }),
+    );
+  }
 
   if (options.adminDir !== undefined) app.use('/admin', adminRouter(options.adminDir));
 
@@ -221,6 +255,7 @@ interface RouteDeps {
   services: ApiServices;
   state: ServerState;
   sse: SseHttpConfig;
+  metrics: ServerMetrics | null;
 }
 
 function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
@@ -252,8 +287,14 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
         headers: req.headers,
         signal: gone.signal,
       });
-      if (isStreamResult(result)) await writeEventStream(req, res, result, deps.sse, gone.signal);
-      else if (result.body === undefined) res.status(result.status).end();
+      if (isStreamResult(result)) {
+        const release = deps.metrics?.trackStream('rest_sse');
+        try {
+          await writeEventStream(req, res, result, deps.sse, gone.signal);
+        } finally {
+          release?.();
+        }
+      } else if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     } catch (error) {
       const { status, body } = toHttpError(error);

@@ -110,3 +110,28 @@ export const nodeIdText = z
   .string()
   .trim()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, ".", "_" or "-"');
+/**
+ * `OTEL_EXPORTER_OTLP_HEADERS`: `key=value` pairs separated by commas, values percent-encoded
+ * (the OpenTelemetry format). Values are never echoed in a problem: they often hold credentials.
+ */
+export function parseOtlpHeaders(raw: string, problems: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  list(raw).forEach((pair, index) => {
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? '' : pair.slice(0, eq).trim();
+    let value: string | undefined;
+    try {
+      value = eq === -1 ? undefined : decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      value = undefined;
+    }
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || value === undefined) {
+      problems.push(
+        `OTEL_EXPORTER_OTLP_HEADERS entry ${index + 1}: expected name=value with a header name and a percent-encoded value (the value is not shown)`,
+      );
+      return;
+    }
+    headers[name] = value;
+  });
+  return headers;
+}

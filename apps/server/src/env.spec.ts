@@ -66,6 +66,16 @@ describe('loadConfig', () => {
         allowPrivateNetwork: false,
       },
       tools: { webFetchAllowPrivateNetwork: false, webSearch: null },
+      telemetry: {
+        metrics: { enabled: true, token: null },
+        tracing: {
+          tracesUrl: null,
+          protocol: 'http/protobuf',
+          headers: {},
+          serviceName: 'cognition',
+          exportDelayMs: 5000,
+        },
+      },
     });
   });
 

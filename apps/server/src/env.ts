@@ -9,6 +9,7 @@ import {
   httpUrlText,
   intText,
   list,
+  parseOtlpHeaders,
   nodeIdText,
   positiveNumberText,
   redisUrlText,
@@ -51,6 +52,7 @@ export interface ServerConfig {
   cluster: ClusterConfig | null;
   /** Per-tenant budgets per minute; null: not limited. */
   rateLimits: { requests: number | null; runs: number | null };
+  telemetry: TelemetryConfig;
 }
 
 export interface ClusterConfig {
@@ -60,6 +62,32 @@ export interface ClusterConfig {
   nodeId: string;
   leaseMs: number;
 }
+
+/** `/metrics` and OpenTelemetry tracing (docs/observability.md). */
+export interface TelemetryConfig {
+  metrics: {
+    /** `COGNITION_METRICS_ENABLED`: false removes `/metrics` (and stops collecting). */
+    enabled: boolean;
+    /** `COGNITION_METRICS_TOKEN`: a bearer token scrapes must send instead of an API key. */
+    token: string | null;
+  };
+  tracing: TracingConfig;
+}
+
+export interface TracingConfig {
+  /** Where spans are POSTed (OTLP/HTTP); null: tracing is off. */
+  tracesUrl: string | null;
+  /** `OTEL_EXPORTER_OTLP_PROTOCOL`: protobuf (OpenTelemetry's default) or JSON bodies. */
+  protocol: OtlpProtocol;
+  /** `OTEL_EXPORTER_OTLP_HEADERS`: sent with every export (may hold credentials). */
+  headers: Record<string, string>;
+  serviceName: string;
+  /** `OTEL_BSP_SCHEDULE_DELAY`: the batch processor's export interval (ms). */
+  exportDelayMs: number;
+}
+
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /** The built-in tools that reach the network. */
 export interface ToolsConfig {
@@ -317,6 +345,18 @@ export const SETTINGS = {
   COGNITION_RUN_LEASE_SECONDS: { default: '15', schema: positiveNumberText(3600) },
   COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
   COGNITION_RATE_LIMIT_RUNS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
+  COGNITION_METRICS_ENABLED: { default: 'true', schema: boolText },
+  COGNITION_METRICS_TOKEN: {
+    default: undefined,
+    schema: z.string().trim().min(16, 'must be at least 16 characters'),
+  },
+  OTEL_SDK_DISABLED: { default: 'false', schema: boolText },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { default: undefined, schema: httpUrlText },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { default: undefined, schema: httpUrlText },
+  OTEL_EXPORTER_OTLP_PROTOCOL: { default: 'http/protobuf', schema: enumText(OTLP_PROTOCOLS) },
+  OTEL_EXPORTER_OTLP_HEADERS: { default: '', schema: z.string() },
+  OTEL_SERVICE_NAME: { default: 'cognition', schema: z.string().trim().min(1).max(256) },
+  OTEL_BSP_SCHEDULE_DELAY: { default: '5000', schema: intText(1, 600_000) },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -327,6 +367,8 @@ const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set<SettingName>([
   'ANTHROPIC_API_KEY',
   'COGNITION_OPENAI_COMPATIBLE_API_KEY',
   'COGNITION_CALLBACK_SECRET',
+  'COGNITION_METRICS_TOKEN',
+  'OTEL_EXPORTER_OTLP_HEADERS',
 ]);
 type SettingValue<N extends SettingName> = z.output<(typeof SETTINGS)[N]['schema']>;
 
@@ -404,6 +446,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const searchProvider = read('COGNITION_WEB_SEARCH_PROVIDER');
   const searchUrl = read('COGNITION_WEB_SEARCH_URL');
   const searchKey = read('COGNITION_WEB_SEARCH_API_KEY');
+  const telemetry = readTelemetry(read, problems);
   if (searchProvider === 'searxng' && searchUrl === undefined) {
     problems.push('COGNITION_WEB_SEARCH_URL: required when COGNITION_WEB_SEARCH_PROVIDER=searxng');
   }
@@ -539,6 +582,48 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
         searchProvider === undefined
           ? null
           : { provider: searchProvider, url: searchUrl ?? null, apiKey: searchKey ?? null },
+    },
+    telemetry: need(telemetry),
+  };
+}
+
+/**
+ * The telemetry settings. Tracing is on when an OTLP endpoint is set (the traces endpoint as
+ * given, else `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`, as the OpenTelemetry specification
+ * says) and `OTEL_SDK_DISABLED` is not true.
+ */
+function readTelemetry(
+  read: <N extends SettingName>(name: N) => SettingValue<N> | undefined,
+  problems: string[],
+): TelemetryConfig | undefined {
+  const metricsEnabled = read('COGNITION_METRICS_ENABLED');
+  const metricsToken = read('COGNITION_METRICS_TOKEN');
+  const disabled = read('OTEL_SDK_DISABLED');
+  const endpoint = read('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const tracesEndpoint = read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const protocol = read('OTEL_EXPORTER_OTLP_PROTOCOL');
+  const headers = parseOtlpHeaders(read('OTEL_EXPORTER_OTLP_HEADERS') ?? '', problems);
+  const serviceName = read('OTEL_SERVICE_NAME');
+  const exportDelayMs = read('OTEL_BSP_SCHEDULE_DELAY');
+  if (
+    metricsEnabled === undefined ||
+    disabled === undefined ||
+    serviceName === undefined ||
+    exportDelayMs === undefined ||
+    protocol === undefined
+  ) {
+    return undefined;
+  }
+  const tracesUrl =
+    tracesEndpoint ?? (endpoint === undefined ? null : `${endpoint.replace(/\/+$/, '')}/v1/traces`);
+  return {
+    metrics: { enabled: metricsEnabled, token: metricsToken ?? null },
+    tracing: {
+      tracesUrl: disabled ? null : tracesUrl,
+      protocol,
+      headers,
+      serviceName,
+      exportDelayMs,
     },
   };
 }

@@ -11,6 +11,11 @@ export interface OpenApiOptions {
   scopeKeys: string[];
   /** Whether API keys are configured (adds bearer security to the routes that need it). */
   apiKeys: boolean;
+  /**
+   * `/metrics` when served: `token` when it takes `COGNITION_METRICS_TOKEN` instead of an API
+   * key. Absent: not served, not documented.
+   */
+  metrics?: { token: boolean };
 }
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -104,6 +109,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
   });
 
+  if (options.metrics) registerMetricsPath(registry, options.apiKeys, options.metrics.token);
+
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -112,6 +119,45 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       description:
         'REST compatibility surface of Cognition (snake_case, the original paths). The typed ' +
         'tRPC API is served under /trpc. Errors are {detail, code, errors}.',
+    },
+  });
+}
+
+/** `GET /metrics` (docs/observability.md): Prometheus text, a bearer token or an API key. */
+function registerMetricsPath(registry: OpenAPIRegistry, apiKeys: boolean, token: boolean): void {
+  if (token) {
+    registry.registerComponent('securitySchemes', 'metricsToken', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'COGNITION_METRICS_TOKEN',
+    });
+  }
+  const security = token ? [{ metricsToken: [] }] : apiKeys ? [{ bearerAuth: [] }] : [];
+  const error = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: ErrorBodySchema } },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus metrics of this process',
+    description:
+      'Prometheus text exposition format (0.0.4): HTTP requests by route pattern, runs, turn ' +
+      'latency, time to first token, tokens and cost by provider/model, streams, run admission, ' +
+      'sandbox executions, circuit breakers, storage latency and process metrics. Takes no ' +
+      'query parameters. See docs/observability.md.',
+    tags: ['operations'],
+    ...(security.length > 0 ? { security } : {}),
+    responses: {
+      200: {
+        description: 'The metrics',
+        content: { 'text/plain': { schema: z.string() } },
+      },
+      ...(token || apiKeys
+        ? { 401: error(token ? 'Missing or invalid metrics token' : 'Missing or invalid API key') }
+        : {}),
+      422: error('A query parameter was given (the error names it)'),
     },
   });
 }

@@ -13,6 +13,7 @@ import type {
   EnvProviderChoice,
   EventLog,
   LlmConfig,
+  RunObserver,
   ToolCatalogOptions,
 } from '@cognition/runtime';
 import type { RedisCluster } from '@cognition/cluster-redis';
@@ -90,6 +91,10 @@ export interface RuntimeDeps {
   sandbox: ExecutionBackendFactory;
   breakers: CircuitBreakerRegistry;
   logger: Logger;
+  /** Receives the runs' metrics (default: none). */
+  observer?: RunObserver;
+  /** Decorates the event log (telemetry counts its subscriptions). */
+  wrapEventLog?: (log: EventLog) => EventLog;
 }
 
 /** The runtime services the API is given, and the LLM line of the startup log. */
@@ -152,7 +157,8 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     sandbox: deps.sandbox,
     agents,
     providers,
-    eventLog: cluster?.eventLog ?? eventLog,
+    // Subscriptions are counted on the log the runs and streams use (the cluster's, if any).
+    eventLog: (deps.wrapEventLog ?? ((log: EventLog) => log))(cluster?.eventLog ?? eventLog),
     ...(cluster && config.cluster
       ? {
           control: cluster.control,
@@ -174,6 +180,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     },
     tools: toolOptions(config.tools),
     logger: deps.logger.child({ component: 'runtime' }),
+    ...(deps.observer ? { observer: deps.observer } : {}),
   });
   return {
     runs,

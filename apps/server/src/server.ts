@@ -17,6 +17,7 @@ import { describePersistence } from './env';
 import { createRuntime } from './runtime';
 import { createSandbox } from './sandbox';
 import { createStorage } from './storage';
+import { createServerTelemetry } from './telemetry';
 import { VERSION } from './version';
 
 export interface RunningServer {
@@ -55,10 +56,17 @@ export async function startServer(
   options: StartOptions,
 ): Promise<RunningServer> {
   const { logger } = options;
-  const storage =
+  const telemetry = createServerTelemetry(config.telemetry, logger);
+  const storage = telemetry.storage(
     options.storage ??
-    createStorage(config.persistence, { artifactMaxBytes: config.artifactMaxBytes });
-  await storage.initialize();
+      createStorage(config.persistence, { artifactMaxBytes: config.artifactMaxBytes }),
+  );
+  try {
+    await storage.initialize();
+  } catch (error) {
+    await telemetry.shutdown();
+    throw error;
+  }
 
   const breakers = new CircuitBreakerRegistry();
   let runs: RunManager;
@@ -67,14 +75,22 @@ export async function startServer(
   let cluster: RedisCluster | null;
   let sandbox: ExecutionBackendFactory;
   try {
-    sandbox =
-      options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
+    sandbox = telemetry.sandbox(
+      options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger })),
+    );
     ({ runs, context, llm, cluster } = await createRuntime(config, {
       storage,
       sandbox,
       breakers,
       logger,
+      observer: telemetry.observer,
+      wrapEventLog: telemetry.eventLog,
     }));
+    const started = runs;
+    telemetry.metrics?.bind({
+      admission: () => started.admission(),
+      breakers: () => started.breakerSnapshots(),
+    });
     const { resumed, interrupted, failed, callbacks } = await runs.recover();
     logger.info(
       {
@@ -87,6 +103,7 @@ export async function startServer(
     );
   } catch (error) {
     await storage.close();
+    await telemetry.shutdown();
     throw error;
   }
 
@@ -104,7 +121,7 @@ export async function startServer(
   };
   const state: ServerState = { shuttingDown: false };
   const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
-  const app = createApp({ config, services, logger, state, adminDir });
+  const app = createApp({ config, services, logger, state, adminDir, telemetry });
   const server = createServer(app);
 
   try {
@@ -119,6 +136,7 @@ export async function startServer(
     await runs.shutdown(1000);
     await cluster?.close();
     await storage.close();
+    await telemetry.shutdown();
     throw error;
   }
 
@@ -148,6 +166,7 @@ export async function startServer(
     closing ??= drain(server, runs, state, config, logger).then(async (result) => {
       await cluster?.close();
       await storage.close();
+      await telemetry.shutdown();
       logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
       return result;
     });

@@ -15,6 +15,7 @@ import {
 import type { Request, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import type { ServerMetrics } from './telemetry/metrics';
 
 /**
  * The one subscription served here instead of by tRPC's adapter: `httpSubscriptionLink` opens
@@ -32,6 +33,8 @@ export interface TrpcEventsDeps {
   services: ApiServices;
   /** Default: the router's own `sse` settings (libs/api `initTRPC`), as tRPC's adapter uses. */
   sse?: TrpcSseOptions;
+  /** Counts the open streams (`cognition_active_streams{transport="trpc_sse"}`). */
+  metrics?: ServerMetrics;
 }
 
 type RunEventsInput = RouterInputs['runs']['events'];
@@ -164,6 +167,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
     res.write(connectedFrame);
 
     let events = 0;
+    const release = deps.metrics?.trackStream('trpc_sse');
     // tRPC pings after `intervalMs` without a frame; each event restarts the interval.
     const ping =
       pingMs > 0
@@ -204,6 +208,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
       }
     } finally {
       clearInterval(ping);
+      release?.();
     }
     if (!res.destroyed) res.end();
     req.log.debug({ events, clientGone: gone.signal.aborted }, 'tRPC event stream ended');

@@ -37,3 +37,8 @@ export { ContextInspector } from './context/context-view';
 export { SUMMARIZER_PROMPT } from './context/summarizer';
 export type { ContextInspectorOptions } from './context/context-view';
 export { DEFAULT_CONTEXT_WINDOWS, FALLBACK_CONTEXT_WINDOW } from './providers/context-windows';
+// Telemetry: the run observer (metrics) and the baggage keys of the runtime's spans.
+export type { ModelCallRecord, RunEndOutcome, RunObserver } from './telemetry/observer';
+export { NOOP_RUN_OBSERVER } from './telemetry/observer';
+export { BAGGAGE_RUN_ID, BAGGAGE_SESSION_ID } from './telemetry/spans';
+export type { CallUsage } from './providers/usage';

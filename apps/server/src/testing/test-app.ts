@@ -22,6 +22,9 @@ import { Writable } from 'node:stream';
 import type { HttpConfig, ServerState } from '../app';
 import { createApp } from '../app';
 import { createLogger } from '../logger';
+import { instrumentEventLog, instrumentSandbox, instrumentStorage } from '../telemetry/instrument';
+import { ServerMetrics } from '../telemetry/metrics';
+import { MetricsRunObserver } from '../telemetry/run-observer';
 
 /** An event log that counts open subscriptions, so specs can prove streams release theirs. */
 export class CountingEventLog implements EventLog {
@@ -63,6 +66,8 @@ export interface TestApp {
   runs: RunManager;
   context: ContextInspector;
   eventLog: CountingEventLog;
+  /** The app's own Prometheus series (served on `/metrics`). */
+  metrics: ServerMetrics;
   /** The in-process model every run talks to; `model.push(...)` scripts its replies. */
   model: ScriptedChatModel;
   /** Every JSON log line written so far. */
@@ -105,6 +110,10 @@ export interface TestAppOptions extends Partial<HttpConfig> {
   script?: ScriptEntry[];
   /** Per-tenant limits (in process). */
   rateLimits?: RateLimits;
+  /** `COGNITION_METRICS_TOKEN` of the app's `/metrics`. */
+  metricsToken?: string;
+  /** false: the app gets no telemetry, as with `COGNITION_METRICS_ENABLED=false`. */
+  metricsEnabled?: boolean;
 }
 
 /**
@@ -112,8 +121,10 @@ export interface TestAppOptions extends Partial<HttpConfig> {
  * sandbox) and logs captured in memory, for supertest specs.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { script, rateLimits, ...config } = options;
-  const storage = createMemoryStorage();
+  const { script, rateLimits, metricsToken, metricsEnabled, ...config } = options;
+  // Measured like the server's: storage, sandbox, event log and runs report to the metrics.
+  const metrics = new ServerMetrics();
+  const storage = instrumentStorage(createMemoryStorage(), { metrics, tracing: false });
   await storage.initialize();
   const lines: string[] = [];
   const sink = new Writable({
@@ -130,14 +141,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const providers = new ProviderRegistry(TEST_PROVIDERS);
   const runs = new RunManager({
     storage,
-    sandbox: new FakeExecutionBackendFactory(),
+    sandbox: instrumentSandbox(new FakeExecutionBackendFactory(), { metrics, tracing: false }),
     agents,
     providers,
-    eventLog,
+    eventLog: instrumentEventLog(eventLog, metrics),
     workspaceRoot: workspace,
     breakers,
     chatModelFactory: () => model,
+    observer: new MetricsRunObserver(metrics),
   });
+  metrics.bind({ admission: () => runs.admission(), breakers: () => runs.breakerSnapshots() });
   const context = new ContextInspector({ storage, agents, providers });
   const state: ServerState = { shuttingDown: false };
   const app = createApp({
@@ -159,6 +172,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     logger: createLogger('info', sink),
     state,
+    ...(metricsEnabled === false
+      ? {}
+      : { telemetry: { metrics, metricsToken: metricsToken ?? null } }),
   });
   return {
     app,
@@ -167,6 +183,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     runs,
     context,
     eventLog,
+    metrics,
     model,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     async close() {

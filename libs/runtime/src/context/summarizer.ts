@@ -3,6 +3,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import { HumanMessage, SystemMessage, isAIMessage, isHumanMessage } from '@langchain/core/messages';
 import type { UsageMeter } from '../providers/usage';
+import { endModelCallSpan, startModelCallSpan } from '../telemetry/spans';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
 import type { TokenCounter } from './token-counter';
 
@@ -109,23 +110,32 @@ export class Summarizer {
       ),
     ];
     const { model, breaker, meter } = this.options;
-    // Streamed like the agent's calls: LangChain's OpenAI `invoke` of a streaming model counts
-    // tokens with a tokenizer it downloads, which fails (slowly, with retries) offline.
-    const reply = await breaker.execute(
-      async (callSignal) => {
-        let acc: AIMessageChunk | undefined;
-        for await (const chunk of await model.stream(input, { signal: callSignal ?? signal })) {
-          acc = acc ? acc.concat(chunk) : chunk;
-        }
-        return acc;
-      },
-      { signal },
-    );
+    const span = startModelCallSpan({ provider: meter.provider, model: meter.model });
+    span.setAttribute('cognition.model_call.purpose', 'summary');
+    let reply: AIMessageChunk | undefined;
+    try {
+      // Streamed like the agent's calls: LangChain's OpenAI `invoke` of a streaming model counts
+      // tokens with a tokenizer it downloads, which fails (slowly, with retries) offline.
+      reply = await breaker.execute(
+        async (callSignal) => {
+          let acc: AIMessageChunk | undefined;
+          for await (const chunk of await model.stream(input, { signal: callSignal ?? signal })) {
+            acc = acc ? acc.concat(chunk) : chunk;
+          }
+          return acc;
+        },
+        { signal },
+      );
+    } catch (error) {
+      endModelCallSpan(span, { error, aborted: signal.aborted });
+      throw error;
+    }
     const text = reply ? textOf(reply.content).trim() : '';
-    meter.add(reply?.usage_metadata, () => ({
+    const usage = meter.add(reply?.usage_metadata, () => ({
       input: estimateMessagesTokens(input),
       output: estimateTokens(text),
     }));
+    endModelCallSpan(span, { usage });
     return text === '' ? (previous ?? '') : text;
   }
 }

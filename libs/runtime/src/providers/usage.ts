@@ -3,6 +3,18 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { Price } from './config';
 import { costOf } from './pricing';
 
+/** What one model call added to a meter. */
+export interface CallUsage {
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** The provider reported nothing: the tokens are an estimate. */
+  estimated: boolean;
+  /** USD at the meter's price; null when the price is unknown. */
+  costUsd: number | null;
+}
+
 /** Rough tokens of a text (about four characters per token), for providers that report none. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -32,6 +44,8 @@ export class UsageMeter {
   private ownEstimated = false;
   private ownCalls = 0;
   private readonly nested: UsageMeter[] = [];
+  private parent: UsageMeter | null = null;
+  private listener: ((call: CallUsage) => void) | null = null;
 
   constructor(
     readonly provider: string,
@@ -55,24 +69,55 @@ export class UsageMeter {
     return this.nested.reduce((sum, m) => sum + m.calls, this.ownCalls);
   }
 
+  /**
+   * Counts one model call: what the provider reported, else an estimate. Returns what was
+   * counted, which also goes to the listener of this meter or of the nearest meter it is nested in.
+   */
   add(
     reported: { input_tokens?: number; output_tokens?: number } | undefined,
     estimate: () => { input: number; output: number },
-  ): void {
+  ): CallUsage {
     this.ownCalls += 1;
-    if (reported && (reported.input_tokens !== undefined || reported.output_tokens !== undefined)) {
-      this.ownInput += reported.input_tokens ?? 0;
-      this.ownOutput += reported.output_tokens ?? 0;
-      return;
+    let input: number;
+    let output: number;
+    const estimated = !(
+      reported &&
+      (reported.input_tokens !== undefined || reported.output_tokens !== undefined)
+    );
+    if (estimated) {
+      ({ input, output } = estimate());
+      this.ownEstimated = true;
+    } else {
+      input = reported?.input_tokens ?? 0;
+      output = reported?.output_tokens ?? 0;
     }
-    const { input, output } = estimate();
     this.ownInput += input;
     this.ownOutput += output;
-    this.ownEstimated = true;
+    const call: CallUsage = {
+      provider: this.provider,
+      model: this.model,
+      inputTokens: input,
+      outputTokens: output,
+      estimated,
+      costUsd: costOf(input, output, this.price),
+    };
+    this.notify(call);
+    return call;
   }
 
   addNested(other: UsageMeter): void {
     this.nested.push(other);
+    other.parent = this;
+  }
+
+  /** Receives every call counted by this meter and the meters nested in it (telemetry). */
+  onCall(listener: (call: CallUsage) => void): void {
+    this.listener = listener;
+  }
+
+  private notify(call: CallUsage): void {
+    if (this.listener) this.listener(call);
+    else this.parent?.notify(call);
   }
 
   /** USD; null as soon as any model involved has an unknown price. */

@@ -5,6 +5,7 @@ import type { ExecutionBackend } from '@cognition/sandbox';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import type { Span } from '@opentelemetry/api';
 import type { AIMessageChunk, BaseMessage, MessageContent } from '@langchain/core/messages';
 import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
@@ -20,6 +21,7 @@ import { isContextLengthError, providerErrorStatus } from '../providers/chat-mod
 import type { ResolvedModel } from '../providers/registry';
 import type { UsageMeter } from '../providers/usage';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
+import { endModelCallSpan, inToolSpan, startModelCallSpan } from '../telemetry/spans';
 import type { ArtifactToolContext, RuntimeTool, ToolResult } from '../tools/types';
 
 export type BoundChatModel = Runnable<BaseLanguageModelInput, AIMessageChunk>;
@@ -147,15 +149,20 @@ export class AgentTurn implements AgentGraphSteps {
     if (compactor && prepared && reportedInput !== undefined) {
       nextContext = compactor.calibrate(prepared.state, prepared.counted, reportedInput);
     }
-    const message = this.toMessage(input, acc);
+    const message = this.toMessage(input, acc, attempt.span);
     return nextContext === undefined ? { message } : { message, context: nextContext };
   }
 
-  /** Streams one call; a failure is returned with what was received before it. */
+  /**
+   * Streams one call; a failure is returned with what was received before it. The call's span
+   * ends here on a failure (which the caller throws or retries), else — an abort included, whose
+   * partial answer is kept — once its usage was counted (`toMessage`).
+   */
   private async stream(
     input: BaseMessage[],
-  ): Promise<{ acc: AIMessageChunk | undefined; error?: unknown }> {
-    const { signal, model, breaker, emit, streamToClient } = this.options;
+  ): Promise<{ acc: AIMessageChunk | undefined; span: Span; error?: unknown }> {
+    const { signal, model, breaker, emit, streamToClient, resolved } = this.options;
+    const span = startModelCallSpan({ provider: resolved.provider.id, model: resolved.model });
     let acc: AIMessageChunk | undefined;
     try {
       await breaker.execute(
@@ -169,9 +176,10 @@ export class AgentTurn implements AgentGraphSteps {
         },
         { signal },
       );
-      return { acc };
+      return { acc, span };
     } catch (error) {
-      return { acc, error };
+      if (!signal.aborted) endModelCallSpan(span, { error, aborted: false });
+      return { acc, span, error };
     }
   }
 
@@ -197,16 +205,21 @@ export class AgentTurn implements AgentGraphSteps {
     return prepared;
   }
 
-  private toMessage(input: BaseMessage[], acc: AIMessageChunk | undefined): AIMessage | null {
+  private toMessage(
+    input: BaseMessage[],
+    acc: AIMessageChunk | undefined,
+    span: Span,
+  ): AIMessage | null {
     const { signal, emit, streamToClient } = this.options;
     const aborted = signal.aborted;
     const text = acc ? textOf(acc.content) : '';
     const toolCalls = aborted || !acc ? [] : this.collectToolCalls(acc);
-    this.options.usage.add(acc?.usage_metadata, () => ({
+    const usage = this.options.usage.add(acc?.usage_metadata, () => ({
       input: estimateMessagesTokens(input),
       output:
         estimateTokens(text) + (toolCalls.length ? estimateTokens(JSON.stringify(toolCalls)) : 0),
     }));
+    endModelCallSpan(span, { usage, aborted });
     if (aborted && text === '') return null;
     const reportedModel = (acc?.response_metadata as { model_name?: unknown } | undefined)
       ?.model_name;
@@ -259,7 +272,9 @@ export class AgentTurn implements AgentGraphSteps {
     let planChanged = false;
     for (const call of message.tool_calls ?? []) {
       const id = call.id ?? `call_${newMessageId()}`;
-      const result = await this.runTool(id, call.name, call.args, plan);
+      const result = await inToolSpan({ id, name: call.name }, () =>
+        this.runTool(id, call.name, call.args, plan),
+      );
       if (result.todos) {
         plan = result.todos;
         planChanged = true;

@@ -9,6 +9,7 @@ import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
+import type { RunObserver } from '../telemetry/observer';
 import type { ToolCatalog } from '../tools/catalog';
 import type { RunEmitter } from './run-emitter';
 
@@ -79,6 +80,8 @@ export interface RunContext {
   logger: Logger;
   workspaceRoot: string;
   maxSteps: number;
+  /** Receives the runs' telemetry (metrics); a no-op unless the server configures one. */
+  observer: RunObserver;
 }
 
 export function sleep(ms: number): Promise<void> {

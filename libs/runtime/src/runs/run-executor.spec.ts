@@ -11,6 +11,7 @@ import { silentLogger } from '../logger';
 import { ProviderRegistry } from '../providers/registry';
 import { FAKE_PROVIDERS } from '../test-support';
 import { FakeExecutionBackendFactory } from '../testing/fake-execution-backend';
+import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import { ToolCatalog } from '../tools/catalog';
 import { ActiveRuns } from './active-runs';
@@ -53,6 +54,7 @@ describe('RunExecutor', () => {
       logger: silentLogger,
       workspaceRoot: workspace,
       maxSteps: 10,
+      observer: NOOP_RUN_OBSERVER,
     };
     endings = [];
     session = await storage.sessions.create({ agentName: 'default', config: {} }, {});

@@ -7,6 +7,7 @@ import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
+import type { Span } from '@opentelemetry/api';
 import { artifactContext } from '../artifacts/artifact-context';
 import { runArtifacts } from '../artifacts/run-artifacts';
 import { createCompactor } from '../context/setup';
@@ -14,6 +15,7 @@ import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
+import { inRunSpan, setRunOutcome } from '../telemetry/spans';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
 import { delegate } from './delegation';
 import { bindModel, breakerFor } from './model-binding';
@@ -22,7 +24,7 @@ import type { RunQueue } from './ports';
 import type { ActiveRun, Outcome, RunContext } from './run-context';
 import { cancelledOutcome, kwargs, toRuntimeError } from './run-context';
 import type { RunEmitter } from './run-emitter';
-import type { RunFinisher } from './run-finisher';
+import type { RunEnding, RunFinisher } from './run-finisher';
 
 /** What one run executes: the user message it answers, in its session. */
 export interface RunInput {
@@ -49,12 +51,22 @@ export class RunExecutor {
   ) {}
 
   async execute(active: ActiveRun, input: RunInput): Promise<void> {
+    const run = {
+      runId: active.runId,
+      sessionId: input.session.id,
+      resumed: input.resumed === true,
+    };
+    this.ctx.observer.runStarted(run);
+    await inRunSpan(run, (span) => this.executeInSpan(active, input, span));
+  }
+
+  private async executeInSpan(active: ActiveRun, input: RunInput, span: Span): Promise<void> {
     const release = await this.queue.acquire(active.controller.signal);
     try {
       if (release === null) {
         // Cancelled while queued: it ends without having started.
         const outcome: Outcome = cancelledOutcome(active.cancelReason);
-        await this.finisher.finish(active, input.session, {
+        await this.finish(active, input, span, {
           outcome,
           meter: null,
           lastAssistantId: null,
@@ -62,13 +74,18 @@ export class RunExecutor {
         });
         return;
       }
-      await this.executeTurn(active, input);
+      await this.executeTurn(active, input, span);
     } finally {
       release?.();
     }
   }
 
-  private async executeTurn(active: ActiveRun, input: RunInput): Promise<void> {
+  private finish(active: ActiveRun, input: RunInput, span: Span, ending: RunEnding): Promise<void> {
+    setRunOutcome(span, ending.outcome, input.session.agentName);
+    return this.finisher.finish(active, input.session, ending);
+  }
+
+  private async executeTurn(active: ActiveRun, input: RunInput, span: Span): Promise<void> {
     const { ctx } = this;
     const { session, userMessage } = input;
     const { emitter, controller } = active;
@@ -106,10 +123,18 @@ export class RunExecutor {
         resolved.model,
         ctx.providers.price(resolved.model),
       );
+      runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;
       const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
       const backend = this.backendLoader(session);
-      const emit = (event: Parameters<RunEmitter['emit']>[0]) => void emitter.emit(event);
+      let firstToken = true;
+      const emit = (event: Parameters<RunEmitter['emit']>[0]) => {
+        if (firstToken && event.type === 'token') {
+          firstToken = false;
+          ctx.observer.firstToken({ runId: active.runId });
+        }
+        void emitter.emit(event);
+      };
       const interruptedCalls = new Set<string>();
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
       const systemPrompt =
@@ -182,7 +207,7 @@ export class RunExecutor {
           ? cancelledOutcome(active.cancelReason)
           : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
     }
-    await this.finisher.finish(active, session, {
+    await this.finish(active, input, span, {
       outcome,
       meter,
       lastAssistantId: lastAssistantId ?? turn?.lastAssistantId ?? null,

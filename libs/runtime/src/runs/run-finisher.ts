@@ -4,6 +4,8 @@ import type { Scope, StorageBackend } from '@cognition/storage';
 import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callback-dispatcher';
 import type { Logger } from '../logger';
 import type { UsageMeter } from '../providers/usage';
+import type { RunObserver } from '../telemetry/observer';
+import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ActiveRun, Outcome } from './run-context';
 import { ROLLED_BACK_MESSAGE } from './run-context';
 
@@ -35,6 +37,7 @@ export class RunFinisher {
      * session may start its next pending run.
      */
     private readonly onFinished: (run: ActiveRun) => void,
+    private readonly observer: RunObserver = NOOP_RUN_OBSERVER,
   ) {}
 
   private handedOff = false;
@@ -51,6 +54,7 @@ export class RunFinisher {
   async finish(active: ActiveRun, session: Session, ending: RunEnding): Promise<void> {
     const { emitter, runId, scope } = active;
     if (this.handedOff) {
+      this.observer.runEnded({ runId, sessionId: session.id, outcome: 'handed_off' });
       this.onFinished(active);
       return;
     }
@@ -123,6 +127,8 @@ export class RunFinisher {
         break;
     }
     await emitter.flush();
+    // Reported before the session's next pending run may start (in onFinished).
+    this.observer.runEnded({ runId, sessionId: session.id, outcome: outcome.kind });
     this.onFinished(active);
     if (callbackUrl !== null) {
       const payload: CompletionPayload = {

@@ -15,6 +15,8 @@ import { silentLogger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
 import { createChatModel } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
+import type { RunObserver } from '../telemetry/observer';
+import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ToolCatalogOptions } from '../tools/catalog';
 import { ToolCatalog } from '../tools/catalog';
 import { ActiveRuns } from './active-runs';
@@ -86,6 +88,8 @@ export interface RunManagerOptions {
    */
   cluster?: ClusterOptions;
   logger?: Logger;
+  /** Receives run starts and ends, first tokens and every model call's usage (metrics). */
+  observer?: RunObserver;
 }
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
@@ -162,6 +166,7 @@ export class RunManager {
       logger,
       workspaceRoot: options.workspaceRoot,
       maxSteps: options.maxSteps ?? 50,
+      observer: options.observer ?? NOOP_RUN_OBSERVER,
     };
     const callbackOptions = options.callbacks ?? {};
     this.callbacks = new CallbackDispatcher(options.storage.runs, { logger, ...callbackOptions });
@@ -177,13 +182,19 @@ export class RunManager {
       logger,
       () => this.queue.active + this.queue.queued < this.queue.limit,
     );
-    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (run) => {
-      this.active.remove(run.runId);
-      void this.scheduler.startNext(run.sessionId);
-      // A slot freed: a run another busy node left queued may start here now.
-      const leaseMs = options.cluster?.leaseMs;
-      if (leaseMs !== undefined && this.sweepTimer) void this.sweep(leaseMs);
-    });
+    this.finisher = new RunFinisher(
+      options.storage,
+      this.callbacks,
+      logger,
+      (run) => {
+        this.active.remove(run.runId);
+        void this.scheduler.startNext(run.sessionId);
+        // A slot freed: a run another busy node left queued may start here now.
+        const leaseMs = options.cluster?.leaseMs;
+        if (leaseMs !== undefined && this.sweepTimer) void this.sweep(leaseMs);
+      },
+      this.ctx.observer,
+    );
     const executor = new RunExecutor(this.ctx, this.queue, this.finisher);
     this.scheduler = new RunScheduler({
       storage: options.storage,
