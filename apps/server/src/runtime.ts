@@ -178,7 +178,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       timeoutMs: callbacks.timeoutMs,
       allowPrivateNetwork: callbacks.allowPrivateNetwork,
     },
-    tools: toolOptions(config.tools),
+    tools: toolOptions(config.tools, config.workspaceRoot),
     logger: deps.logger.child({ component: 'runtime' }),
     ...(deps.observer ? { observer: deps.observer } : {}),
   });
@@ -190,11 +190,15 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
   };
 }
 
-/** The network tools' settings as the runtime's catalog options. */
-function toolOptions(tools: ToolsConfig): ToolCatalogOptions {
+/**
+ * The tools' settings as the runtime's catalog options: the network tools', and the workspace
+ * root whose node_modules `inspect_package` looks in after the session's own.
+ */
+function toolOptions(tools: ToolsConfig, workspaceRoot: string): ToolCatalogOptions {
   const search = tools.webSearch;
   return {
     webFetch: { allowPrivateNetwork: tools.webFetchAllowPrivateNetwork },
+    inspectPackage: { workspaceRoot },
     ...(search
       ? {
           webSearch: {

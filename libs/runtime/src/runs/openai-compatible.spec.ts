@@ -102,6 +102,7 @@ describe('openai_compatible provider against the fake server', () => {
         'execute',
         'glob',
         'grep',
+        'inspect_package',
         'ls',
         'read_file',
         'web_fetch',

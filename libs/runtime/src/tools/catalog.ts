@@ -4,6 +4,8 @@ import { ARTIFACT_TOOLS } from './artifact-tools';
 import { FILE_TOOLS } from './file-tools';
 import type { ToolName } from './names';
 import { taskTool, writeTodosTool } from './planning-tools';
+import type { InspectPackageOptions } from './inspect/inspect-package';
+import { createInspectPackageTool } from './inspect/inspect-package';
 import type { RuntimeTool } from './types';
 import type { WebFetchOptions } from './web-fetch';
 import { createWebFetchTool } from './web-fetch';
@@ -14,6 +16,7 @@ export interface ToolCatalogOptions {
   webFetch?: WebFetchOptions;
   /** Without it `web_search` does not exist, so no agent is offered it. */
   webSearch?: WebSearchOptions;
+  inspectPackage?: InspectPackageOptions;
 }
 
 /** The OpenAI function format, which every LangChain chat model's `bindTools` accepts. */
@@ -51,6 +54,7 @@ export class ToolCatalog {
       taskTool,
       createWebFetchTool(options.webFetch),
       ...(options.webSearch ? [createWebSearchTool(options.webSearch)] : []),
+      createInspectPackageTool(options.inspectPackage),
       ...ARTIFACT_TOOLS,
     ];
     this.tools = new Map(all.map((tool) => [tool.name, tool]));

@@ -11,6 +11,7 @@ export const TOOL_NAMES = [
   'write_todos',
   'web_fetch',
   'web_search',
+  'inspect_package',
   'task',
   'artifact_list',
   'artifact_read',
