@@ -35,6 +35,9 @@ import type {
   StorageBackend,
   ArtifactStoreOptions,
   StorageHealth,
+  UsageStore,
+  FeedbackStore,
+  SearchStore,
 } from '@cognition/storage';
 import {
   ROOT_CHECKPOINT_NS,
@@ -49,6 +52,7 @@ import {
 } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
 import { clone } from './clone';
+import { MemoryAnalytics } from './memory-analytics';
 import { MemoryArtifactStore } from './memory-artifacts';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
@@ -113,6 +117,10 @@ export class MemoryStorage implements StorageBackend {
   readonly runs: RunStore;
   readonly artifacts: MemoryArtifactStore;
   readonly events: MemoryEventStore;
+  readonly usage: UsageStore;
+  readonly feedback: FeedbackStore;
+  readonly search: SearchStore;
+  private readonly analytics: MemoryAnalytics;
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
@@ -134,6 +142,15 @@ export class MemoryStorage implements StorageBackend {
         this.applyProjection(sessionId, checkpointId, messages),
     });
     this.store = new MemoryStore(() => new Date());
+    this.analytics = new MemoryAnalytics({
+      sessions: () => [...this.state.sessions.values()].map((record) => record.session),
+      session: (id) => this.state.sessions.get(id)?.session,
+      messages: (id) => (this.state.messages.get(id) ?? []).map((row) => row.message),
+      now: () => new Date(),
+    });
+    this.usage = this.analytics.usage;
+    this.feedback = this.analytics.feedback;
+    this.search = this.analytics.search;
     this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
     this.pendingCallbacks = new MemoryPendingCallbacks((runId) => this.state.runs.has(runId));
     this.sessions = {
@@ -355,6 +372,7 @@ export class MemoryStorage implements StorageBackend {
       this.pendingCallbacks.deleteRun(runId);
     }
     this.artifacts.deleteSessionArtifacts(id);
+    this.analytics.deleteSession(id);
     this.checkpointer.deleteThreadNow(threadId);
     this.store.deleteWhereNamespaceContains(threadNamespaceLabel(threadId));
     return true;
@@ -497,6 +515,7 @@ export class MemoryStorage implements StorageBackend {
       updatedAt: now,
     };
     this.state.runs.set(id, copy(run));
+    this.analytics.recordRun(null, run);
     return { run, created: true };
   }
 
@@ -523,6 +542,7 @@ export class MemoryStorage implements StorageBackend {
       updatedAt: this.now(),
     };
     this.state.runs.set(id, copy(next));
+    this.analytics.recordRun(current, next);
     return next;
   }
 

@@ -19,6 +19,8 @@ import { PrismaEventStore } from './event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
+import { PrismaFeedbackStore } from './analytics/feedback-store';
+import { PrismaUsageStore } from './analytics/usage-store';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 
@@ -82,6 +84,8 @@ class PrismaStorage implements StorageBackend {
   readonly runs: PrismaRunStore;
   readonly artifacts: PrismaArtifactStore;
   readonly events: PrismaEventStore;
+  readonly usage: PrismaUsageStore;
+  readonly feedback: PrismaFeedbackStore;
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -100,7 +104,9 @@ class PrismaStorage implements StorageBackend {
       handle.provider,
     );
     this.messages = new PrismaMessageStore(this.db);
-    this.runs = new PrismaRunStore(this.db);
+    this.runs = new PrismaRunStore(this.db, handle.provider);
+    this.usage = new PrismaUsageStore(this.db, handle.provider);
+    this.feedback = new PrismaFeedbackStore(this.db);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
     this.events = new PrismaEventStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {

@@ -16,6 +16,7 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
+import type { FeedbackStore, UsageStore } from './analytics';
 import type { ArtifactStore } from './artifacts';
 
 /**
@@ -188,6 +189,10 @@ export interface StorageBackend {
   readonly artifacts: ArtifactStore;
   /** Run events, deleted with their session. */
   readonly events: EventStore;
+  /** Per-session usage records (written with every run write) and the aggregates over them. */
+  readonly usage: UsageStore;
+  /** Ratings of assistant messages. */
+  readonly feedback: FeedbackStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

@@ -10,6 +10,7 @@ import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
+import { usageTests } from './usage-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
@@ -40,6 +41,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     projectionTests(ctx);
     isolationTests(ctx);
     artifactTests(ctx);
+    usageTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {
