@@ -1,4 +1,4 @@
-import type { Usage } from '@cognition/contracts';
+import type { ModelUsage, Usage } from '@cognition/contracts';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Price } from './config';
 import { costOf } from './pricing';
@@ -29,6 +29,7 @@ export function estimateMessagesTokens(messages: readonly BaseMessage[]): number
 export class UsageMeter {
   private ownInput = 0;
   private ownOutput = 0;
+  private ownCached = 0;
   private ownEstimated = false;
   private ownCalls = 0;
   private readonly nested: UsageMeter[] = [];
@@ -56,13 +57,20 @@ export class UsageMeter {
   }
 
   add(
-    reported: { input_tokens?: number; output_tokens?: number } | undefined,
+    reported:
+      | {
+          input_tokens?: number;
+          output_tokens?: number;
+          input_token_details?: { cache_read?: number };
+        }
+      | undefined,
     estimate: () => { input: number; output: number },
   ): void {
     this.ownCalls += 1;
     if (reported && (reported.input_tokens !== undefined || reported.output_tokens !== undefined)) {
       this.ownInput += reported.input_tokens ?? 0;
       this.ownOutput += reported.output_tokens ?? 0;
+      this.ownCached += reported.input_token_details?.cache_read ?? 0;
       return;
     }
     const { input, output } = estimate();
@@ -77,12 +85,57 @@ export class UsageMeter {
 
   /** USD; null as soon as any model involved has an unknown price. */
   cost(): number | null {
-    let total = costOf(this.ownInput, this.ownOutput, this.price);
+    let total = costOf(this.ownInput, this.ownOutput, this.price, this.ownCached);
     for (const meter of this.nested) {
       const cost = meter.cost();
       total = total === null || cost === null ? null : total + cost;
     }
     return total === null ? null : Math.round(total * 1e6) / 1e6;
+  }
+
+  /**
+   * Per provider/model: this meter's own calls and every nested meter's, merged by
+   * provider/model (a cost is null when any merged part had no price). Meters without calls
+   * are left out.
+   */
+  byModel(): ModelUsage[] {
+    const merged = new Map<string, ModelUsage>();
+    const visit = (meter: UsageMeter): void => {
+      if (meter.ownCalls > 0) {
+        const key = `${meter.provider}\u0000${meter.model}`;
+        const own: ModelUsage = {
+          provider: meter.provider,
+          model: meter.model,
+          calls: meter.ownCalls,
+          inputTokens: meter.ownInput,
+          outputTokens: meter.ownOutput,
+          cachedInputTokens: meter.ownCached,
+          costUsd: costOf(meter.ownInput, meter.ownOutput, meter.price, meter.ownCached),
+          estimated: meter.ownEstimated,
+        };
+        const seen = merged.get(key);
+        merged.set(
+          key,
+          seen
+            ? {
+                ...seen,
+                calls: seen.calls + own.calls,
+                inputTokens: seen.inputTokens + own.inputTokens,
+                outputTokens: seen.outputTokens + own.outputTokens,
+                cachedInputTokens: seen.cachedInputTokens + own.cachedInputTokens,
+                costUsd:
+                  seen.costUsd === null || own.costUsd === null
+                    ? null
+                    : Math.round((seen.costUsd + own.costUsd) * 1e6) / 1e6,
+                estimated: seen.estimated || own.estimated,
+              }
+            : own,
+        );
+      }
+      meter.nested.forEach(visit);
+    };
+    visit(this);
+    return [...merged.values()];
   }
 
   toUsage(): Usage {
@@ -93,6 +146,7 @@ export class UsageMeter {
       model: this.model,
       provider: this.provider,
       estimated: this.estimated,
+      models: this.byModel(),
     };
   }
 }

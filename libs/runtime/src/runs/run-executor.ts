@@ -94,7 +94,7 @@ export class RunExecutor {
       const runMeter = new UsageMeter(
         resolved.provider.id,
         resolved.model,
-        ctx.providers.price(resolved.model),
+        ctx.providers.price(resolved.model, resolved.provider),
       );
       meter = runMeter;
       const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
