@@ -1,12 +1,14 @@
 import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   ArtifactStore,
+  FeedbackStore,
   MessageStore,
   RunStore,
   Scope,
   SessionStore,
   StorageBackendKind,
   StorageHealth,
+  UsageStore,
 } from '@cognition/storage';
 import type { ContextViewService } from './context-service';
 import type { RunService, SandboxReleaser } from './run-service';
@@ -25,6 +27,8 @@ export interface ApiStorage {
   readonly messages: MessageStore;
   readonly runs: RunStore;
   readonly artifacts: ArtifactStore;
+  readonly usage: UsageStore;
+  readonly feedback: FeedbackStore;
   healthCheck(): Promise<StorageHealth>;
 }
 

@@ -1,4 +1,6 @@
 import { publicProcedure, router } from '../../trpc';
+import { deleteFeedbackHandler, setFeedbackHandler } from './feedback.handlers';
+import { DeleteFeedbackApiInputSchema, SetFeedbackApiInputSchema } from './feedback.schemas';
 import { getMessageHandler } from './get.handler';
 import { listMessagesHandler } from './list.handler';
 import {
@@ -12,4 +14,8 @@ export const messagesRouter = router({
   list: publicProcedure.input(ListMessagesApiInputSchema).query(listMessagesHandler),
   get: publicProcedure.input(GetMessageApiInputSchema).query(getMessageHandler),
   send: publicProcedure.input(SendMessageApiInputSchema).mutation(sendMessageHandler),
+  setFeedback: publicProcedure.input(SetFeedbackApiInputSchema).mutation(setFeedbackHandler),
+  deleteFeedback: publicProcedure
+    .input(DeleteFeedbackApiInputSchema)
+    .mutation(deleteFeedbackHandler),
 });

@@ -1,3 +1,4 @@
+import { EMPTY_SESSION_USAGE } from '@cognition/contracts';
 import { describeError, toHttpError } from '../../errors';
 import type { ApiTestBed } from '../../spec-helpers';
 import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
@@ -101,7 +102,10 @@ describe('sessions router', () => {
         expect(toHttpError(error).status).toBe(422);
         expect(toHttpError(error).body.errors?.map((issue) => issue.path)).toEqual([path]);
       }
-      expect(await bed.as(ALICE).sessions.get({ id: created.id })).toEqual(created);
+      expect(await bed.as(ALICE).sessions.get({ id: created.id })).toEqual({
+        ...created,
+        usage: EMPTY_SESSION_USAGE,
+      });
     });
 
     it('accepts agents and models the runtime can serve', async () => {
@@ -125,7 +129,10 @@ describe('sessions router', () => {
   describe('get', () => {
     it('returns the session and 404s an unknown id with the id in the message', async () => {
       const created = await bed.as().sessions.create({ title: 'x' });
-      expect(await bed.as().sessions.get({ id: created.id })).toEqual(created);
+      expect(await bed.as().sessions.get({ id: created.id })).toEqual({
+        ...created,
+        usage: EMPTY_SESSION_USAGE,
+      });
 
       const error = await trpcErrorOf(bed.as().sessions.get({ id: 'nope' }));
       expect(error.code).toBe('NOT_FOUND');
