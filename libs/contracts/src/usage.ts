@@ -65,7 +65,7 @@ export const EMPTY_SESSION_USAGE: SessionUsage = Object.freeze({
   startedAt: null,
   lastActivityAt: null,
   endedAt: null,
-}) as SessionUsage;
+});
 
 /** One provider/model of a session (or of an aggregate): calls, tokens and cost. */
 export const ModelUsageTotalsSchema = z.object({

@@ -99,6 +99,6 @@ export function num(value: unknown): number {
   if (typeof value === 'bigint') return Number(value);
   if (typeof value === 'number') return value;
   if (typeof value === 'string') return Number(value);
-  // Prisma's Decimal (PostgreSQL numeric) prints as its value.
-  return Number(String(value));
+  // Prisma's Decimal (PostgreSQL numeric) converts through its own toString.
+  return Number((value as { toString(): string }).toString());
 }
