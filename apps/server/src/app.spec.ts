@@ -222,7 +222,26 @@ describe('REST sessions and messages', () => {
 
     const got = await request(t.app).get(`/sessions/${String(a.id)}`);
     expect(got.status).toBe(200);
-    expect(got.body).toEqual(a);
+    // Reads carry the session's usage totals (none yet).
+    expect(got.body).toEqual({
+      ...a,
+      usage: {
+        tokens_in: 0,
+        tokens_out: 0,
+        estimated_tokens_in: 0,
+        estimated_tokens_out: 0,
+        cost_usd: 0,
+        cost_complete: true,
+        runs: 0,
+        error_count: 0,
+        aborted_count: 0,
+        last_model: null,
+        last_provider: null,
+        started_at: null,
+        last_activity_at: null,
+        ended_at: null,
+      },
+    });
 
     const byRepo = await request(t.app)
       .get('/sessions')
@@ -373,6 +392,7 @@ describe('REST sessions and messages', () => {
       parent_id: null,
       metadata: { turnId: '0' },
       created_at: expect.any(String) as string,
+      feedback: null,
     });
     const last = await request(t.app).get(`/sessions/${sessionId}/messages?limit=50&offset=50`);
     expect(last.body).toMatchObject({ total: 55, has_more: false });

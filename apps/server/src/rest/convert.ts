@@ -4,10 +4,12 @@ import type {
   Run,
   Session,
   SessionConfig,
+  SessionUsage,
   StringMap,
 } from '@cognition/contracts';
 import type { StorageHealth } from '@cognition/storage';
 import type { z } from 'zod';
+import { feedbackToBody, usageToBody } from './usage-convert';
 import type {
   CreateSessionBody,
   HealthBodyT,
@@ -70,8 +72,9 @@ export function updateSessionInput(id: string, body: z.output<typeof UpdateSessi
   };
 }
 
-export function sessionToBody(session: Session): SessionBodyT {
+export function sessionToBody(session: Session & { usage?: SessionUsage }): SessionBodyT {
   return {
+    ...(session.usage ? { usage: usageToBody(session.usage) } : {}),
     id: session.id,
     thread_id: session.threadId,
     title: session.title,
@@ -106,6 +109,9 @@ export function messageToBody(message: Message): MessageBodyT {
     parent_id: message.parentId,
     metadata: message.metadata,
     created_at: message.createdAt.toISOString(),
+    ...(message.feedback !== undefined
+      ? { feedback: message.feedback ? feedbackToBody(message.feedback) : null }
+      : {}),
   };
 }
 

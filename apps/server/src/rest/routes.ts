@@ -10,6 +10,7 @@ import type { RestRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { ARTIFACT_ROUTES } from './artifact-routes';
 import { RUN_ROUTES } from './run-routes';
+import { USAGE_ROUTES } from './usage-routes';
 import { defineRoute } from './route';
 import {
   ContextWindowBody,
@@ -40,6 +41,8 @@ const BODY_ERRORS = {
  * describes exactly these.
  */
 export const REST_ROUTES: RestRoute[] = [
+  // First: its literal paths (`/sessions/stats`, ...) must not be taken for `/sessions/{id}`.
+  ...USAGE_ROUTES,
   defineRoute({
     method: 'post',
     path: '/sessions',
