@@ -66,7 +66,7 @@ function figuresToBody(figures: UsageFigures) {
   return {
     sessions: {
       total: figures.sessions.total,
-      by_status: figures.sessions.byStatus as Record<StatsStatus, number>,
+      by_status: figures.sessions.byStatus,
     },
     runs: { ...figures.runs },
     tokens_in: figures.tokensIn,
