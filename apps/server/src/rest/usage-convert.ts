@@ -4,7 +4,6 @@ import type {
   QaEntry,
   SessionUsage,
   SessionUsageReport,
-  StatsStatus,
   StringMap,
   UsageFigures,
   UsageStats,
