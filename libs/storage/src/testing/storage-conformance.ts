@@ -10,7 +10,7 @@ import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
-import { usageTests } from './usage-conformance';
+import { aggregateTests, usageTests } from './usage-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
@@ -42,6 +42,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     isolationTests(ctx);
     artifactTests(ctx);
     usageTests(ctx);
+    aggregateTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {
