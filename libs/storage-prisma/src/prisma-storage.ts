@@ -20,6 +20,7 @@ import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgra
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
 import { PrismaFeedbackStore } from './analytics/feedback-store';
+import { PrismaSearchStore } from './analytics/search-store';
 import { PrismaUsageStore } from './analytics/usage-store';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
@@ -86,6 +87,7 @@ class PrismaStorage implements StorageBackend {
   readonly events: PrismaEventStore;
   readonly usage: PrismaUsageStore;
   readonly feedback: PrismaFeedbackStore;
+  readonly search: PrismaSearchStore;
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -107,6 +109,7 @@ class PrismaStorage implements StorageBackend {
     this.runs = new PrismaRunStore(this.db, handle.provider);
     this.usage = new PrismaUsageStore(this.db, handle.provider);
     this.feedback = new PrismaFeedbackStore(this.db);
+    this.search = new PrismaSearchStore(this.db, handle.provider);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
     this.events = new PrismaEventStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {

@@ -16,7 +16,7 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
-import type { FeedbackStore, UsageStore } from './analytics';
+import type { FeedbackStore, SearchStore, UsageStore } from './analytics';
 import type { ArtifactStore } from './artifacts';
 
 /**
@@ -193,6 +193,8 @@ export interface StorageBackend {
   readonly usage: UsageStore;
   /** Ratings of assistant messages. */
   readonly feedback: FeedbackStore;
+  /** Full-text search over message contents (kept current by every write of the messages). */
+  readonly search: SearchStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

@@ -11,6 +11,7 @@ import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
 import { aggregateTests, usageTests } from './usage-conformance';
+import { searchTests } from './search-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
@@ -43,6 +44,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     artifactTests(ctx);
     usageTests(ctx);
     aggregateTests(ctx);
+    searchTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {
