@@ -5,6 +5,7 @@ import type {
   MessageStore,
   RunStore,
   Scope,
+  SearchStore,
   SessionStore,
   StorageBackendKind,
   StorageHealth,
@@ -29,6 +30,7 @@ export interface ApiStorage {
   readonly artifacts: ArtifactStore;
   readonly usage: UsageStore;
   readonly feedback: FeedbackStore;
+  readonly search: SearchStore;
   healthCheck(): Promise<StorageHealth>;
 }
 

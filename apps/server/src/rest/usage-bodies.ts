@@ -15,11 +15,9 @@ export const SessionUsageBody = z
       .meta({ description: 'Part of tokens_in estimated because the provider reported none' }),
     estimated_tokens_out: z.number().int().min(0),
     cost_usd: z.number().min(0),
-    cost_complete: z
-      .boolean()
-      .meta({
-        description: 'false when some call had no known price (its cost is not in cost_usd)',
-      }),
+    cost_complete: z.boolean().meta({
+      description: 'false when some call had no known price (its cost is not in cost_usd)',
+    }),
     runs: z.number().int().min(0),
     error_count: z.number().int().min(0),
     aborted_count: z.number().int().min(0),
