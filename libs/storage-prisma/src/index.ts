@@ -12,3 +12,6 @@ export {
   writeProjection,
 } from './projection';
 export * from './langgraph';
+export type { SqlStatement } from './analytics/usage-store';
+export { costByModelStatement, statsStatement } from './analytics/usage-store';
+export { SEARCH_OBJECTS } from './analytics/search-objects';

@@ -22,6 +22,7 @@ import {
   parseInput,
   roundUsd,
 } from '@cognition/storage';
+import type { z } from 'zod';
 import type { PrismaDb } from '../db';
 import { guard } from '../errors';
 import type { SessionUsage as UsageRow } from '../generated/postgres/client';
@@ -31,6 +32,9 @@ import { parseScope } from '../session-store';
 import { num, sessionConditions, SqlBuilder, statusExpr, whereClause } from './sql-filters';
 
 const IdsSchema = IdSchema.array().max(10_000);
+
+type StatsQueryParsed = z.output<typeof StatsQuerySchema>;
+type UsageQueryParsed = z.output<typeof UsageQuerySchema>;
 
 function toUsage(row: UsageRow): SessionUsage {
   return {
@@ -117,23 +121,8 @@ export class PrismaUsageStore implements UsageStore {
     const q = parseInput(StatsQuerySchema, query, 'stats query');
     const scopes = parseScope(scope);
     return guard('compute stats', async () => {
-      const sql = new SqlBuilder(this.provider);
-      const idleSince = new Date(now.getTime() - q.abandonAfterSeconds * 1000);
-      const bucket = q.bucket ? this.bucketExpr(q.bucket) : 'NULL';
-      const status = statusExpr(sql, idleSince);
-      const where = whereClause(sessionConditions(sql, scopes, q, now));
-      const text = `
-        SELECT ${bucket} AS bucket, ${status} AS status, COUNT(*) AS sessions,
-          SUM(COALESCE(u.runs, 0)) AS runs, SUM(COALESCE(u.error_count, 0)) AS failed,
-          SUM(COALESCE(u.aborted_count, 0)) AS aborted,
-          SUM(COALESCE(u.tokens_in, 0)) AS tokens_in, SUM(COALESCE(u.tokens_out, 0)) AS tokens_out,
-          SUM(COALESCE(u.cost_usd, 0)) AS cost_usd, SUM(COALESCE(u.unpriced_calls, 0)) AS unpriced,
-          SUM(COALESCE(u.feedback_count, 0)) AS feedback_count,
-          SUM(COALESCE(u.feedback_score_sum, 0)) AS feedback_sum
-        FROM sessions s LEFT JOIN session_usage u ON u.session_id = s.id
-        ${where}
-        GROUP BY 1, 2`;
-      const rows = await this.db.$queryRawUnsafe<FigureQueryRow[]>(text, ...sql.params);
+      const { text, params } = statsStatement(this.provider, q, scopes, now);
+      const rows = await this.db.$queryRawUnsafe<FigureQueryRow[]>(text, ...params);
       const all = emptyFigureSums();
       const buckets = new Map<number, FigureSums>();
       for (const row of rows) {
@@ -176,17 +165,7 @@ export class PrismaUsageStore implements UsageStore {
     const q = parseInput(UsageQuerySchema, query, 'cost-by-model query');
     const scopes = parseScope(scope);
     return guard('compute cost by model', async () => {
-      const sql = new SqlBuilder(this.provider);
-      const where = whereClause(sessionConditions(sql, scopes, q, now));
-      const usageJoin =
-        q.status !== undefined ? 'LEFT JOIN session_usage u ON u.session_id = s.id' : '';
-      const text = `
-        SELECT m.provider AS provider, m.model AS model, SUM(m.calls) AS calls,
-          SUM(m.tokens_in) AS tokens_in, SUM(m.tokens_out) AS tokens_out,
-          SUM(m.cost_usd) AS cost_usd, SUM(m.unpriced_calls) AS unpriced
-        FROM session_model_usage m JOIN sessions s ON s.id = m.session_id ${usageJoin}
-        ${where}
-        GROUP BY m.provider, m.model`;
+      const { text, params } = costByModelStatement(this.provider, q, scopes, now);
       const rows = await this.db.$queryRawUnsafe<
         {
           provider: string;
@@ -197,7 +176,7 @@ export class PrismaUsageStore implements UsageStore {
           cost_usd: unknown;
           unpriced: unknown;
         }[]
-      >(text, ...sql.params);
+      >(text, ...params);
       return rows
         .map((row) => ({
           provider: row.provider,
@@ -213,15 +192,72 @@ export class PrismaUsageStore implements UsageStore {
     });
   }
 
-  private bucketExpr(bucket: 'hour' | 'day'): string {
-    if (this.provider === 'postgresql') return `date_trunc('${bucket}', s.created_at)`;
-    return bucket === 'hour' ? 'substr(s.created_at, 1, 13)' : 'substr(s.created_at, 1, 10)';
-  }
-
   /** The bucket value of a row as a Date (PostgreSQL: a timestamp; SQLite: an ISO prefix). */
   private bucketTime(value: unknown, bucket: 'hour' | 'day'): Date {
     if (value instanceof Date) return value;
     const text = String(value);
     return new Date(bucket === 'hour' ? `${text}:00:00.000Z` : `${text}T00:00:00.000Z`);
   }
+}
+
+/** A raw statement and its parameters. */
+export interface SqlStatement {
+  text: string;
+  params: unknown[];
+}
+
+function bucketExpr(provider: DatabaseProvider, bucket: 'hour' | 'day'): string {
+  if (provider === 'postgresql') return `date_trunc('${bucket}', s.created_at)`;
+  return bucket === 'hour' ? 'substr(s.created_at, 1, 13)' : 'substr(s.created_at, 1, 10)';
+}
+
+/**
+ * The stats query: one GROUP BY (bucket, status) over sessions LEFT JOIN session_usage (one row
+ * per session), with scope and metadata as EXISTS predicates. Exported for the benchmark's
+ * query plans.
+ */
+export function statsStatement(
+  provider: DatabaseProvider,
+  q: StatsQueryParsed,
+  scopes: Record<string, string>,
+  now: Date,
+): SqlStatement {
+  const sql = new SqlBuilder(provider);
+  const idleSince = new Date(now.getTime() - q.abandonAfterSeconds * 1000);
+  const bucket = q.bucket ? bucketExpr(provider, q.bucket) : 'NULL';
+  const status = statusExpr(sql, idleSince);
+  const where = whereClause(sessionConditions(sql, scopes, q, now));
+  const text = `
+    SELECT ${bucket} AS bucket, ${status} AS status, COUNT(*) AS sessions,
+      SUM(COALESCE(u.runs, 0)) AS runs, SUM(COALESCE(u.error_count, 0)) AS failed,
+      SUM(COALESCE(u.aborted_count, 0)) AS aborted,
+      SUM(COALESCE(u.tokens_in, 0)) AS tokens_in, SUM(COALESCE(u.tokens_out, 0)) AS tokens_out,
+      SUM(COALESCE(u.cost_usd, 0)) AS cost_usd, SUM(COALESCE(u.unpriced_calls, 0)) AS unpriced,
+      SUM(COALESCE(u.feedback_count, 0)) AS feedback_count,
+      SUM(COALESCE(u.feedback_score_sum, 0)) AS feedback_sum
+    FROM sessions s LEFT JOIN session_usage u ON u.session_id = s.id
+    ${where}
+    GROUP BY 1, 2`;
+  return { text, params: sql.params };
+}
+
+/** The cost-by-model query: per-model rows of the matching sessions, grouped. */
+export function costByModelStatement(
+  provider: DatabaseProvider,
+  q: UsageQueryParsed,
+  scopes: Record<string, string>,
+  now: Date,
+): SqlStatement {
+  const sql = new SqlBuilder(provider);
+  const where = whereClause(sessionConditions(sql, scopes, q, now));
+  const usageJoin =
+    q.status !== undefined ? 'LEFT JOIN session_usage u ON u.session_id = s.id' : '';
+  const text = `
+    SELECT m.provider AS provider, m.model AS model, SUM(m.calls) AS calls,
+      SUM(m.tokens_in) AS tokens_in, SUM(m.tokens_out) AS tokens_out,
+      SUM(m.cost_usd) AS cost_usd, SUM(m.unpriced_calls) AS unpriced
+    FROM session_model_usage m JOIN sessions s ON s.id = m.session_id ${usageJoin}
+    ${where}
+    GROUP BY m.provider, m.model`;
+  return { text, params: sql.params };
 }
