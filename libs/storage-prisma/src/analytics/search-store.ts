@@ -20,6 +20,7 @@ interface HitRow {
   created_at: unknown;
   snippet: string | null;
   rank: unknown;
+  total: unknown;
 }
 
 /**
@@ -48,9 +49,10 @@ export class PrismaSearchStore implements SearchStore {
       }
       const sql = new SqlBuilder(this.provider);
       const sqlite = this.provider === 'sqlite';
+      const ftsQuery = sqlite ? terms.map((t) => `"${t}"`).join(' ') : terms.join(' & ');
       const match = sqlite
-        ? `message_search MATCH ${sql.param(terms.map((t) => `"${t}"`).join(' '))}`
-        : `${PG_VECTOR} @@ to_tsquery('simple'::regconfig, ${sql.param(terms.join(' & '))})`;
+        ? `message_search MATCH ${sql.param(ftsQuery)}`
+        : `${PG_VECTOR} @@ to_tsquery('simple'::regconfig, ${sql.param(ftsQuery)})`;
       const conditions = [
         match,
         ...sessionConditions(sql, scopes, { abandonAfterSeconds: 1 }, new Date()),
@@ -65,35 +67,55 @@ export class PrismaSearchStore implements SearchStore {
         : 'messages m JOIN sessions s ON s.id = m.session_id';
       const where = whereClause(conditions);
       const countParams = [...sql.params];
-      const countRows = await this.db.$queryRawUnsafe<{ total: unknown }[]>(
-        `SELECT COUNT(*) AS total FROM ${from} ${where}`,
-        ...countParams,
-      );
-      const total = num(countRows[0]?.total);
-      if (total === 0 || q.offset >= total) return { hits: [], total, hasMore: false };
       const limit = sql.param(q.limit);
       const offset = sql.param(q.offset);
+      // One pass ranks the matches, counts them (a window over the same rows) and keeps one
+      // page; snippets are then made for that page's rows only.
       const text = sqlite
-        ? `SELECT m.id AS id, m.session_id AS session_id, s.title AS title, m.role AS role,
-             m.created_at AS created_at,
-             snippet(message_search, 0, '[', ']', '…', 16) AS snippet,
-             -bm25(message_search) AS rank
-           FROM ${from} ${where}
-           ORDER BY bm25(message_search), m.created_at DESC, m.id
-           LIMIT ${limit} OFFSET ${offset}`
-        : `SELECT hit.id, hit.session_id, hit.title, hit.role, hit.created_at, hit.rank,
-             ts_headline('simple'::regconfig, left(hit.content, 100000), hit.query,
+        ? `WITH ranked AS MATERIALIZED (
+             SELECT message_search.rowid AS rid, bm25(message_search) AS score, m.id AS id,
+               m.session_id AS session_id, s.title AS title, m.role AS role,
+               m.created_at AS created_at
+             FROM ${from} ${where}
+           ),
+           page AS (
+             SELECT ranked.*, COUNT(*) OVER () AS total FROM ranked
+             ORDER BY score, created_at DESC, id
+             LIMIT ${limit} OFFSET ${offset}
+           )
+           SELECT page.id, page.session_id, page.title, page.role, page.created_at, page.total,
+             -page.score AS rank, snippet(message_search, 0, '[', ']', '…', 16) AS snippet
+           FROM page JOIN message_search ON message_search.rowid = page.rid
+           WHERE message_search MATCH ${sql.param(ftsQuery)}
+           ORDER BY page.score, page.created_at DESC, page.id`
+        : `SELECT hit.id, hit.session_id, hit.title, hit.role, hit.created_at, hit.rank, hit.total,
+             ts_headline('simple'::regconfig, left(m.content, 100000),
+               to_tsquery('simple'::regconfig, $1),
                'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…') AS snippet
            FROM (
-             SELECT m.id, m.session_id, s.title, m.role, m.created_at, m.content,
-               to_tsquery('simple'::regconfig, $1) AS query,
-               ts_rank(${PG_VECTOR}, to_tsquery('simple'::regconfig, $1)) AS rank
+             SELECT m.id, m.session_id, s.title, m.role, m.created_at,
+               ts_rank(${PG_VECTOR}, to_tsquery('simple'::regconfig, $1)) AS rank,
+               COUNT(*) OVER () AS total
              FROM ${from} ${where}
              ORDER BY rank DESC, m.created_at DESC, m.id
              LIMIT ${limit} OFFSET ${offset}
-           ) hit
+           ) hit JOIN messages m ON m.id = hit.id
            ORDER BY hit.rank DESC, hit.created_at DESC, hit.id`;
       const rows = await this.db.$queryRawUnsafe<HitRow[]>(text, ...sql.params);
+      // An offset past the last match leaves no row to carry the count.
+      const total =
+        rows.length > 0
+          ? num(rows[0]?.total)
+          : q.offset === 0
+            ? 0
+            : num(
+                (
+                  await this.db.$queryRawUnsafe<{ total: unknown }[]>(
+                    `SELECT COUNT(*) AS total FROM ${from} ${where}`,
+                    ...countParams,
+                  )
+                )[0]?.total,
+              );
       return {
         hits: rows.map((row) => ({
           messageId: row.id,

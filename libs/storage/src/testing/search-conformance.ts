@@ -84,6 +84,11 @@ export function searchTests(ctx: SuiteContext): void {
       expect(p1).toMatchObject({ total: 3, hasMore: true });
       expect(p2).toMatchObject({ total: 3, hasMore: false });
       expect(p2.hits).toHaveLength(1);
+      expect(await ctx.backend.search.search({ q: 'needle', offset: 10 }, {})).toEqual({
+        hits: [],
+        total: 3,
+        hasMore: false,
+      });
       const ids = [...p1.hits, ...p2.hits].map((h) => h.messageId);
       expect(new Set(ids).size).toBe(3);
     });

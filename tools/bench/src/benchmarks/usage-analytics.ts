@@ -182,7 +182,7 @@ const CASES: Case[] = [
   { name: 'cost-by-model, all sessions', run: (s) => s.usage.costByModel({}, {}), budget: true },
   { name: 'cost-by-model, one tenant', run: (s) => s.usage.costByModel({}, TENANT), budget: true },
   {
-    name: 'search, one word (~4% of messages), one tenant',
+    name: 'search, one frequent word, one tenant',
     run: (s) => s.search.search({ q: VOCABULARY[7] ?? '', limit: 20 }, TENANT),
     budget: false,
   },
@@ -278,7 +278,7 @@ async function measureProvider(
         };
       });
       notes.push(
-        `${label}: search matched ${hits.total.toLocaleString('en-US')} messages of the tenant for one word`,
+        `${label}: the frequent word matches ${hits.total.toLocaleString('en-US')} of the tenant's ${((sessions * MESSAGES_PER_SESSION) / TENANTS).toLocaleString('en-US')} messages (all ranked, one page of 20 returned)`,
       );
       return { rows, notes };
     } finally {
