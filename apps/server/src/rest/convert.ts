@@ -2,9 +2,8 @@ import type {
   CallbackAttempt,
   Message,
   Run,
-  Session,
   SessionConfig,
-  SessionUsage,
+  SessionWithUsage,
   StringMap,
 } from '@cognition/contracts';
 import type { StorageHealth } from '@cognition/storage';
@@ -72,9 +71,9 @@ export function updateSessionInput(id: string, body: z.output<typeof UpdateSessi
   };
 }
 
-export function sessionToBody(session: Session & { usage?: SessionUsage }): SessionBodyT {
+export function sessionToBody(session: SessionWithUsage): SessionBodyT {
   return {
-    ...(session.usage ? { usage: usageToBody(session.usage) } : {}),
+    usage: usageToBody(session.usage),
     id: session.id,
     thread_id: session.threadId,
     title: session.title,

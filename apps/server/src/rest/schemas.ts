@@ -90,9 +90,7 @@ export const SessionBody = z
     workspace_path: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
-    usage: SessionUsageBody.optional().meta({
-      description: 'Usage totals (on reads: get and list; absent on create/update answers)',
-    }),
+    usage: SessionUsageBody,
   })
   .meta({ id: 'Session' });
 
