@@ -105,6 +105,42 @@ describe('usage, stats, cost by model, feedback and QA (tRPC)', () => {
     expect(toHttpError(hidden).status).toBe(404);
   });
 
+  it('splits one session switching models between turns by model, with the cost of each', async () => {
+    const alice = bed.as(ALICE);
+    const session = await alice.sessions.create({ config: { model: 'gpt-4o' } });
+    bed.model.push({ text: 'priced', usage: { input_tokens: 400_000, output_tokens: 10_000 } });
+    await turn(alice, session.id, 'on gpt-4o');
+    await alice.sessions.update({ id: session.id, config: { model: 'fake-model' } });
+    bed.model.push({ text: 'unpriced', usage: { input_tokens: 50, output_tokens: 5 } });
+    await turn(alice, session.id, 'on fake-model');
+    bed.model.push({ text: 'no usage reported' });
+    await turn(alice, session.id, 'estimated');
+    const report = await alice.sessions.usage({ id: session.id });
+    expect(report.models).toEqual([
+      {
+        provider: 'fake',
+        model: 'gpt-4o',
+        calls: 1,
+        tokensIn: 400_000,
+        tokensOut: 10_000,
+        costUsd: 1.1,
+        costComplete: true,
+      },
+      expect.objectContaining({ model: 'fake-model', calls: 2, costUsd: 0, costComplete: false }),
+    ]);
+    expect(report.usage).toMatchObject({
+      runs: 3,
+      costUsd: 1.1,
+      costComplete: false,
+      lastModel: 'fake-model',
+    });
+    // The third turn's tokens were estimated: counted, and counted apart.
+    expect(report.usage.estimatedTokensIn).toBeGreaterThan(0);
+    expect(report.usage.tokensIn).toBe(400_050 + report.usage.estimatedTokensIn);
+    const runs = await alice.runs.list({ sessionId: session.id });
+    expect(runs.runs.filter((run) => run.usage?.estimated)).toHaveLength(1);
+  });
+
   it('rejects bad aggregate filters with 422 naming the field', async () => {
     const alice = bed.as(ALICE);
     for (const [input, field] of [
