@@ -1,5 +1,6 @@
 import type { MessageRole, MessageSearchPage, MessageSearchQuery } from '@cognition/contracts';
 import { MessageSearchQuerySchema } from '@cognition/contracts';
+import type { z } from 'zod';
 import type { Scope, SearchStore } from '@cognition/storage';
 import { parseInput, searchTerms, StorageError } from '@cognition/storage';
 import type { PrismaDb } from '../db';
@@ -11,6 +12,8 @@ import { num, sessionConditions, SqlBuilder, whereClause } from './sql-filters';
 
 /** The indexed text of a message on PostgreSQL (the expression of its GIN index). */
 const PG_VECTOR = `to_tsvector('simple'::regconfig, left(m.content, 100000))`;
+
+type MessageSearchQueryParsed = z.output<typeof MessageSearchQuerySchema>;
 
 interface HitRow {
   id: string;
@@ -38,7 +41,6 @@ export class PrismaSearchStore implements SearchStore {
   async search(query: MessageSearchQuery, scope: Scope): Promise<MessageSearchPage> {
     const q = parseInput(MessageSearchQuerySchema, query, 'search query');
     const scopes = parseScope(scope);
-    const terms = searchTerms(q.q);
     return guard('search messages', async () => {
       if (q.sessionId !== undefined) {
         const visible = await this.db.session.findFirst({
@@ -47,61 +49,8 @@ export class PrismaSearchStore implements SearchStore {
         });
         if (!visible) throw StorageError.sessionNotFound(q.sessionId);
       }
-      const sql = new SqlBuilder(this.provider);
-      const sqlite = this.provider === 'sqlite';
-      const ftsQuery = sqlite ? terms.map((t) => `"${t}"`).join(' ') : terms.join(' & ');
-      const match = sqlite
-        ? `message_search MATCH ${sql.param(ftsQuery)}`
-        : `${PG_VECTOR} @@ to_tsquery('simple'::regconfig, ${sql.param(ftsQuery)})`;
-      const conditions = [
-        match,
-        ...sessionConditions(sql, scopes, { abandonAfterSeconds: 1 }, new Date()),
-      ];
-      if (q.sessionId !== undefined) conditions.push(`m.session_id = ${sql.param(q.sessionId)}`);
-      if (q.role !== undefined) conditions.push(`m.role = ${sql.param(q.role)}`);
-      if (q.from) conditions.push(`m.created_at >= ${sql.time(q.from)}`);
-      if (q.to) conditions.push(`m.created_at < ${sql.time(q.to)}`);
-      const from = sqlite
-        ? `message_search JOIN message_search_rows r ON r.rid = message_search.rowid
-           JOIN messages m ON m.id = r.message_id JOIN sessions s ON s.id = m.session_id`
-        : 'messages m JOIN sessions s ON s.id = m.session_id';
-      const where = whereClause(conditions);
-      const countParams = [...sql.params];
-      const limit = sql.param(q.limit);
-      const offset = sql.param(q.offset);
-      // One pass ranks the matches, counts them (a window over the same rows) and keeps one
-      // page; snippets are then made for that page's rows only.
-      const text = sqlite
-        ? `WITH ranked AS MATERIALIZED (
-             SELECT message_search.rowid AS rid, bm25(message_search) AS score, m.id AS id,
-               m.session_id AS session_id, s.title AS title, m.role AS role,
-               m.created_at AS created_at
-             FROM ${from} ${where}
-           ),
-           page AS (
-             SELECT ranked.*, COUNT(*) OVER () AS total FROM ranked
-             ORDER BY score, created_at DESC, id
-             LIMIT ${limit} OFFSET ${offset}
-           )
-           SELECT page.id, page.session_id, page.title, page.role, page.created_at, page.total,
-             -page.score AS rank, snippet(message_search, 0, '[', ']', '…', 16) AS snippet
-           FROM page JOIN message_search ON message_search.rowid = page.rid
-           WHERE message_search MATCH ${sql.param(ftsQuery)}
-           ORDER BY page.score, page.created_at DESC, page.id`
-        : `SELECT hit.id, hit.session_id, hit.title, hit.role, hit.created_at, hit.rank, hit.total,
-             ts_headline('simple'::regconfig, left(m.content, 100000),
-               to_tsquery('simple'::regconfig, $1),
-               'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…') AS snippet
-           FROM (
-             SELECT m.id, m.session_id, s.title, m.role, m.created_at,
-               ts_rank(${PG_VECTOR}, to_tsquery('simple'::regconfig, $1)) AS rank,
-               COUNT(*) OVER () AS total
-             FROM ${from} ${where}
-             ORDER BY rank DESC, m.created_at DESC, m.id
-             LIMIT ${limit} OFFSET ${offset}
-           ) hit JOIN messages m ON m.id = hit.id
-           ORDER BY hit.rank DESC, hit.created_at DESC, hit.id`;
-      const rows = await this.db.$queryRawUnsafe<HitRow[]>(text, ...sql.params);
+      const { text, params, countText, countParams } = searchStatement(this.provider, q, scopes);
+      const rows = await this.db.$queryRawUnsafe<HitRow[]>(text, ...params);
       // An offset past the last match leaves no row to carry the count.
       const total =
         rows.length > 0
@@ -109,12 +58,8 @@ export class PrismaSearchStore implements SearchStore {
           : q.offset === 0
             ? 0
             : num(
-                (
-                  await this.db.$queryRawUnsafe<{ total: unknown }[]>(
-                    `SELECT COUNT(*) AS total FROM ${from} ${where}`,
-                    ...countParams,
-                  )
-                )[0]?.total,
+                (await this.db.$queryRawUnsafe<{ total: unknown }[]>(countText, ...countParams))[0]
+                  ?.total,
               );
       return {
         hits: rows.map((row) => ({
@@ -132,4 +77,76 @@ export class PrismaSearchStore implements SearchStore {
       };
     });
   }
+}
+
+/**
+ * The search query of one page (rank, count by window, page, snippets) and the plain count used
+ * when the page is past the last match. Exported for the benchmark's query plans.
+ */
+export function searchStatement(
+  provider: DatabaseProvider,
+  q: MessageSearchQueryParsed,
+  scopes: Record<string, string>,
+): { text: string; params: unknown[]; countText: string; countParams: unknown[] } {
+  const terms = searchTerms(q.q);
+  const sql = new SqlBuilder(provider);
+  const sqlite = provider === 'sqlite';
+  const ftsQuery = sqlite ? terms.map((t) => `"${t}"`).join(' ') : terms.join(' & ');
+  const match = sqlite
+    ? `message_search MATCH ${sql.param(ftsQuery)}`
+    : `${PG_VECTOR} @@ to_tsquery('simple'::regconfig, ${sql.param(ftsQuery)})`;
+  const conditions = [
+    match,
+    ...sessionConditions(sql, scopes, { abandonAfterSeconds: 1 }, new Date()),
+  ];
+  if (q.sessionId !== undefined) conditions.push(`m.session_id = ${sql.param(q.sessionId)}`);
+  if (q.role !== undefined) conditions.push(`m.role = ${sql.param(q.role)}`);
+  if (q.from) conditions.push(`m.created_at >= ${sql.time(q.from)}`);
+  if (q.to) conditions.push(`m.created_at < ${sql.time(q.to)}`);
+  const from = sqlite
+    ? `message_search JOIN message_search_rows r ON r.rid = message_search.rowid
+       JOIN messages m ON m.id = r.message_id JOIN sessions s ON s.id = m.session_id`
+    : 'messages m JOIN sessions s ON s.id = m.session_id';
+  const where = whereClause(conditions);
+  const countParams = [...sql.params];
+  const limit = sql.param(q.limit);
+  const offset = sql.param(q.offset);
+  // One pass ranks the matches, counts them (a window over the same rows) and keeps one
+  // page; snippets are then made for that page's rows only.
+  const text = sqlite
+    ? `WITH ranked AS MATERIALIZED (
+         SELECT message_search.rowid AS rid, bm25(message_search) AS score, m.id AS id,
+           m.session_id AS session_id, s.title AS title, m.role AS role,
+           m.created_at AS created_at
+         FROM ${from} ${where}
+       ),
+       page AS (
+         SELECT ranked.*, COUNT(*) OVER () AS total FROM ranked
+         ORDER BY score, created_at DESC, id
+         LIMIT ${limit} OFFSET ${offset}
+       )
+       SELECT page.id, page.session_id, page.title, page.role, page.created_at, page.total,
+         -page.score AS rank, snippet(message_search, 0, '[', ']', '…', 16) AS snippet
+       FROM page JOIN message_search ON message_search.rowid = page.rid
+       WHERE message_search MATCH ${sql.param(ftsQuery)}
+       ORDER BY page.score, page.created_at DESC, page.id`
+    : `SELECT hit.id, hit.session_id, hit.title, hit.role, hit.created_at, hit.rank, hit.total,
+         ts_headline('simple'::regconfig, left(m.content, 100000),
+           to_tsquery('simple'::regconfig, $1),
+           'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…') AS snippet
+       FROM (
+         SELECT m.id, m.session_id, s.title, m.role, m.created_at,
+           ts_rank(${PG_VECTOR}, to_tsquery('simple'::regconfig, $1)) AS rank,
+           COUNT(*) OVER () AS total
+         FROM ${from} ${where}
+         ORDER BY rank DESC, m.created_at DESC, m.id
+         LIMIT ${limit} OFFSET ${offset}
+       ) hit JOIN messages m ON m.id = hit.id
+       ORDER BY hit.rank DESC, hit.created_at DESC, hit.id`;
+  return {
+    text,
+    params: sql.params,
+    countText: `SELECT COUNT(*) AS total FROM ${from} ${where}`,
+    countParams,
+  };
 }

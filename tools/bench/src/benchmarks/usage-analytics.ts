@@ -1,6 +1,7 @@
 import {
   costByModelStatement,
   createPrismaStorage,
+  searchStatement,
   createTestDatabase,
   openPostgres,
   openSqlite,
@@ -8,7 +9,7 @@ import {
 } from '@cognition/storage-prisma';
 import type { OpenedDatabase, TestDatabase } from '@cognition/storage-prisma';
 import type { StorageBackend } from '@cognition/storage';
-import { StatsQuerySchema, UsageQuerySchema } from '@cognition/contracts';
+import { MessageSearchQuerySchema, StatsQuerySchema, UsageQuerySchema } from '@cognition/contracts';
 import { sampleLatencies, timed } from '../harness/measure';
 import { compare, formatLatency, summarizeLatencies } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
@@ -197,8 +198,15 @@ const CASES: Case[] = [
 async function explain(opened: OpenedDatabase): Promise<string[]> {
   const now = new Date();
   const plans: string[] = [];
+  const search = searchStatement(
+    'postgresql',
+    MessageSearchQuerySchema.parse({ q: VOCABULARY[7], limit: 20 }),
+    TENANT,
+  );
   const statements = [
+    ['stats, all sessions', statsStatement('postgresql', StatsQuerySchema.parse({}), {}, now)],
     ['stats, one tenant', statsStatement('postgresql', StatsQuerySchema.parse({}), TENANT, now)],
+    ['search, one frequent word, one tenant', search],
     [
       'cost-by-model, one tenant',
       costByModelStatement('postgresql', UsageQuerySchema.parse({}), TENANT, now),
