@@ -8,7 +8,7 @@ import type {
   SessionWithUsage,
   UsageStats,
 } from '@cognition/contracts';
-import { EMPTY_SESSION_USAGE } from '@cognition/contracts';
+import { EMPTY_SESSION_USAGE, PAGE_LIMIT_MAX } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
 import { ApiError } from '../../errors';
 import type { SessionIdInput } from './schemas';
@@ -77,8 +77,7 @@ export async function sessionQaHandler({
   const { storage } = ctx.services;
   const session = await storage.sessions.get(input.sessionId, ctx.caller.scope);
   if (!session) throw new ApiError('SESSION_NOT_FOUND', `Session not found: ${input.sessionId}`);
-  const messages = await storage.messages.listAll(input.sessionId, ctx.caller.scope);
-  const entries = qaEntries(messages).slice(-input.lastN).reverse();
+  const entries = (await lastTurns(ctx, input.sessionId, input.lastN)).reverse();
   const feedback = await storage.feedback.forMessages(
     input.sessionId,
     entries.map((entry) => entry.qaId),
@@ -87,6 +86,30 @@ export async function sessionQaHandler({
     const rating = feedback.get(entry.qaId);
     return { ...entry, feedbackScore: rating?.score ?? null, feedbackText: rating?.text ?? null };
   });
+}
+
+/**
+ * The last `n` completed turns, oldest first, read from the end of the thread in growing
+ * windows (a long thread is not read whole for ten entries). A turn whose question lies before
+ * the window is left out until a wider window holds it.
+ */
+async function lastTurns(ctx: ApiContext, sessionId: string, n: number): Promise<QaEntry[]> {
+  const { messages } = ctx.services.storage;
+  const { total } = await messages.page(sessionId, { limit: 1 }, ctx.caller.scope);
+  for (let window = Math.max(n * 8, 200); ; window *= 4) {
+    const offset = Math.max(0, total - window);
+    const rows: Message[] = [];
+    for (let at = offset; at < total; at += PAGE_LIMIT_MAX) {
+      const page = await messages.page(
+        sessionId,
+        { offset: at, limit: PAGE_LIMIT_MAX },
+        ctx.caller.scope,
+      );
+      rows.push(...page.messages);
+    }
+    const entries = qaEntries(rows);
+    if (entries.length >= n || offset === 0) return entries.slice(-n);
+  }
 }
 
 /** The completed turns of a thread, oldest first, without feedback. */

@@ -231,6 +231,32 @@ describe('usage, stats, cost by model, feedback and QA (tRPC)', () => {
     ).toBeNull();
   });
 
+  it('reads the last QA entries of a long thread from its end, widening the window as needed', async () => {
+    const alice = bed.as(ALICE);
+    const session = await alice.sessions.create({});
+    const add = (role: 'user' | 'assistant' | 'tool', content: string, extra = {}) =>
+      bed.storage.messages.create({ sessionId: session.id, role, content, ...extra });
+    // 12 turns of 32 messages: more than the first window (200 messages) holds for 10 entries.
+    for (let turnNo = 0; turnNo < 12; turnNo += 1) {
+      await add('user', `question ${turnNo}`);
+      for (let step = 0; step < 15; step += 1) {
+        await add('assistant', '', {
+          toolCalls: [{ id: `c${turnNo}-${step}`, name: 'ls', args: {} }],
+        });
+        await add('tool', `result ${turnNo}-${step}`, { toolCallId: `c${turnNo}-${step}` });
+      }
+      await add('assistant', `answer ${turnNo}`);
+    }
+    const entries = await alice.sessions.qa({ sessionId: session.id, lastN: 10 });
+    expect(entries.map((e) => e.question)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `question ${11 - i}`),
+    );
+    expect(entries.every((e, i) => e.answer === `answer ${11 - i}`)).toBe(true);
+    expect(entries[0]?.context).toHaveLength(15);
+    expect(entries[0]?.context[0]).toEqual({ toolCallId: 'c11-0', content: 'result 11-0' });
+    expect(await alice.sessions.qa({ sessionId: session.id, lastN: 500 })).toHaveLength(12);
+  });
+
   it('gives a session without runs empty usage', async () => {
     const alice = bed.as(ALICE);
     const session = await alice.sessions.create({});
