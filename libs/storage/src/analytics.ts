@@ -319,19 +319,37 @@ export function emptyFigureSums(): FigureSums {
 }
 
 export function addFigureRow(sums: FigureSums, row: FigureRow): void {
+  const { status, sessions, ...rest } = row;
+  const byStatus = Object.fromEntries(STATS_STATUSES.map((s) => [s, 0])) as Record<
+    StatsStatus,
+    number
+  >;
+  byStatus[status] = sessions;
+  addFigureTotals(sums, { ...rest, byStatus });
+}
+
+/** Sums over a group of sessions of any statuses, with their count per status. */
+export type FigureTotals = Omit<FigureRow, 'status' | 'sessions'> & {
+  byStatus: Record<StatsStatus, number>;
+};
+
+export function addFigureTotals(sums: FigureSums, totals: FigureTotals): void {
   const f = sums.figures;
-  f.sessions.total += row.sessions;
-  f.sessions.byStatus[row.status] += row.sessions;
-  f.runs.total += row.runs;
-  f.runs.failed += row.failed;
-  f.runs.aborted += row.aborted;
-  f.errorCount += row.failed;
-  f.tokensIn += row.tokensIn;
-  f.tokensOut += row.tokensOut;
-  f.costUsd += row.costUsd;
-  f.feedback.count += row.feedbackCount;
-  sums.scoreSum += row.feedbackScoreSum;
-  sums.unpriced += row.unpricedCalls;
+  for (const status of STATS_STATUSES) {
+    const count = totals.byStatus[status];
+    f.sessions.total += count;
+    f.sessions.byStatus[status] += count;
+  }
+  f.runs.total += totals.runs;
+  f.runs.failed += totals.failed;
+  f.runs.aborted += totals.aborted;
+  f.errorCount += totals.failed;
+  f.tokensIn += totals.tokensIn;
+  f.tokensOut += totals.tokensOut;
+  f.costUsd += totals.costUsd;
+  f.feedback.count += totals.feedbackCount;
+  sums.scoreSum += totals.feedbackScoreSum;
+  sums.unpriced += totals.unpricedCalls;
 }
 
 export function finishFigures(sums: FigureSums): UsageFigures {

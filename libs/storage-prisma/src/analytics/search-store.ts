@@ -111,8 +111,10 @@ export function searchStatement(
   const countParams = [...sql.params];
   const limit = sql.param(q.limit);
   const offset = sql.param(q.offset);
-  // One pass ranks the matches, counts them (a window over the same rows) and keeps one
-  // page; snippets are then made for that page's rows only.
+  // The caller's matches are collected first (scope and filters applied), then one pass ranks
+  // them, counts them (a window over the same rows) and keeps one page; snippets are made for
+  // that page's rows only. (PostgreSQL otherwise ranked every tenant's matches before the
+  // scope check.)
   const text = sqlite
     ? `WITH ranked AS MATERIALIZED (
          SELECT message_search.rowid AS rid, bm25(message_search) AS score, m.id AS id,
@@ -130,18 +132,23 @@ export function searchStatement(
        FROM page JOIN message_search ON message_search.rowid = page.rid
        WHERE message_search MATCH ${sql.param(ftsQuery)}
        ORDER BY page.score, page.created_at DESC, page.id`
-    : `SELECT hit.id, hit.session_id, hit.title, hit.role, hit.created_at, hit.rank, hit.total,
-         ts_headline('simple'::regconfig, left(m.content, 100000),
+    : `WITH hits AS MATERIALIZED (
+         SELECT m.id, m.session_id, s.title, m.role, m.created_at, m.content
+         FROM ${from} ${where}
+       )
+       SELECT hit.id, hit.session_id, hit.title, hit.role, hit.created_at, hit.rank, hit.total,
+         ts_headline('simple'::regconfig, left(hit.content, 100000),
            to_tsquery('simple'::regconfig, $1),
            'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…') AS snippet
        FROM (
-         SELECT m.id, m.session_id, s.title, m.role, m.created_at,
-           ts_rank(${PG_VECTOR}, to_tsquery('simple'::regconfig, $1)) AS rank,
+         SELECT h.*,
+           ts_rank(to_tsvector('simple'::regconfig, left(h.content, 100000)),
+             to_tsquery('simple'::regconfig, $1)) AS rank,
            COUNT(*) OVER () AS total
-         FROM ${from} ${where}
-         ORDER BY rank DESC, m.created_at DESC, m.id
+         FROM hits h
+         ORDER BY rank DESC, h.created_at DESC, h.id
          LIMIT ${limit} OFFSET ${offset}
-       ) hit JOIN messages m ON m.id = hit.id
+       ) hit
        ORDER BY hit.rank DESC, hit.created_at DESC, hit.id`;
   return {
     text,

@@ -44,9 +44,19 @@ function activityExpr(provider: DatabaseProvider): string {
     : 'GREATEST(u.last_activity_at, s.updated_at)';
 }
 
-/** The status a session counts under: `abandoned` for active sessions idle since `idleSince`. */
-export function statusExpr(sql: SqlBuilder, idleSince: Date): string {
-  return `CASE WHEN s.status = 'active' AND ${activityExpr(sql.provider)} < ${sql.time(idleSince)} THEN 'abandoned' ELSE s.status END`;
+/**
+ * Whether session `s` counts under `status`: `abandoned` for active sessions idle since
+ * `idleSince`, `active` for the other active ones, the stored status otherwise.
+ */
+export function statusCondition(sql: SqlBuilder, status: StatsStatus, idleSince: Date): string {
+  switch (status) {
+    case 'abandoned':
+      return `s.status = 'active' AND ${activityExpr(sql.provider)} < ${sql.time(idleSince)}`;
+    case 'active':
+      return `s.status = 'active' AND ${activityExpr(sql.provider)} >= ${sql.time(idleSince)}`;
+    default:
+      return `s.status = ${sql.param(status)}`;
+  }
 }
 
 /**
@@ -77,14 +87,7 @@ export function sessionConditions(
     conditions.push(`s.agent_name = ${sql.param(filter.agentName)}`);
   if (filter.status !== undefined) {
     const idleSince = new Date(now.getTime() - filter.abandonAfterSeconds * 1000);
-    if (filter.status === 'abandoned' || filter.status === 'active') {
-      const op = filter.status === 'abandoned' ? '<' : '>=';
-      conditions.push(
-        `s.status = 'active' AND ${activityExpr(sql.provider)} ${op} ${sql.time(idleSince)}`,
-      );
-    } else {
-      conditions.push(`s.status = ${sql.param(filter.status)}`);
-    }
+    conditions.push(statusCondition(sql, filter.status, idleSince));
   }
   return conditions;
 }

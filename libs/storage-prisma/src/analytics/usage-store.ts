@@ -13,9 +13,10 @@ import {
   StatsQuerySchema,
   UsageQuerySchema,
 } from '@cognition/contracts';
-import type { FigureSums, Scope, UsageStore } from '@cognition/storage';
+import type { FigureSums, FigureTotals, Scope, UsageStore } from '@cognition/storage';
 import {
-  addFigureRow,
+  addFigureTotals,
+  STATS_STATUSES,
   compareModelRows,
   emptyFigureSums,
   finishFigures,
@@ -29,7 +30,7 @@ import type { SessionUsage as UsageRow } from '../generated/postgres/client';
 import { scopeWhere } from '../mapping';
 import type { DatabaseProvider } from '../migrate';
 import { parseScope } from '../session-store';
-import { num, sessionConditions, SqlBuilder, statusExpr, whereClause } from './sql-filters';
+import { num, sessionConditions, SqlBuilder, statusCondition, whereClause } from './sql-filters';
 
 const IdsSchema = IdSchema.array().max(10_000);
 
@@ -57,8 +58,8 @@ function toUsage(row: UsageRow): SessionUsage {
 
 interface FigureQueryRow {
   bucket: unknown;
-  status: string;
   sessions: unknown;
+  [statusCount: `st_${string}`]: unknown;
   runs: unknown;
   failed: unknown;
   aborted: unknown;
@@ -126,9 +127,10 @@ export class PrismaUsageStore implements UsageStore {
       const all = emptyFigureSums();
       const buckets = new Map<number, FigureSums>();
       for (const row of rows) {
-        const figures = {
-          status: row.status as StatsStatus,
-          sessions: num(row.sessions),
+        const totals: FigureTotals = {
+          byStatus: Object.fromEntries(
+            STATS_STATUSES.map((status) => [status, num(row[`st_${status}`])]),
+          ) as Record<StatsStatus, number>,
           runs: num(row.runs),
           failed: num(row.failed),
           aborted: num(row.aborted),
@@ -139,12 +141,13 @@ export class PrismaUsageStore implements UsageStore {
           feedbackCount: num(row.feedback_count),
           feedbackScoreSum: num(row.feedback_sum),
         };
-        addFigureRow(all, figures);
+        if (num(row.sessions) === 0) continue;
+        addFigureTotals(all, totals);
         if (q.bucket) {
           const start = this.bucketTime(row.bucket, q.bucket).getTime();
           let sums = buckets.get(start);
           if (!sums) buckets.set(start, (sums = emptyFigureSums()));
-          addFigureRow(sums, figures);
+          addFigureTotals(sums, totals);
         }
       }
       const stats: UsageStats = finishFigures(all);
@@ -225,10 +228,17 @@ export function statsStatement(
   const sql = new SqlBuilder(provider);
   const idleSince = new Date(now.getTime() - q.abandonAfterSeconds * 1000);
   const bucket = q.bucket ? bucketExpr(provider, q.bucket) : 'NULL';
-  const status = statusExpr(sql, idleSince);
+  const counts = STATS_STATUSES.map(
+    (status) =>
+      `SUM(CASE WHEN ${statusCondition(sql, status, idleSince)} THEN 1 ELSE 0 END) AS st_${status}`,
+  ).join(',\n      ');
   const where = whereClause(sessionConditions(sql, scopes, q, now));
+  // Counts per status are conditional sums rather than a GROUP BY status: one aggregate row
+  // (per bucket) needs no sort, where grouping by the status expression made PostgreSQL sort
+  // every matching session.
   const text = `
-    SELECT ${bucket} AS bucket, ${status} AS status, COUNT(*) AS sessions,
+    SELECT ${bucket} AS bucket, COUNT(*) AS sessions,
+      ${counts},
       SUM(COALESCE(u.runs, 0)) AS runs, SUM(COALESCE(u.error_count, 0)) AS failed,
       SUM(COALESCE(u.aborted_count, 0)) AS aborted,
       SUM(COALESCE(u.tokens_in, 0)) AS tokens_in, SUM(COALESCE(u.tokens_out, 0)) AS tokens_out,
@@ -237,7 +247,7 @@ export function statsStatement(
       SUM(COALESCE(u.feedback_score_sum, 0)) AS feedback_sum
     FROM sessions s LEFT JOIN session_usage u ON u.session_id = s.id
     ${where}
-    GROUP BY 1, 2`;
+    ${q.bucket ? 'GROUP BY 1' : ''}`;
   return { text, params: sql.params };
 }
 
