@@ -54,7 +54,10 @@ export function statusCondition(sql: SqlBuilder, status: StatsStatus, idleSince:
       return `s.status = 'active' AND ${activityExpr(sql.provider)} < ${sql.time(idleSince)}`;
     case 'active':
       return `s.status = 'active' AND ${activityExpr(sql.provider)} >= ${sql.time(idleSince)}`;
-    default:
+    case 'suspended':
+    case 'completed':
+    case 'failed':
+    case 'error':
       return `s.status = ${sql.param(status)}`;
   }
 }
