@@ -141,6 +141,9 @@ export interface UsageFigures {
   runs: { total: number; failed: number; aborted: number };
   tokensIn: number;
   tokensOut: number;
+  /** The part of tokensIn/Out that was estimated (the provider reported none). */
+  estimatedTokensIn: number;
+  estimatedTokensOut: number;
   costUsd: number;
   costComplete: boolean;
   errorCount: number;

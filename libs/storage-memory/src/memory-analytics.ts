@@ -251,6 +251,8 @@ export class MemoryAnalytics {
       aborted: t?.abortedCount ?? 0,
       tokensIn: t?.tokensIn ?? 0,
       tokensOut: t?.tokensOut ?? 0,
+      estimatedTokensIn: t?.estimatedTokensIn ?? 0,
+      estimatedTokensOut: t?.estimatedTokensOut ?? 0,
       costUsd: t?.costUsd ?? 0,
       unpricedCalls: t?.unpricedCalls ?? 0,
       feedbackCount: record?.feedbackCount ?? 0,

@@ -282,6 +282,8 @@ export interface FigureRow {
   aborted: number;
   tokensIn: number;
   tokensOut: number;
+  estimatedTokensIn: number;
+  estimatedTokensOut: number;
   costUsd: number;
   unpricedCalls: number;
   feedbackCount: number;
@@ -308,6 +310,8 @@ export function emptyFigureSums(): FigureSums {
       runs: { total: 0, failed: 0, aborted: 0 },
       tokensIn: 0,
       tokensOut: 0,
+      estimatedTokensIn: 0,
+      estimatedTokensOut: 0,
       costUsd: 0,
       costComplete: true,
       errorCount: 0,
@@ -346,6 +350,8 @@ export function addFigureTotals(sums: FigureSums, totals: FigureTotals): void {
   f.errorCount += totals.failed;
   f.tokensIn += totals.tokensIn;
   f.tokensOut += totals.tokensOut;
+  f.estimatedTokensIn += totals.estimatedTokensIn;
+  f.estimatedTokensOut += totals.estimatedTokensOut;
   f.costUsd += totals.costUsd;
   f.feedback.count += totals.feedbackCount;
   sums.scoreSum += totals.feedbackScoreSum;

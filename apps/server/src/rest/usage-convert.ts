@@ -70,6 +70,8 @@ function figuresToBody(figures: UsageFigures) {
     runs: { ...figures.runs },
     tokens_in: figures.tokensIn,
     tokens_out: figures.tokensOut,
+    estimated_tokens_in: figures.estimatedTokensIn,
+    estimated_tokens_out: figures.estimatedTokensOut,
     cost_usd: figures.costUsd,
     cost_complete: figures.costComplete,
     error_count: figures.errorCount,

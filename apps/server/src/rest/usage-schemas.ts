@@ -51,6 +51,12 @@ const FiguresShape = {
   }),
   tokens_in: z.number().int().min(0),
   tokens_out: z.number().int().min(0),
+  estimated_tokens_in: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: 'Part of tokens_in estimated because the provider reported none' }),
+  estimated_tokens_out: z.number().int().min(0),
   cost_usd: z.number().min(0),
   cost_complete: z.boolean(),
   error_count: z.number().int().min(0),

@@ -65,6 +65,8 @@ interface FigureQueryRow {
   aborted: unknown;
   tokens_in: unknown;
   tokens_out: unknown;
+  estimated_in: unknown;
+  estimated_out: unknown;
   cost_usd: unknown;
   unpriced: unknown;
   feedback_count: unknown;
@@ -136,6 +138,8 @@ export class PrismaUsageStore implements UsageStore {
           aborted: num(row.aborted),
           tokensIn: num(row.tokens_in),
           tokensOut: num(row.tokens_out),
+          estimatedTokensIn: num(row.estimated_in),
+          estimatedTokensOut: num(row.estimated_out),
           costUsd: num(row.cost_usd),
           unpricedCalls: num(row.unpriced),
           feedbackCount: num(row.feedback_count),
@@ -242,6 +246,8 @@ export function statsStatement(
       SUM(COALESCE(u.runs, 0)) AS runs, SUM(COALESCE(u.error_count, 0)) AS failed,
       SUM(COALESCE(u.aborted_count, 0)) AS aborted,
       SUM(COALESCE(u.tokens_in, 0)) AS tokens_in, SUM(COALESCE(u.tokens_out, 0)) AS tokens_out,
+      SUM(COALESCE(u.estimated_tokens_in, 0)) AS estimated_in,
+      SUM(COALESCE(u.estimated_tokens_out, 0)) AS estimated_out,
       SUM(COALESCE(u.cost_usd, 0)) AS cost_usd, SUM(COALESCE(u.unpriced_calls, 0)) AS unpriced,
       SUM(COALESCE(u.feedback_count, 0)) AS feedback_count,
       SUM(COALESCE(u.feedback_score_sum, 0)) AS feedback_sum

@@ -339,7 +339,12 @@ export function aggregateTests(ctx: SuiteContext): void {
         'completed',
         usageOf('anthropic', 'claude-sonnet-4', 200, 20, 3),
       );
-      await finishedRun(ctx.backend, a2.id, 'aborted', usageOf('local', 'llama', 7, 1, null));
+      await finishedRun(
+        ctx.backend,
+        a2.id,
+        'aborted',
+        usageOf('local', 'llama', 7, 1, null, { estimated: true }),
+      );
       await ctx.backend.sessions.update(a3.id, { status: 'completed' }, { tenant: 'a' });
       await finishedRun(ctx.backend, b1.id, 'completed', usageOf('openai', 'gpt-4o', 9999, 9, 99));
       const answer = await ctx.backend.messages.create({
@@ -375,6 +380,8 @@ export function aggregateTests(ctx: SuiteContext): void {
         runs: { total: 4, failed: 1, aborted: 1 },
         tokensIn: 357,
         tokensOut: 36,
+        estimatedTokensIn: 7,
+        estimatedTokensOut: 1,
         costUsd: 4.5,
         costComplete: false,
         errorCount: 1,
