@@ -3,9 +3,6 @@ import type {
   FeedbackInput,
   Message,
   MessageFeedback,
-  MessageSearchHit,
-  MessageSearchPage,
-  MessageSearchQuery,
   Run,
   Session,
   SessionUsage,
@@ -19,7 +16,6 @@ import {
   EMPTY_SESSION_USAGE,
   FeedbackInputSchema,
   IdSchema,
-  MessageSearchQuerySchema,
   StatsQuerySchema,
   StringMapSchema,
   UsageQuerySchema,
@@ -35,7 +31,6 @@ import type {
 import {
   addFigureRow,
   bucketStart,
-  buildSnippet,
   compareModelRows,
   contributionDelta,
   emptyFigureSums,
@@ -47,11 +42,10 @@ import {
   runContribution,
   runTimes,
   scopeMatches,
-  searchTerms,
   StorageError,
-  textWords,
 } from '@cognition/storage';
 import { clone } from './clone';
+import { searchMessages } from './memory-search';
 
 interface UsageRecord {
   totals: Omit<SessionUsage, 'costComplete'> & { unpricedCalls: number };
@@ -108,7 +102,10 @@ export class MemoryAnalytics {
         wrap(() => this.deleteFeedback(sessionId, messageId, scope)),
       forMessages: (sessionId, ids) => wrap(() => this.feedbackOf(sessionId, ids)),
     };
-    this.search = { search: (query, scope) => wrap(() => this.searchMessages(query, scope)) };
+    this.search = {
+      search: (query, scope) =>
+        wrap(() => searchMessages(deps.sessions(), deps.messages, query, scope)),
+    };
   }
 
   /** Applies a run write (before: null for a create) to the session's records. */
@@ -342,52 +339,6 @@ export class MemoryAnalytics {
       if (feedback) out.set(id, clone(feedback));
     }
     return out;
-  }
-
-  // Search
-
-  private searchMessages(query: MessageSearchQuery, scope: Scope): MessageSearchPage {
-    const q = parseInput(MessageSearchQuerySchema, query, 'search query');
-    const callerScope = parseInput(StringMapSchema, scope, 'scope');
-    const terms = searchTerms(q.q);
-    if (q.sessionId !== undefined && !this.visible(q.sessionId, callerScope)) {
-      throw StorageError.sessionNotFound(q.sessionId);
-    }
-    const hits: MessageSearchHit[] = [];
-    for (const session of this.deps.sessions()) {
-      if (q.sessionId !== undefined && session.id !== q.sessionId) continue;
-      if (!scopeMatches(callerScope, session.scopes)) continue;
-      for (const message of this.deps.messages(session.id)) {
-        if (q.role !== undefined && message.role !== q.role) continue;
-        if (q.from && message.createdAt < q.from) continue;
-        if (q.to && message.createdAt >= q.to) continue;
-        const words = textWords(message.content);
-        const counts = new Map<string, number>();
-        for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
-        if (!terms.every((term) => counts.has(term))) continue;
-        const occurrences = terms.reduce((sum, term) => sum + (counts.get(term) ?? 0), 0);
-        hits.push({
-          messageId: message.id,
-          sessionId: session.id,
-          sessionTitle: session.title,
-          role: message.role,
-          createdAt: new Date(message.createdAt.getTime()),
-          snippet: buildSnippet(message.content, terms),
-          rank: Math.round((occurrences / Math.max(words.length, 1)) * 1e6) / 1e6,
-        });
-      }
-    }
-    hits.sort(
-      (a, b) =>
-        b.rank - a.rank ||
-        b.createdAt.getTime() - a.createdAt.getTime() ||
-        a.messageId.localeCompare(b.messageId),
-    );
-    return {
-      hits: hits.slice(q.offset, q.offset + q.limit),
-      total: hits.length,
-      hasMore: q.offset + q.limit < hits.length,
-    };
   }
 }
 

@@ -10,7 +10,8 @@ import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
-import { aggregateTests, usageTests } from './usage-conformance';
+import { aggregateTests } from './aggregates-conformance';
+import { usageTests } from './usage-conformance';
 import { searchTests } from './search-conformance';
 
 /**
