@@ -180,6 +180,22 @@ describe('REST sessions and messages', () => {
       workspace_path: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+      usage: {
+        tokens_in: 0,
+        tokens_out: 0,
+        estimated_tokens_in: 0,
+        estimated_tokens_out: 0,
+        cost_usd: 0,
+        cost_complete: true,
+        runs: 0,
+        error_count: 0,
+        aborted_count: 0,
+        last_model: null,
+        last_provider: null,
+        started_at: null,
+        last_activity_at: null,
+        ended_at: null,
+      },
     });
     const stored = await t.storage.sessions.get(String(body(res).id), {});
     expect(stored?.config).toEqual({ model: 'gpt-4o-mini', maxTokens: 100, providerId: 'openai' });
@@ -373,6 +389,7 @@ describe('REST sessions and messages', () => {
       parent_id: null,
       metadata: { turnId: '0' },
       created_at: expect.any(String) as string,
+      feedback: null,
     });
     const last = await request(t.app).get(`/sessions/${sessionId}/messages?limit=50&offset=50`);
     expect(last.body).toMatchObject({ total: 55, has_more: false });

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
         openaiCompatibleBaseUrl: null,
         openaiCompatibleApiKey: null,
         providersFile: null,
+        pricesFile: null,
       },
       sse: { bufferSize: 1000, eventLog: 'durable', retryMs: 3000, heartbeatMs: 15_000 },
       callbacks: {
@@ -145,6 +146,7 @@ describe('loadConfig', () => {
         COGNITION_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1',
         COGNITION_OPENAI_COMPATIBLE_API_KEY: 'local-key',
         COGNITION_PROVIDERS_FILE: 'providers.yaml',
+        COGNITION_PRICES_FILE: 'prices.json',
         COGNITION_SSE_BUFFER_SIZE: '5000',
         COGNITION_EVENT_LOG: 'memory',
         COGNITION_SSE_RETRY_INTERVAL: '1500',
@@ -204,6 +206,7 @@ describe('loadConfig', () => {
       openaiCompatibleBaseUrl: 'http://127.0.0.1:11434/v1',
       openaiCompatibleApiKey: 'local-key',
       providersFile: '/srv/app/work/providers.yaml',
+      pricesFile: '/srv/app/work/prices.json',
     });
     expect(config.sse).toEqual({
       bufferSize: 5000,

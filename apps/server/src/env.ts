@@ -148,6 +148,8 @@ export interface LlmSettings {
   openaiCompatibleApiKey: string | null;
   /** Absolute path of the providers file (JSON or YAML), resolved against the workspace. */
   providersFile: string | null;
+  /** Absolute path of the prices file (JSON or YAML), resolved against the workspace. */
+  pricesFile: string | null;
 }
 
 /** The REST SSE stream's knobs. */
@@ -320,6 +322,7 @@ export const SETTINGS = {
   COGNITION_OPENAI_COMPATIBLE_BASE_URL: { default: undefined, schema: httpUrlText },
   COGNITION_OPENAI_COMPATIBLE_API_KEY: { default: undefined, schema: secretText },
   COGNITION_PROVIDERS_FILE: { default: undefined, schema: z.string().trim().min(1) },
+  COGNITION_PRICES_FILE: { default: undefined, schema: z.string().trim().min(1) },
   COGNITION_SSE_BUFFER_SIZE: { default: '1000', schema: intText(10, 1_000_000) },
   COGNITION_EVENT_LOG: { default: 'durable', schema: enumText(EVENT_LOG_KINDS) },
   COGNITION_RUN_RECOVERY: { default: 'resume', schema: enumText(RUN_RECOVERY_MODES) },
@@ -423,6 +426,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dockerTlsVerify = read('DOCKER_TLS_VERIFY');
   const dockerCertPath = read('DOCKER_CERT_PATH');
   const providersFile = read('COGNITION_PROVIDERS_FILE');
+  const pricesFile = read('COGNITION_PRICES_FILE');
   const llm: LlmSettings = {
     provider: read('COGNITION_LLM_PROVIDER') ?? null,
     model: read('COGNITION_LLM_MODEL') ?? null,
@@ -431,6 +435,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     openaiCompatibleBaseUrl: read('COGNITION_OPENAI_COMPATIBLE_BASE_URL') ?? null,
     openaiCompatibleApiKey: read('COGNITION_OPENAI_COMPATIBLE_API_KEY') ?? null,
     providersFile: providersFile === undefined ? null : path.resolve(workspaceRoot, providersFile),
+    pricesFile: pricesFile === undefined ? null : path.resolve(workspaceRoot, pricesFile),
   };
   const sseBufferSize = read('COGNITION_SSE_BUFFER_SIZE');
   const eventLog = read('COGNITION_EVENT_LOG');

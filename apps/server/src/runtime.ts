@@ -47,6 +47,16 @@ export async function loadLlmSettings(
       ]);
     }
   }
+  let pricesFile: { path: string; content: string } | undefined;
+  if (llm.pricesFile !== null) {
+    try {
+      pricesFile = { path: llm.pricesFile, content: await readFile(llm.pricesFile, 'utf8') };
+    } catch (error) {
+      throw new ConfigError([
+        `COGNITION_PRICES_FILE: cannot read ${llm.pricesFile}: ${(error as Error).message}`,
+      ]);
+    }
+  }
   const present = <T>(value: T | null): T | undefined => value ?? undefined;
   try {
     return resolveLlmConfig({
@@ -57,6 +67,7 @@ export async function loadLlmSettings(
       openaiCompatibleBaseUrl: present(llm.openaiCompatibleBaseUrl),
       openaiCompatibleApiKey: present(llm.openaiCompatibleApiKey),
       ...(providersFile ? { providersFile } : {}),
+      ...(pricesFile ? { pricesFile } : {}),
     });
   } catch (error) {
     if (isRuntimeError(error) && error.code === 'PROVIDER_CONFIG_ERROR') {

@@ -1,12 +1,15 @@
 import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   ArtifactStore,
+  FeedbackStore,
   MessageStore,
   RunStore,
   Scope,
+  SearchStore,
   SessionStore,
   StorageBackendKind,
   StorageHealth,
+  UsageStore,
 } from '@cognition/storage';
 import type { ContextViewService } from './context-service';
 import type { RateLimiter } from './rate-limit';
@@ -26,6 +29,9 @@ export interface ApiStorage {
   readonly messages: MessageStore;
   readonly runs: RunStore;
   readonly artifacts: ArtifactStore;
+  readonly usage: UsageStore;
+  readonly feedback: FeedbackStore;
+  readonly search: SearchStore;
   healthCheck(): Promise<StorageHealth>;
 }
 

@@ -1,5 +1,6 @@
 import type { AppRouter } from '@cognition/api';
 import type { TestApiServer } from '@cognition/api/testing';
+import { EMPTY_SESSION_USAGE } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
@@ -60,9 +61,31 @@ describe('createCognitionClient against the API', () => {
     ]);
     expect(server.requests.length).toBe(before + 1);
     expect(fetched).toEqual(created);
+    expect(created.usage).toEqual(EMPTY_SESSION_USAGE);
     expect(page.sessions.map((s) => s.id)).toContain(created.id);
 
     expect((await clientFor('bob').sessions.list.query()).total).toBe(0);
+  });
+
+  it('reads usage, stats with buckets, cost by model and search hits with dates revived', async () => {
+    const alice = clientFor('alice');
+    const session = await alice.sessions.create.mutate({ title: 'analytics' });
+    await backend.storage.messages.create({
+      sessionId: session.id,
+      role: 'assistant',
+      content: 'the quarterly numbers are in',
+    });
+    const usage = await alice.sessions.usage.query({ id: session.id });
+    expect(usage).toEqual({ sessionId: session.id, usage: EMPTY_SESSION_USAGE, models: [] });
+    const stats = await alice.sessions.stats.query({ bucket: 'day' });
+    expect(stats.sessions.total).toBeGreaterThanOrEqual(1);
+    expect(stats.buckets?.[0]?.start).toBeInstanceOf(Date);
+    expect(await alice.sessions.costByModel.query()).toEqual([]);
+    const found = await alice.messages.search.query({ q: 'quarterly' });
+    expect(found.total).toBe(1);
+    expect(found.hits[0]?.createdAt).toBeInstanceOf(Date);
+    expect(found.hits[0]?.snippet).toContain('[quarterly]');
+    expect((await clientFor('bob').messages.search.query({ q: 'quarterly' })).total).toBe(0);
   });
 
   it("reads a session's context-window view, scoped like every session read", async () => {

@@ -7,3 +7,6 @@ export * from './callback';
 export * from './events';
 export * from './artifact';
 export * from './context';
+export * from './usage';
+export * from './feedback';
+export * from './search';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdSchema, PageQuerySchema, StringMapSchema } from './common';
+import { MessageFeedbackSchema } from './feedback';
 
 export const MessageRoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);
 export type MessageRole = z.infer<typeof MessageRoleSchema>;
@@ -30,6 +31,8 @@ export const MessageSchema = z.object({
   parentId: IdSchema.nullable(),
   metadata: StringMapSchema,
   createdAt: z.date(),
+  /** The caller's rating of an assistant message; filled in by the API's message reads. */
+  feedback: MessageFeedbackSchema.nullable().optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 

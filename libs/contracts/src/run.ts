@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './errors';
 import { IdSchema } from './common';
+import { ModelUsageSchema } from './usage';
 
 /**
  * `queued` and `running` are active; a session has at most one active run at a time. `pending`
@@ -42,6 +43,11 @@ export const UsageSchema = z.object({
   provider: z.string().nullable(),
   /** true when the provider reported no usage and the figures are estimated. */
   estimated: z.boolean().default(false),
+  /**
+   * Per provider/model (a run that used several models has several entries). Absent on runs
+   * recorded before it existed: the run then counts as one call of `provider`/`model`.
+   */
+  models: z.array(ModelUsageSchema).optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

@@ -11,6 +11,8 @@ export * from './agents/registry';
 export * from './providers/config';
 export * from './providers/registry';
 export * from './providers/pricing';
+export type { ParsedPrices } from './providers/prices-file';
+export { parsePricesFile, PricesFileSchema, PRICES_FILE_ENV } from './providers/prices-file';
 export * from './providers/chat-model';
 export { UsageMeter, estimateTokens } from './providers/usage';
 export * from './tools/names';

@@ -33,6 +33,7 @@ export class MemoryRuns {
     private readonly state: MemoryState,
     private readonly requireSession: (id: string) => unknown,
     private readonly now: () => Date,
+    private readonly onChanged: (before: Run | null, after: Run) => void = () => undefined,
   ) {}
 
   private activeRunOf(sessionId: string): Run | undefined {
@@ -81,6 +82,7 @@ export class MemoryRuns {
       updatedAt: now,
     };
     this.state.runs.set(id, copy(run));
+    this.onChanged(null, run);
     this.state.runExtras.set(id, {
       pendingInput: data.pendingInput ? copy(data.pendingInput) : null,
       baseCheckpointId: null,
@@ -111,6 +113,7 @@ export class MemoryRuns {
       updatedAt: this.now(),
     };
     this.state.runs.set(id, copy(next));
+    this.onChanged(current, next);
     const extras = this.state.runExtras.get(id);
     if (extras && data.baseCheckpointId !== undefined)
       extras.baseCheckpointId = data.baseCheckpointId;

@@ -30,6 +30,9 @@ import type {
   ArtifactStoreOptions,
   RollbackResult,
   StorageHealth,
+  UsageStore,
+  FeedbackStore,
+  SearchStore,
 } from '@cognition/storage';
 import {
   ROOT_CHECKPOINT_NS,
@@ -44,6 +47,7 @@ import {
 } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
 import { clone } from './clone';
+import { MemoryAnalytics } from './memory-analytics';
 import { MemoryArtifactStore } from './memory-artifacts';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
@@ -114,6 +118,10 @@ export class MemoryStorage implements StorageBackend {
   private readonly runRows: MemoryRuns;
   readonly artifacts: MemoryArtifactStore;
   readonly events: MemoryEventStore;
+  readonly usage: UsageStore;
+  readonly feedback: FeedbackStore;
+  readonly search: SearchStore;
+  private readonly analytics: MemoryAnalytics;
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
@@ -135,6 +143,15 @@ export class MemoryStorage implements StorageBackend {
         this.applyProjection(sessionId, checkpointId, messages),
     });
     this.store = new MemoryStore(() => new Date());
+    this.analytics = new MemoryAnalytics({
+      sessions: () => [...this.state.sessions.values()].map((record) => record.session),
+      session: (id) => this.state.sessions.get(id)?.session,
+      messages: (id) => (this.state.messages.get(id) ?? []).map((row) => row.message),
+      now: () => new Date(),
+    });
+    this.usage = this.analytics.usage;
+    this.feedback = this.analytics.feedback;
+    this.search = this.analytics.search;
     this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
     this.pendingCallbacks = new MemoryPendingCallbacks((runId) => this.state.runs.has(runId));
     this.sessions = {
@@ -153,7 +170,13 @@ export class MemoryStorage implements StorageBackend {
       listAll: (sessionId, scope) => this.run(() => this.listMessages(sessionId, scope)),
       deleteBySession: (sessionId) => this.run(() => this.deleteMessages(sessionId)),
     };
-    const runs = new MemoryRuns(this.state, (id) => this.requireSession(id), this.now);
+    const runs = new MemoryRuns(
+      this.state,
+      (id) => this.requireSession(id),
+      this.now,
+      // A run's contribution to its session's usage records changes with the run.
+      (before, after) => this.analytics.recordRun(before, after),
+    );
     this.runRows = runs;
     this.runs = {
       create: (input) => this.run(() => runs.create(input)),
@@ -391,6 +414,7 @@ export class MemoryStorage implements StorageBackend {
       this.pendingCallbacks.deleteRun(runId);
     }
     this.artifacts.deleteSessionArtifacts(id);
+    this.analytics.deleteSession(id);
     this.checkpointer.deleteThreadNow(threadId);
     this.store.deleteWhereNamespaceContains(threadNamespaceLabel(threadId));
     return true;

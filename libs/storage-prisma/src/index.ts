@@ -12,3 +12,7 @@ export {
   writeProjection,
 } from './projection';
 export * from './langgraph';
+export type { SqlStatement } from './analytics/usage-store';
+export { costByModelStatement, statsStatement } from './analytics/usage-store';
+export { searchStatement } from './analytics/search-store';
+export { SEARCH_OBJECTS } from './analytics/search-objects';

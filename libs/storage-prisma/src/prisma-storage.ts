@@ -21,6 +21,9 @@ import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgra
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
 import { rollbackRun } from './run-rollback';
+import { PrismaFeedbackStore } from './analytics/feedback-store';
+import { PrismaSearchStore } from './analytics/search-store';
+import { PrismaUsageStore } from './analytics/usage-store';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 
@@ -84,6 +87,9 @@ class PrismaStorage implements StorageBackend {
   readonly runs: PrismaRunStore;
   readonly artifacts: PrismaArtifactStore;
   readonly events: PrismaEventStore;
+  readonly usage: PrismaUsageStore;
+  readonly feedback: PrismaFeedbackStore;
+  readonly search: PrismaSearchStore;
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -102,7 +108,10 @@ class PrismaStorage implements StorageBackend {
       handle.provider,
     );
     this.messages = new PrismaMessageStore(this.db);
-    this.runs = new PrismaRunStore(this.db);
+    this.runs = new PrismaRunStore(this.db, handle.provider);
+    this.usage = new PrismaUsageStore(this.db, handle.provider);
+    this.feedback = new PrismaFeedbackStore(this.db);
+    this.search = new PrismaSearchStore(this.db, handle.provider);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
     this.events = new PrismaEventStore(this.db);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {

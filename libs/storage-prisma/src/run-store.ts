@@ -15,7 +15,9 @@ import {
 } from '@cognition/contracts';
 import type { PendingCallback, RunStore } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
+import { applyRunUsage, lockRunRow } from './analytics/usage-records';
 import type { PrismaDb } from './db';
+import type { DatabaseProvider } from './migrate';
 import {
   guard,
   isForeignKeyViolation,
@@ -27,7 +29,10 @@ import type { Prisma } from './generated/postgres/client';
 import { CALLBACK_ATTEMPT_ORDER, toCallbackAttempt, toRun } from './mapping';
 
 export class PrismaRunStore implements RunStore {
-  constructor(private readonly db: PrismaDb) {}
+  constructor(
+    private readonly db: PrismaDb,
+    private readonly provider: DatabaseProvider,
+  ) {}
 
   /**
    * A plain insert with `active_session_id = session_id`: the unique index on that column lets
@@ -46,24 +51,31 @@ export class PrismaRunStore implements RunStore {
       }
       const now = new Date();
       try {
-        const row = await this.db.run.create({
-          data: {
-            id,
-            sessionId: data.sessionId,
-            status: data.status,
-            activeSessionId: data.status === 'pending' ? null : data.sessionId,
-            inputMessageId: data.inputMessageId ?? null,
-            idempotencyKey: key,
-            multitaskStrategy: data.multitaskStrategy ?? null,
-            supersedesRunId: data.supersedesRunId ?? null,
-            callbackUrl: data.callbackUrl ?? null,
-            pendingInput: data.pendingInput ? JSON.stringify(data.pendingInput) : null,
-            createdAt: now,
-            startedAt: data.status === 'running' ? now : null,
-            updatedAt: now,
-          },
+        // The run and its session's usage records change in one transaction.
+        const run = await this.db.$transaction(async (tx) => {
+          const created = toRun(
+            await tx.run.create({
+              data: {
+                id,
+                sessionId: data.sessionId,
+                status: data.status,
+                activeSessionId: data.status === 'pending' ? null : data.sessionId,
+                inputMessageId: data.inputMessageId ?? null,
+                idempotencyKey: key,
+                multitaskStrategy: data.multitaskStrategy ?? null,
+                supersedesRunId: data.supersedesRunId ?? null,
+                callbackUrl: data.callbackUrl ?? null,
+                pendingInput: data.pendingInput ? JSON.stringify(data.pendingInput) : null,
+                createdAt: now,
+                startedAt: data.status === 'running' ? now : null,
+                updatedAt: now,
+              },
+            }),
+          );
+          await applyRunUsage(tx, null, created);
+          return created;
         });
-        return { run: toRun(row), created: true };
+        return { run, created: true };
       } catch (error) {
         if (isForeignKeyViolation(error)) throw StorageError.sessionNotFound(data.sessionId);
         const fields = uniqueViolationFields(error);
@@ -102,16 +114,20 @@ export class PrismaRunStore implements RunStore {
       if (data.finishedAt !== undefined) patch.finishedAt = data.finishedAt;
       if (data.baseCheckpointId !== undefined) patch.baseCheckpointId = data.baseCheckpointId;
       try {
-        if (data.status !== undefined) {
-          const current = await this.db.run.findUnique({
-            where: { id },
-            select: { sessionId: true },
-          });
+        // The run row is locked, then its contribution to the session's usage records is
+        // replaced in the same transaction: concurrent writers of one run or one session queue.
+        return await this.db.$transaction(async (tx) => {
+          await lockRunRow(tx, this.provider, id);
+          const current = await tx.run.findUnique({ where: { id } });
           if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
-          patch.status = data.status;
-          patch.activeSessionId = isActiveRunStatus(data.status) ? current.sessionId : null;
-        }
-        return toRun(await this.db.run.update({ where: { id }, data: patch }));
+          if (data.status !== undefined) {
+            patch.status = data.status;
+            patch.activeSessionId = isActiveRunStatus(data.status) ? current.sessionId : null;
+          }
+          const updated = toRun(await tx.run.update({ where: { id }, data: patch }));
+          await applyRunUsage(tx, toRun(current), updated);
+          return updated;
+        });
       } catch (error) {
         if (isRecordNotFound(error))
           throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);

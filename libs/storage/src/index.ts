@@ -7,3 +7,5 @@ export * from './store-ttl';
 export * from './projection-sync';
 export * from './store-filter';
 export * from './artifacts';
+export * from './analytics';
+export * from './search-text';

@@ -17,6 +17,7 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
+import type { FeedbackStore, SearchStore, UsageStore } from './analytics';
 import type { ArtifactStore } from './artifacts';
 
 /**
@@ -208,6 +209,12 @@ export interface StorageBackend {
   readonly artifacts: ArtifactStore;
   /** Run events, deleted with their session. */
   readonly events: EventStore;
+  /** Per-session usage records (written with every run write) and the aggregates over them. */
+  readonly usage: UsageStore;
+  /** Ratings of assistant messages. */
+  readonly feedback: FeedbackStore;
+  /** Full-text search over message contents (kept current by every write of the messages). */
+  readonly search: SearchStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

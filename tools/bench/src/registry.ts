@@ -8,6 +8,7 @@ import { messageHistoryBenchmark } from './benchmarks/message-history';
 import { sandboxExecBenchmark } from './benchmarks/sandbox-exec';
 import { startupBenchmark } from './benchmarks/startup';
 import { tokenStreamBenchmark } from './benchmarks/token-stream';
+import { usageAnalyticsBenchmark } from './benchmarks/usage-analytics';
 import type { Benchmark, PlannedBenchmark } from './harness/types';
 
 /**
@@ -25,6 +26,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   startupBenchmark,
   durableRunsBenchmark,
   longConversationBenchmark,
+  usageAnalyticsBenchmark,
 ];
 
 /**

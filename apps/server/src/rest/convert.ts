@@ -2,12 +2,13 @@ import type {
   CallbackAttempt,
   Message,
   Run,
-  Session,
   SessionConfig,
+  SessionWithUsage,
   StringMap,
 } from '@cognition/contracts';
 import type { StorageHealth } from '@cognition/storage';
 import type { z } from 'zod';
+import { feedbackToBody, usageToBody } from './usage-convert';
 import type {
   CreateSessionBody,
   HealthBodyT,
@@ -70,8 +71,9 @@ export function updateSessionInput(id: string, body: z.output<typeof UpdateSessi
   };
 }
 
-export function sessionToBody(session: Session): SessionBodyT {
+export function sessionToBody(session: SessionWithUsage): SessionBodyT {
   return {
+    usage: usageToBody(session.usage),
     id: session.id,
     thread_id: session.threadId,
     title: session.title,
@@ -106,6 +108,9 @@ export function messageToBody(message: Message): MessageBodyT {
     parent_id: message.parentId,
     metadata: message.metadata,
     created_at: message.createdAt.toISOString(),
+    ...(message.feedback !== undefined
+      ? { feedback: message.feedback ? feedbackToBody(message.feedback) : null }
+      : {}),
   };
 }
 

@@ -10,6 +10,8 @@ import type { RestRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { ARTIFACT_ROUTES } from './artifact-routes';
 import { RUN_ROUTES } from './run-routes';
+import { SEARCH_ROUTES } from './search-routes';
+import { USAGE_ROUTES } from './usage-routes';
 import { defineRoute } from './route';
 import {
   ContextWindowBody,
@@ -40,6 +42,10 @@ const BODY_ERRORS = {
  * describes exactly these.
  */
 export const REST_ROUTES: RestRoute[] = [
+  // First: their literal paths (`/sessions/stats`, `/sessions/{id}/messages/search`, ...) must
+  // not be taken for `/sessions/{id}` or `/sessions/{id}/messages/{mid}`.
+  ...USAGE_ROUTES,
+  ...SEARCH_ROUTES,
   defineRoute({
     method: 'post',
     path: '/sessions',

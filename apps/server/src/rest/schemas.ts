@@ -17,6 +17,7 @@ import {
   StringMapSchema,
 } from '@cognition/contracts';
 import { z } from 'zod';
+import { FeedbackBody, SessionUsageBody } from './usage-bodies';
 
 /*
  * The REST surface's wire shapes (snake_case, the original Cognition's field names), defined once:
@@ -90,6 +91,7 @@ export const SessionBody = z
     workspace_path: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
+    usage: SessionUsageBody,
   })
   .meta({ id: 'Session' });
 
@@ -114,6 +116,9 @@ export const MessageBody = z
     parent_id: z.string().nullable(),
     metadata: StringMapSchema,
     created_at: Timestamp,
+    feedback: FeedbackBody.nullable()
+      .optional()
+      .meta({ description: 'The rating of an assistant message (on reads), null when unrated' }),
   })
   .meta({ id: 'Message' });
 

@@ -89,7 +89,7 @@ export function createCompactor(
     const summaryMeter = new UsageMeter(
       summaryResolved.provider.id,
       summaryResolved.model,
-      deps.providers.price(summaryResolved.model),
+      deps.providers.price(summaryResolved.model, summaryResolved.provider),
     );
     meter.addNested(summaryMeter);
     const summaryWindow = deps.providers.contextWindow(summaryResolved.model);

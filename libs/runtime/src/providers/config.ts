@@ -3,6 +3,7 @@ import { toFieldIssues } from '@cognition/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RuntimeError } from '../errors';
+import { parsePricesFile } from './prices-file';
 
 export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai_compatible'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -11,6 +12,8 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 export const PriceSchema = z.strictObject({
   inputPerMillion: z.number().min(0),
   outputPerMillion: z.number().min(0),
+  /** Input served from the prompt cache; the input price when absent. */
+  cachedInputPerMillion: z.number().min(0).optional(),
 });
 export type Price = z.infer<typeof PriceSchema>;
 
@@ -64,6 +67,15 @@ export const LlmConfigSchema = z
   .strictObject({
     providers: z.array(ProviderConfigSchema).default([]),
     prices: z.record(z.string().min(1), PriceSchema).default({}),
+    /**
+     * Prices by provider (a provider id or kind; `*`: any provider), then model: what
+     * COGNITION_PRICES_FILE gives. They beat `prices` and the built-in table.
+     */
+    providerPrices: z
+      .record(z.string().min(1), z.record(z.string().min(1), PriceSchema))
+      .default({}),
+    /** The date the prices file states (`as_of`), null when none. */
+    pricesAsOf: z.string().nullable().default(null),
     /** Context windows (tokens) by model; extends and overrides the built-in table. */
     contextWindows: z.record(z.string().min(1), z.number().int().min(256)).default({}),
   })
@@ -121,6 +133,8 @@ export interface LlmEnvValues {
   openaiCompatibleApiKey?: string;
   /** An optional providers file (JSON or YAML `{ providers, prices, contextWindows }`). */
   providersFile?: { path: string; content: string };
+  /** `COGNITION_PRICES_FILE`: prices per provider/model (see `parsePricesFile`). */
+  pricesFile?: { path: string; content: string };
 }
 
 const ENV_NAMES = {
@@ -242,6 +256,19 @@ export function loadLlmConfig(env: LlmEnvValues): LlmConfig {
  * chose it (null otherwise), for the server's startup log.
  */
 export function resolveLlmConfig(env: LlmEnvValues): {
+  config: LlmConfig;
+  choice: EnvProviderChoice | null;
+} {
+  const resolved = resolveProviders(env);
+  if (!env.pricesFile) return resolved;
+  const file = parsePricesFile(env.pricesFile);
+  return {
+    ...resolved,
+    config: { ...resolved.config, providerPrices: file.prices, pricesAsOf: file.asOf },
+  };
+}
+
+function resolveProviders(env: LlmEnvValues): {
   config: LlmConfig;
   choice: EnvProviderChoice | null;
 } {

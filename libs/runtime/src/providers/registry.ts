@@ -4,7 +4,14 @@ import { RuntimeError } from '../errors';
 import type { LlmConfig, LlmConfigInput, Price, ProviderConfig } from './config';
 import { parseLlmConfig } from './config';
 import { DEFAULT_CONTEXT_WINDOWS } from './context-windows';
-import { DEFAULT_PRICES, modelEntry, priceFor } from './pricing';
+import type { PriceTable } from './pricing';
+import {
+  ANY_PROVIDER,
+  DEFAULT_PRICES,
+  DEFAULT_PROVIDER_PRICES,
+  modelEntry,
+  providerPrice,
+} from './pricing';
 
 /** The model a run uses, with every setting resolved. */
 export interface ResolvedModel {
@@ -45,13 +52,13 @@ function servedModels(provider: ProviderConfig): string[] {
  */
 export class ProviderRegistry {
   readonly config: LlmConfig;
-  private readonly prices: Readonly<Record<string, Price>>;
+  private readonly prices: PriceTable;
   private readonly windows: Readonly<Record<string, number>>;
 
   /** @throws RuntimeError PROVIDER_CONFIG_ERROR for an invalid configuration. */
   constructor(config: LlmConfigInput | LlmConfig) {
     this.config = parseLlmConfig(config);
-    this.prices = { ...DEFAULT_PRICES, ...this.config.prices };
+    this.prices = mergePrices(this.config);
     this.windows = { ...DEFAULT_CONTEXT_WINDOWS, ...this.config.contextWindows };
   }
 
@@ -83,8 +90,18 @@ export class ProviderRegistry {
     }));
   }
 
-  price(model: string): Price | null {
-    return priceFor(model, this.prices);
+  /**
+   * The price of `model`, served by `provider` when known: the prices file's entry for the
+   * provider id, then its kind, then any provider (`*`), then `prices`, then the built-in table.
+   * null when unknown (never zero).
+   */
+  price(model: string, provider?: Pick<ProviderConfig, 'id' | 'kind'>): Price | null {
+    return providerPrice(this.prices, provider ? [provider.id, provider.kind] : [], model);
+  }
+
+  /** The effective price table, for {@link priceOf} (e.g. the cost metric of telemetry). */
+  priceTable(): PriceTable {
+    return this.prices;
   }
 
   /** The context window of `model` in tokens (built-in table + `contextWindows`); null: unknown. */
@@ -175,4 +192,23 @@ export class ProviderRegistry {
       maxTokens: config.maxTokens ?? provider.maxTokens,
     };
   }
+}
+
+/**
+ * One table where a plain lookup (provider id, then kind, then `*`) finds the configured price
+ * before the built-in one: configured prices are copied into every built-in provider's entry.
+ */
+function mergePrices(config: LlmConfig): PriceTable {
+  const file = config.providerPrices;
+  const anyConfigured = { ...config.prices, ...(file[ANY_PROVIDER] ?? {}) };
+  const table: Record<string, Record<string, Price>> = {};
+  for (const [kind, prices] of Object.entries(DEFAULT_PROVIDER_PRICES)) {
+    table[kind] = { ...prices, ...anyConfigured };
+  }
+  for (const [provider, prices] of Object.entries(file)) {
+    if (provider === ANY_PROVIDER) continue;
+    table[provider] = { ...(table[provider] ?? anyConfigured), ...prices };
+  }
+  table[ANY_PROVIDER] = { ...DEFAULT_PRICES, ...anyConfigured };
+  return table;
 }

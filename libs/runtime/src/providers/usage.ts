@@ -1,4 +1,4 @@
-import type { Usage } from '@cognition/contracts';
+import type { ModelUsage, Usage } from '@cognition/contracts';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Price } from './config';
 import { costOf } from './pricing';
@@ -41,6 +41,7 @@ export function estimateMessagesTokens(messages: readonly BaseMessage[]): number
 export class UsageMeter {
   private ownInput = 0;
   private ownOutput = 0;
+  private ownCached = 0;
   private ownEstimated = false;
   private ownCalls = 0;
   private readonly nested: UsageMeter[] = [];
@@ -74,12 +75,19 @@ export class UsageMeter {
    * counted, which also goes to the listener of this meter or of the nearest meter it is nested in.
    */
   add(
-    reported: { input_tokens?: number; output_tokens?: number } | undefined,
+    reported:
+      | {
+          input_tokens?: number;
+          output_tokens?: number;
+          input_token_details?: { cache_read?: number };
+        }
+      | undefined,
     estimate: () => { input: number; output: number },
   ): CallUsage {
     this.ownCalls += 1;
     let input: number;
     let output: number;
+    let cached = 0;
     const estimated = !(
       reported &&
       (reported.input_tokens !== undefined || reported.output_tokens !== undefined)
@@ -90,6 +98,8 @@ export class UsageMeter {
     } else {
       input = reported?.input_tokens ?? 0;
       output = reported?.output_tokens ?? 0;
+      cached = reported?.input_token_details?.cache_read ?? 0;
+      this.ownCached += cached;
     }
     this.ownInput += input;
     this.ownOutput += output;
@@ -99,7 +109,7 @@ export class UsageMeter {
       inputTokens: input,
       outputTokens: output,
       estimated,
-      costUsd: costOf(input, output, this.price),
+      costUsd: costOf(input, output, this.price, cached),
     };
     this.notify(call);
     return call;
@@ -122,12 +132,57 @@ export class UsageMeter {
 
   /** USD; null as soon as any model involved has an unknown price. */
   cost(): number | null {
-    let total = costOf(this.ownInput, this.ownOutput, this.price);
+    let total = costOf(this.ownInput, this.ownOutput, this.price, this.ownCached);
     for (const meter of this.nested) {
       const cost = meter.cost();
       total = total === null || cost === null ? null : total + cost;
     }
     return total === null ? null : Math.round(total * 1e6) / 1e6;
+  }
+
+  /**
+   * Per provider/model: this meter's own calls and every nested meter's, merged by
+   * provider/model (a cost is null when any merged part had no price). Meters without calls
+   * are left out.
+   */
+  byModel(): ModelUsage[] {
+    const merged = new Map<string, ModelUsage>();
+    const visit = (meter: UsageMeter): void => {
+      if (meter.ownCalls > 0) {
+        const key = `${meter.provider}\u0000${meter.model}`;
+        const own: ModelUsage = {
+          provider: meter.provider,
+          model: meter.model,
+          calls: meter.ownCalls,
+          inputTokens: meter.ownInput,
+          outputTokens: meter.ownOutput,
+          cachedInputTokens: meter.ownCached,
+          costUsd: costOf(meter.ownInput, meter.ownOutput, meter.price, meter.ownCached),
+          estimated: meter.ownEstimated,
+        };
+        const seen = merged.get(key);
+        merged.set(
+          key,
+          seen
+            ? {
+                ...seen,
+                calls: seen.calls + own.calls,
+                inputTokens: seen.inputTokens + own.inputTokens,
+                outputTokens: seen.outputTokens + own.outputTokens,
+                cachedInputTokens: seen.cachedInputTokens + own.cachedInputTokens,
+                costUsd:
+                  seen.costUsd === null || own.costUsd === null
+                    ? null
+                    : Math.round((seen.costUsd + own.costUsd) * 1e6) / 1e6,
+                estimated: seen.estimated || own.estimated,
+              }
+            : own,
+        );
+      }
+      meter.nested.forEach(visit);
+    };
+    visit(this);
+    return [...merged.values()];
   }
 
   toUsage(): Usage {
@@ -138,6 +193,7 @@ export class UsageMeter {
       model: this.model,
       provider: this.provider,
       estimated: this.estimated,
+      models: this.byModel(),
     };
   }
 }

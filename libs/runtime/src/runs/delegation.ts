@@ -48,7 +48,7 @@ export async function delegate(
     const meter = new UsageMeter(
       resolved.provider.id,
       resolved.model,
-      ctx.providers.price(resolved.model),
+      ctx.providers.price(resolved.model, resolved.provider),
     );
     parent.meter.addNested(meter);
     const tools = ctx.catalog.forAgent(agent, []);

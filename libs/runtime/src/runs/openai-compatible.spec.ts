@@ -197,6 +197,27 @@ describe('openai_compatible provider against the fake server', () => {
       model: 'gpt-4o-mini',
       provider: 'local',
       estimated: false,
+      models: [
+        {
+          provider: 'local',
+          model: 'gpt-4o-mini',
+          calls: 1,
+          inputTokens: 1000,
+          outputTokens: 500,
+          cachedInputTokens: 0,
+          costUsd: 0.00045,
+          estimated: false,
+        },
+      ],
+    });
+    const sessionUsage = await rt.storage.usage.get(priced.id, {});
+    expect(sessionUsage?.usage).toMatchObject({
+      tokensIn: 1000,
+      tokensOut: 500,
+      costUsd: 0.00045,
+      costComplete: true,
+      runs: 1,
+      lastModel: 'gpt-4o-mini',
     });
     expect(server.requests[0]?.body.model).toBe('gpt-4o-mini');
     const unknown = await rt.createSession();
@@ -209,6 +230,12 @@ describe('openai_compatible provider against the fake server', () => {
     });
     const row = (await rt.storage.messages.listAll(unknown.id, {}))[1];
     expect(row).toMatchObject({ tokenCount: 5, modelUsed: 'fake-model' });
+    // An unknown price is never counted as zero.
+    expect((await rt.storage.usage.get(unknown.id, {}))?.usage).toMatchObject({
+      tokensIn: 10,
+      costUsd: 0,
+      costComplete: false,
+    });
   });
 
   it('prices a model from the configured table and estimates usage the provider did not report', async () => {

@@ -121,7 +121,7 @@ export class RunExecutor {
       const runMeter = new UsageMeter(
         resolved.provider.id,
         resolved.model,
-        ctx.providers.price(resolved.model),
+        ctx.providers.price(resolved.model, resolved.provider),
       );
       runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;

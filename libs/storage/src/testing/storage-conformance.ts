@@ -12,6 +12,9 @@ import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
 import { sessionTests } from './sessions-conformance';
 import { runStoreConformance } from './store-conformance';
+import { aggregateTests } from './aggregates-conformance';
+import { usageTests } from './usage-conformance';
+import { searchTests } from './search-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
@@ -44,6 +47,9 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     projectionTests(ctx);
     isolationTests(ctx);
     artifactTests(ctx);
+    usageTests(ctx);
+    aggregateTests(ctx);
+    searchTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {

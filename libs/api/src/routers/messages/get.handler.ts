@@ -1,6 +1,7 @@
 import type { Message } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
 import { ApiError } from '../../errors';
+import { withFeedback } from './feedback.handlers';
 import type { GetMessageApiInput } from './schemas';
 
 /**
@@ -19,5 +20,6 @@ export async function getMessageHandler({
   if (!session) throw new ApiError('SESSION_NOT_FOUND', `Session not found: ${input.sessionId}`);
   const message = await storage.messages.get(input.sessionId, input.messageId, ctx.caller.scope);
   if (!message) throw new ApiError('MESSAGE_NOT_FOUND', `Message not found: ${input.messageId}`);
-  return message;
+  const [withRating] = await withFeedback(ctx, input.sessionId, [message]);
+  return withRating as Message;
 }

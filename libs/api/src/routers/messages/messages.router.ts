@@ -1,5 +1,8 @@
 import { publicProcedure, router } from '../../trpc';
+import { deleteFeedbackHandler, setFeedbackHandler } from './feedback.handlers';
+import { DeleteFeedbackApiInputSchema, SetFeedbackApiInputSchema } from './feedback.schemas';
 import { getMessageHandler } from './get.handler';
+import { SearchMessagesApiInputSchema, searchMessagesHandler } from './search.handler';
 import { listMessagesHandler } from './list.handler';
 import {
   GetMessageApiInputSchema,
@@ -12,4 +15,9 @@ export const messagesRouter = router({
   list: publicProcedure.input(ListMessagesApiInputSchema).query(listMessagesHandler),
   get: publicProcedure.input(GetMessageApiInputSchema).query(getMessageHandler),
   send: publicProcedure.input(SendMessageApiInputSchema).mutation(sendMessageHandler),
+  search: publicProcedure.input(SearchMessagesApiInputSchema).query(searchMessagesHandler),
+  setFeedback: publicProcedure.input(SetFeedbackApiInputSchema).mutation(setFeedbackHandler),
+  deleteFeedback: publicProcedure
+    .input(DeleteFeedbackApiInputSchema)
+    .mutation(deleteFeedbackHandler),
 });

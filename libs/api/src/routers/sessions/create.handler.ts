@@ -1,6 +1,7 @@
-import type { Session } from '@cognition/contracts';
+import type { SessionWithUsage } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
 import type { CreateSessionApiInput } from './schemas';
+import { withUsage } from './usage.handlers';
 
 /**
  * Creates an `active` session whose scopes are the caller's scope (never taken from the body).
@@ -8,13 +9,15 @@ import type { CreateSessionApiInput } from './schemas';
  * agent, unknown provider, model no enabled provider serves: 422 naming the field), so a session
  * that could never run is not stored.
  */
-export function createSessionHandler({
+export async function createSessionHandler({
   ctx,
   input,
 }: {
   ctx: ApiContext;
   input: CreateSessionApiInput;
-}): Promise<Session> {
+}): Promise<SessionWithUsage> {
   ctx.services.runs.validateSessionInput({ agentName: input.agentName, config: input.config });
-  return ctx.services.storage.sessions.create(input, ctx.caller.scope);
+  const session = await ctx.services.storage.sessions.create(input, ctx.caller.scope);
+  const [withTotals] = await withUsage(ctx, [session]);
+  return withTotals as SessionWithUsage;
 }

@@ -11,6 +11,13 @@ import {
   UpdateSessionApiInputSchema,
 } from './schemas';
 import { updateSessionHandler } from './update.handler';
+import {
+  costByModelHandler,
+  sessionQaHandler,
+  sessionStatsHandler,
+  sessionUsageHandler,
+} from './usage.handlers';
+import { CostByModelApiInputSchema, QaApiInputSchema, StatsApiInputSchema } from './usage.schemas';
 
 export const sessionsRouter = router({
   create: publicProcedure.input(CreateSessionApiInputSchema).mutation(createSessionHandler),
@@ -19,4 +26,8 @@ export const sessionsRouter = router({
   update: publicProcedure.input(UpdateSessionApiInputSchema).mutation(updateSessionHandler),
   delete: publicProcedure.input(SessionIdInputSchema).mutation(deleteSessionHandler),
   context: publicProcedure.input(SessionIdInputSchema).query(sessionContextHandler),
+  usage: publicProcedure.input(SessionIdInputSchema).query(sessionUsageHandler),
+  stats: publicProcedure.input(StatsApiInputSchema).query(sessionStatsHandler),
+  costByModel: publicProcedure.input(CostByModelApiInputSchema).query(costByModelHandler),
+  qa: publicProcedure.input(QaApiInputSchema).query(sessionQaHandler),
 });

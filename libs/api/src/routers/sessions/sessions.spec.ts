@@ -1,3 +1,4 @@
+import { EMPTY_SESSION_USAGE } from '@cognition/contracts';
 import { describeError, toHttpError } from '../../errors';
 import type { ApiTestBed } from '../../spec-helpers';
 import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
@@ -34,7 +35,10 @@ describe('sessions router', () => {
         messageCount: 0,
       });
       expect(session.createdAt).toBeInstanceOf(Date);
-      expect(await bed.storage.sessions.get(session.id, ALICE)).toEqual(session);
+      // The API adds the usage totals (none yet) to what storage holds.
+      const { usage, ...stored } = session;
+      expect(usage).toEqual(EMPTY_SESSION_USAGE);
+      expect(await bed.storage.sessions.get(session.id, ALICE)).toEqual(stored);
     });
 
     it('works with no input fields at all', async () => {

@@ -1,23 +1,26 @@
-import type { Session } from '@cognition/contracts';
+import type { SessionWithUsage } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
 import type { UpdateSessionApiInput } from './schemas';
+import { withUsage } from './usage.handlers';
 
 /**
  * Applies a partial update (metadata and config replace the stored values whole). A new agent or
  * config is checked against the runtime first (422 naming the field). With `expectedVersion` the
  * write only happens if nobody wrote in between (VERSION_CONFLICT otherwise).
  */
-export function updateSessionHandler({
+export async function updateSessionHandler({
   ctx,
   input,
 }: {
   ctx: ApiContext;
   input: UpdateSessionApiInput;
-}): Promise<Session> {
+}): Promise<SessionWithUsage> {
   const { id, ...changes } = input;
   ctx.services.runs.validateSessionInput({
     ...(changes.agentName !== undefined ? { agentName: changes.agentName } : {}),
     ...(changes.config !== undefined ? { config: changes.config } : {}),
   });
-  return ctx.services.storage.sessions.update(id, changes, ctx.caller.scope);
+  const session = await ctx.services.storage.sessions.update(id, changes, ctx.caller.scope);
+  const [withTotals] = await withUsage(ctx, [session]);
+  return withTotals as SessionWithUsage;
 }

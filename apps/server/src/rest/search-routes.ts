@@ -1,0 +1,146 @@
+import type { MessageSearchPage } from '@cognition/contracts';
+import {
+  IdSchema,
+  MessageRoleSchema,
+  PAGE_LIMIT_DEFAULT,
+  PAGE_LIMIT_MAX,
+  SEARCH_QUERY_MAX,
+} from '@cognition/contracts';
+import { z } from 'zod';
+import type { RestRoute } from './route';
+import { defineRoute } from './route';
+import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
+import { queryInt, SessionIdParams } from './schemas';
+
+const Timestamp = z.string().meta({ format: 'date-time' });
+
+function queryTime(description: string) {
+  return z.iso
+    .datetime({ offset: true, error: 'expected an ISO-8601 date-time, e.g. 2026-11-25T00:00:00Z' })
+    .transform((value) => new Date(value))
+    .meta({ description });
+}
+
+const searchQueryShape = {
+  q: z
+    .string()
+    .max(SEARCH_QUERY_MAX)
+    .meta({ description: 'Words to find (all must occur; case-insensitive); required' }),
+  role: MessageRoleSchema.optional(),
+  from: queryTime('Messages created at or after this time').optional(),
+  to: queryTime('Messages created before this time').optional(),
+  limit: queryInt(1, PAGE_LIMIT_MAX, `Page size (default ${PAGE_LIMIT_DEFAULT})`).optional(),
+  offset: queryInt(0, 1_000_000_000, 'Hits to skip (default 0)').optional(),
+};
+
+export const SessionSearchQuery = z.object(searchQueryShape).strict();
+export const SearchQuery = z
+  .object({ ...searchQueryShape, session_id: IdSchema.optional() })
+  .strict();
+
+export const SearchPageBody = z
+  .object({
+    hits: z.array(
+      z.object({
+        message_id: z.string(),
+        session_id: z.string(),
+        session_title: z.string().nullable(),
+        role: MessageRoleSchema,
+        created_at: Timestamp,
+        snippet: z
+          .string()
+          .meta({ description: 'The matching passage; matched words between [ and ]' }),
+        rank: z.number().meta({ description: 'Higher is better (comparable within one answer)' }),
+      }),
+    ),
+    total: z.number().int().min(0),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'MessageSearchPage' });
+
+function pageToBody(page: MessageSearchPage): z.infer<typeof SearchPageBody> {
+  return {
+    hits: page.hits.map((hit) => ({
+      message_id: hit.messageId,
+      session_id: hit.sessionId,
+      session_title: hit.sessionTitle,
+      role: hit.role,
+      created_at: hit.createdAt.toISOString(),
+      snippet: hit.snippet,
+      rank: hit.rank,
+    })),
+    total: page.total,
+    has_more: page.hasMore,
+  };
+}
+
+function searchInput(query: z.output<typeof SessionSearchQuery>) {
+  return {
+    q: query.q,
+    ...(query.role !== undefined ? { role: query.role } : {}),
+    ...(query.from !== undefined ? { from: query.from } : {}),
+    ...(query.to !== undefined ? { to: query.to } : {}),
+    ...(query.limit !== undefined ? { limit: query.limit } : {}),
+    ...(query.offset !== undefined ? { offset: query.offset } : {}),
+  };
+}
+
+const DESCRIPTION =
+  'Full-text search over message contents, best match first (BM25 on SQLite, ts_rank on ' +
+  'PostgreSQL), each hit with a highlighted snippet and its session. Every word of `q` must ' +
+  'occur (case-insensitive); punctuation is ignored; a `q` without any word is a 422. ';
+
+/**
+ * Recall search. Mounted before `/sessions/{id}/messages/{mid}` so `search` is never taken for
+ * a message id.
+ */
+export const SEARCH_ROUTES: RestRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/sessions/{id}/messages/search',
+    operationId: 'searchSessionMessages',
+    summary: "Search a session's messages",
+    description: DESCRIPTION + 'Filters: `role`, `from`/`to` (creation time); paged like messages.',
+    tag: 'messages',
+    caller: 'required',
+    request: { params: SessionIdParams, query: SessionSearchQuery },
+    responses: {
+      200: { description: 'One page of hits', schema: SearchPageBody },
+      ...CALLER_ERRORS,
+      404: errorResponse("Session not found (or outside the caller's scope)"),
+      422: INVALID,
+    },
+    async handle({ api, params, query }) {
+      const page = await api.messages.search({ ...searchInput(query), sessionId: params.id });
+      return { status: 200, body: pageToBody(page) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/messages/search',
+    operationId: 'searchMessages',
+    summary: 'Search the messages of every session the caller may see',
+    description:
+      DESCRIPTION +
+      "Another tenant's messages never match. Filters: `session_id`, `role`, `from`/`to`; paged " +
+      'like messages.',
+    tag: 'messages',
+    caller: 'required',
+    request: { query: SearchQuery },
+    responses: {
+      200: { description: 'One page of hits', schema: SearchPageBody },
+      ...CALLER_ERRORS,
+      404: errorResponse(
+        "session_id names a session that is missing or outside the caller's scope",
+      ),
+      422: INVALID,
+    },
+    async handle({ api, query }) {
+      const page = await api.messages.search({
+        ...searchInput(query),
+        ...(query.session_id !== undefined ? { sessionId: query.session_id } : {}),
+      });
+      return { status: 200, body: pageToBody(page) };
+    },
+  }),
+];
