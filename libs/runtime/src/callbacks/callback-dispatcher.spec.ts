@@ -203,6 +203,38 @@ describe('CallbackDispatcher', () => {
     }
   });
 
+  it('takes over only deliveries overdue past the grace (their node died), each attempt once', async () => {
+    const r = await receiver([200, 200]);
+    try {
+      const base = { url: r.url, body: JSON.stringify(payload), attempts: 1 };
+      await storage.runs.savePendingCallback({
+        ...base,
+        deliveryId: 'dead-node',
+        runId: 'r1',
+        nextAttemptAt: new Date(Date.now() - 60_000),
+      });
+      await storage.runs.savePendingCallback({
+        ...base,
+        deliveryId: 'live-node',
+        runId: 'r2',
+        nextAttemptAt: new Date(Date.now() - 1_000),
+      });
+      const nodes = [1, 2].map(() => new CallbackDispatcher(storage.runs, LOOPBACK));
+      const taken = await Promise.all(nodes.map((d) => d.resumeOverdue(15_000)));
+      expect(taken).toEqual([1, 1]); // both saw it; the claim lets one make the attempt
+      await waitFor(async () =>
+        (await storage.runs.listPendingCallbacks()).every((d) => d.deliveryId !== 'dead-node'),
+      );
+      await Promise.all(nodes.map((d) => d.close()));
+      expect(r.hits.map((h) => h.delivery)).toEqual(['dead-node']);
+      expect((await storage.runs.listPendingCallbacks()).map((d) => d.deliveryId)).toEqual([
+        'live-node',
+      ]);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('refuses loopback, private and link-local URLs by default, once, without sending', async () => {
     const r = await receiver([200, 200, 200]);
     try {
