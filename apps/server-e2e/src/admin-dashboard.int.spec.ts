@@ -116,9 +116,14 @@ test('filters sessions by metadata, status and title text, and sorts them', asyn
   await page.getByLabel('Title contains').fill('');
   await page.getByLabel('Sort by').selectOption('title');
   await page.getByLabel('Order').selectOption('asc');
-  await page.getByRole('link', { name: 'Beta planning' }).waitFor();
-  const titles = await page.locator('tbody tr td:first-child').allTextContents();
-  expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
+  // The previous page stays shown until the re-sorted one arrives: wait for the order itself.
+  const sorted = ['Alpha review', 'Alpha triage', 'Beta planning'];
+  const cells = page.locator('tbody tr td:first-child');
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    if (JSON.stringify(await cells.allTextContents()) === JSON.stringify(sorted)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(await cells.allTextContents()).toEqual(sorted);
 });
 
 test('opens a session with the keyboard and shows its conversation and runs', async () => {

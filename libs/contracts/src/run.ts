@@ -98,6 +98,9 @@ export const CreateRunInputSchema = z
       .lazy(() => PendingRunInputSchema)
       .nullable()
       .optional(),
+    /** Claimed at creation by the node that will execute it (see `RunStore.claim`). */
+    ownerNode: z.string().min(1).nullable().optional(),
+    leaseExpiresAt: z.date().nullable().optional(),
   })
   .strict()
   .refine((input) => input.status !== 'pending' || input.pendingInput != null, {

@@ -66,6 +66,8 @@ export class PrismaRunStore implements RunStore {
                 supersedesRunId: data.supersedesRunId ?? null,
                 callbackUrl: data.callbackUrl ?? null,
                 pendingInput: data.pendingInput ? JSON.stringify(data.pendingInput) : null,
+                ownerNode: data.ownerNode ?? null,
+                leaseExpiresAt: data.leaseExpiresAt ?? null,
                 createdAt: now,
                 startedAt: data.status === 'running' ? now : null,
                 updatedAt: now,

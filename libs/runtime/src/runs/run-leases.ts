@@ -48,6 +48,19 @@ export class RunLeases {
     return this.cluster?.nodeId ?? null;
   }
 
+  /**
+   * The claim a run this node creates and executes carries from its first write, so no other
+   * node's sweep can take it between its creation and its start; none on a single node or when
+   * the run is left to a node with a free slot.
+   */
+  initialClaim(): { ownerNode: string; leaseExpiresAt: Date } | Record<string, never> {
+    if (!this.cluster || this.deferStart()) return {};
+    return {
+      ownerNode: this.cluster.nodeId,
+      leaseExpiresAt: new Date(Date.now() + this.cluster.leaseMs),
+    };
+  }
+
   /** Claims `runId` for this node (always true on a single node). */
   async claim(runId: string): Promise<boolean> {
     if (!this.cluster) return true;

@@ -76,7 +76,7 @@ export interface RunSchedulerOptions {
   executor: Pick<RunExecutor, 'execute'>;
   control: RunControlChannel;
   /** Claims a run for this node before it executes here (or leaves it to a node with a slot). */
-  leases: Pick<RunLeases, 'claim' | 'deferStart'>;
+  leases: Pick<RunLeases, 'claim' | 'deferStart' | 'initialClaim'>;
   logger: Logger;
   /** Whether callbacks may target loopback/private addresses. */
   allowPrivateCallbacks: boolean;
@@ -196,6 +196,7 @@ export class RunScheduler {
       idempotencyKey: idempotencyKey ?? null,
       callbackUrl: callbackUrl ?? null,
       pendingInput: runInput,
+      ...this.o.leases.initialClaim(),
     });
     if (!created) {
       const first = run.inputMessageId

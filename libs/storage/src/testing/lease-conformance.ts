@@ -49,6 +49,18 @@ export function leaseTests(ctx: SuiteContext): void {
       expect((await ctx.backend.runs.get(run.id))?.ownerNode).toBe(nodes[won.indexOf(true)]);
     });
 
+    it('records a claim made at creation, which other nodes then respect', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        ownerNode: 'node-a',
+        leaseExpiresAt: at(15_000),
+      });
+      expect(run).toMatchObject({ ownerNode: 'node-a', leaseExpiresAt: at(15_000) });
+      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(1000), at(20_000))).toBe(false);
+      expect(await ctx.backend.runs.renewLease(run.id, 'node-a', at(30_000))).toBe(true);
+    });
+
     it('never claims or renews a run that is not active', async () => {
       const run = await activeRun();
       await ctx.backend.runs.claim(run.id, 'node-a', at(0), at(15_000));
