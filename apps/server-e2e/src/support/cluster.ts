@@ -101,14 +101,6 @@ export async function startCluster(options: {
     const node = nodes[index];
     if (!node) throw new Error(`no node ${index}`);
     node.process = await startServerProcess(envOf(node));
-    const started = node.process;
-    void started.exited.then((code) => {
-      if (node.process === started && process.env['COGNITION_E2E_DEBUG']) {
-        console.error(
-          `${node.id} exited ${String(code)}:\n${started.stderr.join('')}\n${started.stdout.slice(-30).join('\n')}`,
-        );
-      }
-    });
   };
   await Promise.all(nodes.map((_node, i) => start(i)));
 
