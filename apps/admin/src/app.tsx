@@ -7,6 +7,7 @@ import { ErrorView, Loading } from './components/states';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
+import { AnalyticsPage } from './pages/analytics-page';
 import { SystemPage } from './pages/system-page';
 import { hrefOf, useRoute } from './route';
 import { errorCode, TRPCProvider, useTRPC } from './trpc';
@@ -80,9 +81,17 @@ function Shell(props: {
         <nav aria-label="Pages">
           <a
             href={hrefOf({ page: 'sessions' })}
-            aria-current={route.page !== 'system' ? 'page' : undefined}
+            aria-current={
+              route.page === 'sessions' || route.page === 'session' ? 'page' : undefined
+            }
           >
             Sessions
+          </a>
+          <a
+            href={hrefOf({ page: 'analytics' })}
+            aria-current={route.page === 'analytics' ? 'page' : undefined}
+          >
+            Analytics
           </a>
           <a
             href={hrefOf({ page: 'system' })}
@@ -104,6 +113,7 @@ function Shell(props: {
       <main>
         {route.page === 'sessions' && <SessionsPage />}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {route.page === 'analytics' && <AnalyticsPage />}
         {route.page === 'system' && <SystemPage />}
       </main>
     </div>

@@ -1,13 +1,18 @@
 import { useEffect, useState } from 'react';
 
 /** The dashboard's pages, addressed by the URL hash (so /admin/ serves every page). */
-export type Route = { page: 'sessions' } | { page: 'session'; id: string } | { page: 'system' };
+export type Route =
+  | { page: 'sessions' }
+  | { page: 'session'; id: string }
+  | { page: 'analytics' }
+  | { page: 'system' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   if (parts[0] === 'sessions' && parts[1])
     return { page: 'session', id: decodeURIComponent(parts[1]) };
   if (parts[0] === 'system') return { page: 'system' };
+  if (parts[0] === 'analytics') return { page: 'analytics' };
   return { page: 'sessions' };
 }
 
@@ -17,6 +22,8 @@ export function hrefOf(route: Route): string {
       return '#/sessions';
     case 'session':
       return `#/sessions/${encodeURIComponent(route.id)}`;
+    case 'analytics':
+      return '#/analytics';
     case 'system':
       return '#/system';
   }

@@ -187,6 +187,22 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   expect((await client.sessions.get.query({ id: session.id })).metadata['owner']).toBe('ops');
 });
 
+test('the analytics page adds up usage and cost by model, saying when prices are unknown', async () => {
+  await page.getByRole('link', { name: 'Analytics' }).click();
+  await page.getByRole('heading', { name: 'Analytics' }).waitFor();
+  // The runs of the tests above: the fake model has no known price, so cost is a lower bound.
+  const row = page.getByRole('row').filter({ hasText: 'fake-model' });
+  await row.waitFor();
+  expect(await row.locator('td').nth(5).textContent()).toMatch(/^≥ \$0/);
+  await page.getByText('(some models have no known price)').waitFor();
+  expect(await page.getByRole('list', { name: 'Cost per day' }).getByRole('listitem').count()).toBe(
+    1,
+  );
+  await page.getByLabel('Period').selectOption('24h');
+  await page.getByRole('list', { name: 'Cost per hour' }).waitFor();
+  await shot('analytics');
+});
+
 test('the system page shows storage, runs and circuit breakers', async () => {
   await page.getByRole('link', { name: 'System' }).click();
   await page.getByRole('heading', { name: 'System' }).waitFor();

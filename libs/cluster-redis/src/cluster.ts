@@ -103,7 +103,8 @@ export async function connectRedisCluster(options: RedisClusterOptions): Promise
     },
     async close() {
       await eventLog.stop();
-      for (const c of connections) c.disconnect();
+      // QUIT lets Redis close the connections cleanly; a connection that is down just drops.
+      await Promise.all([redis, subscriber].map((c) => c.quit().catch(() => c.disconnect())));
     },
   };
 }
