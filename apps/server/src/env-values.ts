@@ -58,20 +58,24 @@ export const byteSizeText = z
 
 export const secretText = z.string().trim().min(1, 'must not be blank');
 
-export const httpUrlText = z
-  .string()
-  .trim()
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === 'http:' || url.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'expected an http:// or https:// URL' },
-  );
+/** A URL whose scheme is one of `schemes` (e.g. `['http', 'https']`). */
+function urlText(schemes: readonly string[], message: string) {
+  return z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return schemes.includes(new URL(value).protocol.slice(0, -1));
+        } catch {
+          return false;
+        }
+      },
+      { message },
+    );
+}
+
+export const httpUrlText = urlText(['http', 'https'], 'expected an http:// or https:// URL');
 
 export function enumText<const T extends readonly [string, ...string[]]>(values: T) {
   return z
@@ -90,20 +94,7 @@ export function list(value: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-export const redisUrlText = z
-  .string()
-  .trim()
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === 'redis:' || url.protocol === 'rediss:';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'expected a redis:// or rediss:// URL' },
-  );
+export const redisUrlText = urlText(['redis', 'rediss'], 'expected a redis:// or rediss:// URL');
 
 /** A node id: what `/health` and the run rows show (letters, digits, `.`, `_`, `-`). */
 export const nodeIdText = z

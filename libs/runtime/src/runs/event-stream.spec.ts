@@ -25,6 +25,22 @@ function lossy(store: InMemoryEventLog, dropped: (e: AgentEventEnvelope) => bool
   };
 }
 
+/** Follows `run`, executing on another node (never local), from its start to its end. */
+function follow(log: EventLog, run: string, isActive: () => boolean, pollMs: number) {
+  return openEventStream({
+    log,
+    sessionId: SESSION,
+    targetRunId: run,
+    onlyRunId: run,
+    cursor: `${run}:`,
+    lastEventId: undefined,
+    isLocal: () => false,
+    isActive: () => Promise.resolve(isActive()),
+    signals: [],
+    pollMs,
+  });
+}
+
 async function collect(stream: AsyncIterable<AgentEventEnvelope>): Promise<string[]> {
   const ids: string[] = [];
   for await (const e of stream) ids.push(e.id);
@@ -38,19 +54,8 @@ describe('openEventStream of a run executed elsewhere', () => {
     const run = newRunId();
     let active = true;
     const log = lossy(store, (e) => e.id === eventId(run, 3) || e.id === eventId(run, 4));
-    const stream = openEventStream({
-      log,
-      sessionId: SESSION,
-      targetRunId: run,
-      onlyRunId: run,
-      cursor: `${run}:`,
-      lastEventId: undefined,
-      isLocal: () => false,
-      isActive: () => Promise.resolve(active),
-      signals: [],
-      pollMs: 60_000, // the gap must be filled without waiting for a poll
-    });
-    const reading = collect(stream);
+    // A poll far away: the gap must be filled without waiting for one.
+    const reading = collect(follow(log, run, () => active, 60_000));
     for (let seq = 1; seq <= 6; seq += 1) await store.append(envelope(run, seq));
     await store.append(envelope(run, 7, { type: 'done', assistant_data: null }));
     active = false;
@@ -63,19 +68,7 @@ describe('openEventStream of a run executed elsewhere', () => {
     // Live delivery is lost entirely: only the stored log tells.
     const log = lossy(store, () => true);
     await store.append(envelope(run, 1));
-    const stream = openEventStream({
-      log,
-      sessionId: SESSION,
-      targetRunId: run,
-      onlyRunId: run,
-      cursor: `${run}:`,
-      lastEventId: undefined,
-      isLocal: () => false,
-      isActive: () => Promise.resolve(false),
-      signals: [],
-      pollMs: 50,
-    });
-    const reading = collect(stream);
+    const reading = collect(follow(log, run, () => false, 50));
     setTimeout(
       () => void store.append(envelope(run, 2, { type: 'done', assistant_data: null })),
       300,
