@@ -201,6 +201,13 @@ test('the analytics page adds up usage and cost by model, saying when prices are
   await page.getByLabel('Period').selectOption('24h');
   await page.getByRole('list', { name: 'Cost per hour' }).waitFor();
   await shot('analytics');
+  // Each session's cost in the list: a lower bound where runs used the unpriced model.
+  await page.getByRole('link', { name: 'Sessions' }).click();
+  await page.getByRole('columnheader', { name: 'Cost' }).waitFor();
+  const costs = await page.locator('tbody tr td:nth-child(6)').allTextContents();
+  expect(costs).toHaveLength(3);
+  expect(costs.some((cost) => /^≥ \$0/.test(cost))).toBe(true);
+  expect(costs.every((cost) => cost === '—' || /^≥ \$0/.test(cost))).toBe(true);
 });
 
 test('the system page shows storage, runs and circuit breakers', async () => {

@@ -1,17 +1,13 @@
 import type { UsageFigures } from '@cognition/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { usd } from '../components/money';
 import { QueryView, TableHead } from '../components/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 10_000;
 const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 type Range = keyof typeof RANGES;
-
-export function usd(value: number, complete = true): string {
-  const text = `$${value.toFixed(value < 1 ? 4 : 2)}`;
-  return complete ? text : `≥ ${text}`;
-}
 
 /**
  * Usage and cost over the sessions this key may see: totals, a bar per hour or day, and cost

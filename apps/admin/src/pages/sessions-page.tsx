@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Empty, ErrorView, Loading, TableHead } from '../components/states';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
+import { usd } from '../components/money';
 
 const PAGE_SIZE = 20;
 const STATUSES: SessionStatus[] = ['active', 'suspended', 'completed', 'failed', 'error'];
@@ -138,7 +139,15 @@ export function SessionsPage() {
           <div className="table-wrap">
             <table>
               <TableHead
-                columns={['Title', 'Status', 'Agent', 'Metadata', 'Messages', 'Last activity']}
+                columns={[
+                  'Title',
+                  'Status',
+                  'Agent',
+                  'Metadata',
+                  'Messages',
+                  'Cost',
+                  'Last activity',
+                ]}
               />
               <tbody>
                 {list.data.sessions.map((session) => (
@@ -160,6 +169,13 @@ export function SessionsPage() {
                       ))}
                     </td>
                     <td>{session.messageCount}</td>
+                    <td
+                      title={`${session.usage.runs} runs · ${session.usage.tokensIn + session.usage.tokensOut} tokens`}
+                    >
+                      {session.usage.runs === 0
+                        ? '—'
+                        : usd(session.usage.costUsd, session.usage.costComplete)}
+                    </td>
                     <td>
                       <time dateTime={session.updatedAt.toISOString()}>
                         {session.updatedAt.toLocaleString()}
