@@ -14,15 +14,9 @@ import {
 } from '@cognition/contracts';
 import { StorageError, parseInput } from '@cognition/storage';
 import { clone } from './clone';
-import type { MemoryState } from './memory-storage';
+import type { MemoryState, RunExtras } from './memory-state';
 
 const copy = clone;
-
-/** What only the backend keeps of a run (not part of `Run`). */
-export interface RunExtras {
-  pendingInput: PendingRunInput | null;
-  baseCheckpointId: string | null;
-}
 
 /**
  * The memory backend's runs and their callback attempts, over the backend's state. Methods are

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { compareSessions } from './session-order';
 import type {
-  CallbackAttempt,
   CreateMessageInput,
   CreateSessionInput,
   ListSessionsQuery,
   Message,
   MessagePage,
   MessagePageQuery,
-  Run,
   Session,
   SessionPage,
   UpdateSessionInput,
@@ -53,35 +51,9 @@ import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
 import { MemoryEventStore } from './memory-event-store';
 import { MemoryPendingCallbacks } from './memory-pending-callbacks';
-import type { RunExtras } from './memory-runs';
 import { MemoryRuns } from './memory-runs';
-
-/** A session row plus what only the backend sees. */
-export interface SessionRecord {
-  session: Session;
-  /** The checkpoint the message rows were last projected from (drift detection). */
-  projectedCheckpointId: string | null;
-}
-
-/** A message row: `seq` is its thread position; `pending` until a checkpoint includes it. */
-export interface MessageRecord {
-  message: Message;
-  seq: number;
-  pending: boolean;
-}
-
-/** Everything the memory backend holds; exposed to its own tests for tampering. */
-export interface MemoryState {
-  sessions: Map<string, SessionRecord>;
-  sessionByThread: Map<string, string>;
-  /** Per session, rows in thread order. */
-  messages: Map<string, MessageRecord[]>;
-  runs: Map<string, Run>;
-  /** Per run, what only the backend keeps (pending input, base checkpoint). */
-  runExtras: Map<string, RunExtras>;
-  /** Per run, its completion-callback attempts in the order they were recorded. */
-  callbackAttempts: Map<string, CallbackAttempt[]>;
-}
+import type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
+export type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
 
 /**
  * Strictly increasing timestamps: two writes in one millisecond still order deterministically
