@@ -1,11 +1,13 @@
 import type {
   ArtifactStoreOptions,
+  SessionPolicy,
   StorageBackend,
   StorageBackendKind,
   StorageHealth,
 } from '@cognition/storage';
 import {
   checkpointMessages,
+  DEFAULT_SESSION_POLICY,
   parseInput,
   ROOT_CHECKPOINT_NS,
   StorageError,
@@ -21,6 +23,8 @@ import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
+import { PrismaActivityStore } from './activity-store';
+import type { PolicyRef } from './mapping';
 
 /**
  * Where the Prisma backend keeps its data. `path` is a SQLite file (the server defaults it to
@@ -82,6 +86,8 @@ class PrismaStorage implements StorageBackend {
   readonly runs: PrismaRunStore;
   readonly artifacts: PrismaArtifactStore;
   readonly events: PrismaEventStore;
+  readonly activity: PrismaActivityStore;
+  private readonly policy: PolicyRef = { current: { ...DEFAULT_SESSION_POLICY } };
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -98,8 +104,10 @@ class PrismaStorage implements StorageBackend {
       this.db,
       (tx, threadId) => this.deleteThread(tx, threadId),
       handle.provider,
+      this.policy,
     );
-    this.messages = new PrismaMessageStore(this.db);
+    this.messages = new PrismaMessageStore(this.db, this.policy);
+    this.activity = new PrismaActivityStore(this.db, this.policy);
     this.runs = new PrismaRunStore(this.db);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
     this.events = new PrismaEventStore(this.db);
@@ -108,6 +116,10 @@ class PrismaStorage implements StorageBackend {
       provider: handle.provider,
     });
     this.store = new PrismaStore(this.db);
+  }
+
+  setSessionPolicy(policy: Partial<SessionPolicy>): void {
+    this.policy.current = { ...this.policy.current, ...policy };
   }
 
   /**

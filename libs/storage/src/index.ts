@@ -7,3 +7,4 @@ export * from './store-ttl';
 export * from './projection-sync';
 export * from './store-filter';
 export * from './artifacts';
+export * from './time-travel';

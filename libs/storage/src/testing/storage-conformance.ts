@@ -4,6 +4,8 @@ import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
 import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
+import { lifecycleTests } from './lifecycle-conformance';
+import { timeTravelTests } from './time-travel-conformance';
 import { messageTests } from './messages-conformance';
 import { projectionTests } from './projection-conformance';
 import { pendingCallbackTests, runTests } from './runs-conformance';
@@ -40,6 +42,8 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     projectionTests(ctx);
     isolationTests(ctx);
     artifactTests(ctx);
+    lifecycleTests(ctx);
+    timeTravelTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {
