@@ -16,6 +16,16 @@ import {
  * The server's configuration, parsed once from the environment at startup (`loadConfig`).
  * Nothing else in the process reads `process.env`: libraries receive the typed pieces they need.
  */
+/** `COGNITION_SESSION_*`: see docs/sessions.md. */
+export interface SessionLifecycleConfig {
+  /** An active session idle this long reads as `abandoned` (0: never). */
+  abandonAfterSeconds: number;
+  /** Sessions idle this long are deleted (0: never); a session's `expiresAt` wins. */
+  ttlSeconds: number;
+  /** How often this process sweeps expired sessions. */
+  sweepIntervalMs: number;
+}
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -35,6 +45,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** Runs executing at once in this process; more wait `queued`. */
   maxConcurrentRuns: number;
+  /** Session lifecycle rules: read-time `abandoned`, idle TTL and its sweep. */
+  sessions: SessionLifecycleConfig;
   /** Runs a dead or stopped process left active: `resume` them, or end them `interrupted`. */
   runRecovery: (typeof RUN_RECOVERY_MODES)[number];
   /** A run resumed more often than this fails instead. */
@@ -237,6 +249,9 @@ export const SETTINGS = {
   COGNITION_LOG_FORMAT: { default: 'auto', schema: enumText(LOG_FORMATS) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
   COGNITION_MAX_CONCURRENT_RUNS: { default: '32', schema: intText(1, 10000) },
+  COGNITION_SESSION_ABANDON_AFTER_SECONDS: { default: '1800', schema: intText(0, 315_360_000) },
+  COGNITION_SESSION_TTL_SECONDS: { default: '0', schema: intText(0, 315_360_000) },
+  COGNITION_SESSION_SWEEP_INTERVAL_SECONDS: { default: '60', schema: intText(1, 86_400) },
   COGNITION_SANDBOX_BACKEND: { default: 'local', schema: enumText(SANDBOX_BACKENDS) },
   COGNITION_DOCKER_IMAGE: {
     default: 'cognition-sandbox:latest',
@@ -348,6 +363,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const logFormat = read('COGNITION_LOG_FORMAT');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
   const maxConcurrentRuns = read('COGNITION_MAX_CONCURRENT_RUNS');
+  const abandonAfter = read('COGNITION_SESSION_ABANDON_AFTER_SECONDS');
+  const sessionTtl = read('COGNITION_SESSION_TTL_SECONDS');
+  const sweepInterval = read('COGNITION_SESSION_SWEEP_INTERVAL_SECONDS');
   const runRecovery = read('COGNITION_RUN_RECOVERY');
   const maxRunRecoveries = read('COGNITION_RUN_MAX_RECOVERIES');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
@@ -460,6 +478,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
     maxConcurrentRuns: need(maxConcurrentRuns),
+    sessions: {
+      abandonAfterSeconds: need(abandonAfter),
+      ttlSeconds: need(sessionTtl),
+      sweepIntervalMs: need(sweepInterval) * 1000,
+    },
     runRecovery: need(runRecovery),
     maxRunRecoveries: need(maxRunRecoveries),
     sandbox: {

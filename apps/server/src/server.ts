@@ -12,7 +12,8 @@ import type { ServerState } from './app';
 import { createApp } from './app';
 import type { ServerConfig } from './env';
 import { describePersistence } from './env';
-import { createRuntime } from './runtime';
+import { createRuntime, sessionsRoot } from './runtime';
+import { createSessionLifecycle } from './sessions';
 import { createSandbox } from './sandbox';
 import { createStorage } from './storage';
 import { VERSION } from './version';
@@ -82,7 +83,23 @@ export async function startServer(
     throw error;
   }
 
-  const services: ApiServices = { storage, runs, context, sandbox, breakers, version: VERSION };
+  const lifecycle = createSessionLifecycle({
+    config: config.sessions,
+    storage,
+    runs,
+    workspaceRoot: sessionsRoot(config.workspaceRoot),
+    release: (id) => sandbox.release(id),
+    logger,
+  });
+  const services: ApiServices = {
+    storage,
+    runs,
+    sessions: lifecycle.service,
+    context,
+    sandbox,
+    breakers,
+    version: VERSION,
+  };
   const state: ServerState = { shuttingDown: false };
   const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
   const app = createApp({ config, services, logger, state, adminDir });
@@ -124,6 +141,7 @@ export async function startServer(
 
   let closing: Promise<{ timedOut: boolean }> | undefined;
   function shutdown(): Promise<{ timedOut: boolean }> {
+    lifecycle.stop();
     closing ??= drain(server, runs, state, config, logger).then(async (result) => {
       await storage.close();
       logger.info({ timedOut: result.timedOut }, 'Cognition stopped');

@@ -36,3 +36,16 @@ export { ContextInspector } from './context/context-view';
 export { SUMMARIZER_PROMPT } from './context/summarizer';
 export type { ContextInspectorOptions } from './context/context-view';
 export { DEFAULT_CONTEXT_WINDOWS, FALLBACK_CONTEXT_WINDOW } from './providers/context-windows';
+// The session model: the execute pipeline, its hooks and events, the actions and time travel.
+export { SessionService } from './sessions/session-service';
+export type {
+  SessionRunControl,
+  SessionServiceOptions,
+  ThreadPoint,
+} from './sessions/session-service';
+export type { SessionEvent, SessionEventListener } from './sessions/session-events';
+export type {
+  SessionHook,
+  SessionHookContext,
+  SessionHookPoint,
+} from './sessions/session-pipeline';

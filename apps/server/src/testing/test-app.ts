@@ -5,6 +5,8 @@ import {
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
+  SessionService,
+  silentLogger,
 } from '@cognition/runtime';
 import type { AgentDefinition, EventListener, EventLog, EventReplay } from '@cognition/runtime';
 import type { AgentEventEnvelope } from '@cognition/contracts';
@@ -148,6 +150,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     services: {
       storage,
       runs,
+      sessions: new SessionService({
+        storage,
+        runs,
+        logger: silentLogger,
+        workspaceRoot: workspace,
+      }),
       context,
       breakers,
       version: '0.0.0-test',

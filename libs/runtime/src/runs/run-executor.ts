@@ -103,7 +103,8 @@ export class RunExecutor {
       const interruptedCalls = new Set<string>();
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
       const systemPrompt =
-        agent.systemPrompt + (await artifactContext(artifacts.store, artifacts.access));
+        sessionSystemPrompt(session, agent.systemPrompt) +
+        (await artifactContext(artifacts.store, artifacts.access));
       turn = new AgentTurn({
         agent,
         tools,
@@ -188,6 +189,18 @@ export class RunExecutor {
       return pending;
     };
   }
+}
+
+/**
+ * The system prompt of a session's turn: the session's own (set with PATCH `system_prompt`)
+ * instead of the agent's, then the session's task, when it has one.
+ */
+export function sessionSystemPrompt(
+  session: Pick<Session, 'systemPrompt' | 'task'>,
+  agentPrompt: string,
+): string {
+  const base = session.systemPrompt ?? agentPrompt;
+  return session.task ? `${base}\n\n<task>\n${session.task}\n</task>` : base;
 }
 
 /** Answers for tool calls a crash left without result, before the next model call. */

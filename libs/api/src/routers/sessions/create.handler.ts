@@ -16,5 +16,5 @@ export function createSessionHandler({
   input: CreateSessionApiInput;
 }): Promise<Session> {
   ctx.services.runs.validateSessionInput({ agentName: input.agentName, config: input.config });
-  return ctx.services.storage.sessions.create(input, ctx.caller.scope);
+  return ctx.services.sessions.create(input, ctx.caller.scope);
 }

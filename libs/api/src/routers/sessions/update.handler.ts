@@ -5,7 +5,8 @@ import type { UpdateSessionApiInput } from './schemas';
 /**
  * Applies a partial update (metadata and config replace the stored values whole). A new agent or
  * config is checked against the runtime first (422 naming the field). With `expectedVersion` the
- * write only happens if nobody wrote in between (VERSION_CONFLICT otherwise).
+ * write only happens if nobody wrote in between (VERSION_CONFLICT otherwise). Goes through the
+ * session pipeline as the action `update` (hooks, events, activity log).
  */
 export function updateSessionHandler({
   ctx,
@@ -19,5 +20,5 @@ export function updateSessionHandler({
     ...(changes.agentName !== undefined ? { agentName: changes.agentName } : {}),
     ...(changes.config !== undefined ? { config: changes.config } : {}),
   });
-  return ctx.services.storage.sessions.update(id, changes, ctx.caller.scope);
+  return ctx.services.sessions.update(id, changes, ctx.caller.scope);
 }
