@@ -381,14 +381,9 @@ export type HealthBodyT = z.infer<typeof HealthBody>;
 export type RunBodyT = z.infer<typeof RunBody>;
 export type RunDetailBodyT = z.infer<typeof RunDetailBody>;
 
-const ExpectedVersionBody = z
-  .number()
-  .int()
-  .min(1)
-  .optional()
-  .meta({
-    description: 'The action happens only if the session is still at this version (409 otherwise)',
-  });
+const ExpectedVersionBody = z.number().int().min(1).optional().meta({
+  description: 'The action happens only if the session is still at this version (409 otherwise)',
+});
 
 /** suspend, resume, complete, clear (the body is optional). */
 export const SessionActionBody = z

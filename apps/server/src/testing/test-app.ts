@@ -62,6 +62,8 @@ export interface TestApp {
   state: ServerState;
   runs: RunManager;
   context: ContextInspector;
+  /** The breakers `/health` reports. */
+  breakers: CircuitBreakerRegistry;
   eventLog: CountingEventLog;
   /** The in-process model every run talks to; `model.push(...)` scripts its replies. */
   model: ScriptedChatModel;
@@ -169,6 +171,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     state,
     runs,
     context,
+    breakers,
     eventLog,
     model,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),

@@ -71,11 +71,24 @@ function stored(session: Session): Session {
   return session.status === 'abandoned' ? { ...session, status: 'active' } : session;
 }
 
+function isDate(value: unknown): value is Date {
+  // Not `instanceof`: a Date from another realm (a VM context, a worker) is still a date.
+  return Object.prototype.toString.call(value) === '[object Date]';
+}
+
 function same(a: unknown, b: unknown): boolean {
-  if (a instanceof Date || b instanceof Date) {
-    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
-  }
+  if (isDate(a) || isDate(b)) return isDate(a) && isDate(b) && a.getTime() === b.getTime();
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** A copy hooks may mutate: the maps are copied, the rest is immutable values. */
+function copyOf(session: Session): Session {
+  return {
+    ...session,
+    config: { ...session.config },
+    scopes: { ...session.scopes },
+    metadata: { ...session.metadata },
+  };
 }
 
 /**
@@ -158,7 +171,7 @@ export class SessionPipeline {
       });
       throw error;
     }
-    let draft = await this.runHooks('afterLoad', stored(structuredClone(before)), context);
+    let draft = await this.runHooks('afterLoad', stored(copyOf(before)), context);
     const applied = await spec.apply(draft);
     draft = await this.runHooks('afterAction', applied.session, context);
     const detail = applied.detail ?? {};
@@ -199,7 +212,7 @@ export class SessionPipeline {
       detail,
     });
     try {
-      await this.runHooks('afterSave', structuredClone(saved), context);
+      await this.runHooks('afterSave', copyOf(saved), context);
     } catch (error) {
       // The write happened: the caller gets the saved session, the hook failure is logged.
       this.logger.error({ err: error, sessionId, action: spec.name }, 'afterSave hook failed');
