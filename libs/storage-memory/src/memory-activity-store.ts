@@ -46,7 +46,7 @@ export class MemoryActivityStore implements SessionActivityStore {
         hasMore: offset + limit < own.length,
       });
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 

@@ -43,8 +43,9 @@ function textOf(message: BaseMessage): string {
     .map((part: unknown) =>
       typeof part === 'string'
         ? part
-        : (part as { type?: unknown }).type === 'text'
-          ? String((part as { text?: unknown }).text ?? '')
+        : (part as { type?: unknown }).type === 'text' &&
+            typeof (part as { text?: unknown }).text === 'string'
+          ? (part as { text: string }).text
           : '',
     )
     .join('');

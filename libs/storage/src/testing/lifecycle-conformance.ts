@@ -11,6 +11,12 @@ import {
 
 const MINUTE = 60_000;
 
+/** The value, failing the test when it is null or undefined. */
+function must<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error('expected a value');
+  return value;
+}
+
 /** A clock `offsetMs` ahead of real time (the policy's `now`). */
 const ahead = (offsetMs: number) => () => new Date(Date.now() + offsetMs);
 
@@ -229,17 +235,17 @@ export function lifecycleTests(ctx: SuiteContext): void {
       const third = await ctx.backend.activity.append(activity(other.id, 'session.saved'));
       expect(first).toMatchObject({
         ...activity(session.id, 'session.loaded'),
-        id: expect.any(Number),
+        id: expect.any(Number) as number,
       });
       expect(first?.createdAt).toBeInstanceOf(Date);
-      expect(second!.id).toBeGreaterThan(first!.id);
-      expect(third!.id).toBeGreaterThan(second!.id);
+      expect(must(second).id).toBeGreaterThan(must(first).id);
+      expect(must(third).id).toBeGreaterThan(must(second).id);
       const page = await ctx.backend.activity.page(session.id, { limit: 1 }, { user: 'alice' });
       expect(page.total).toBe(2);
       expect(page.hasMore).toBe(true);
-      expect(page.entries.map((e) => e.id)).toEqual([second!.id]);
+      expect(page.entries.map((e) => e.id)).toEqual([must(second).id]);
       const rest = await ctx.backend.activity.page(session.id, { limit: 1, offset: 1 }, {});
-      expect(rest.entries.map((e) => e.id)).toEqual([first!.id]);
+      expect(rest.entries.map((e) => e.id)).toEqual([must(first).id]);
       expect(rest.hasMore).toBe(false);
       await expectStorageError(
         ctx.backend.activity.page(session.id, {}, { user: 'bob' }),
@@ -247,15 +253,17 @@ export function lifecycleTests(ctx: SuiteContext): void {
       );
       // Replay: oldest first after an id, only what the scope sees, optionally one session.
       expect((await ctx.backend.activity.listAfter(0, 10, {})).map((e) => e.id)).toEqual([
-        first!.id,
-        second!.id,
-        third!.id,
+        must(first).id,
+        must(second).id,
+        must(third).id,
       ]);
       expect(
-        (await ctx.backend.activity.listAfter(first!.id, 10, { user: 'alice' })).map((e) => e.id),
-      ).toEqual([second!.id]);
+        (await ctx.backend.activity.listAfter(must(first).id, 10, { user: 'alice' })).map(
+          (e) => e.id,
+        ),
+      ).toEqual([must(second).id]);
       expect((await ctx.backend.activity.listAfter(0, 10, {}, other.id)).map((e) => e.id)).toEqual([
-        third!.id,
+        must(third).id,
       ]);
       expect((await ctx.backend.activity.listAfter(0, 1, {})).length).toBe(1);
     });

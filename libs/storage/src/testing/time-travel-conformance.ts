@@ -11,6 +11,11 @@ import { COGNITION_KWARGS_KEY } from '../projection';
 import type { SuiteContext } from './context';
 import { putMessagesCheckpoint, uid } from './helpers';
 
+function must<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error('expected a value');
+  return value;
+}
+
 function turn(question: string, answer: string): BaseMessage[] {
   const human = uid('h');
   return [
@@ -72,7 +77,11 @@ export function timeTravelTests(ctx: SuiteContext): void {
       const { session, first, afterFirst, afterSecond } = await twoTurns();
       const source = await rootCheckpoint(ctx.backend.checkpointer, session.threadId, afterFirst);
       expect(source).toBeDefined();
-      const head = await putCheckpointCopy(ctx.backend.checkpointer, source!, session.threadId);
+      const head = await putCheckpointCopy(
+        ctx.backend.checkpointer,
+        must(source),
+        session.threadId,
+      );
       expect(head > afterSecond).toBe(true);
       const latest = await rootCheckpoint(ctx.backend.checkpointer, session.threadId);
       expect(latest?.checkpoint.id).toBe(head);
@@ -109,19 +118,24 @@ export function timeTravelTests(ctx: SuiteContext): void {
       const found = await checkpointWithMessage(
         ctx.backend.checkpointer,
         session.threadId,
-        second[1]!.id!,
+        must(second[1]?.id),
       );
       expect(found?.checkpoint.id).toBe(afterSecond);
       expect(
-        (await checkpointWithMessage(ctx.backend.checkpointer, session.threadId, first[1]!.id!))
-          ?.checkpoint.id,
+        (
+          await checkpointWithMessage(
+            ctx.backend.checkpointer,
+            session.threadId,
+            must(first[1]?.id),
+          )
+        )?.checkpoint.id,
       ).not.toBe(afterSecond);
       expect(
         await checkpointWithMessage(ctx.backend.checkpointer, session.threadId, 'missing'),
       ).toBeUndefined();
       const fork = await ctx.backend.sessions.create({ parentId: session.id }, {});
       let ids = new Map<string, string>();
-      await putCheckpointCopy(ctx.backend.checkpointer, found!, fork.threadId, (values) => {
+      await putCheckpointCopy(ctx.backend.checkpointer, must(found), fork.threadId, (values) => {
         const copied = forkMessages(values);
         ids = copied.ids;
         return copied.values;
@@ -132,10 +146,10 @@ export function timeTravelTests(ctx: SuiteContext): void {
       expect(forked.map((m) => m.role)).toEqual(original.map((m) => m.role));
       for (const [index, row] of forked.entries()) {
         expect(row.id).not.toBe(original[index]?.id);
-        expect(row.id).toBe(ids.get(original[index]!.id));
+        expect(row.id).toBe(ids.get(must(original[index]).id));
         // Parent links point into the fork.
         if (original[index]?.parentId)
-          expect(row.parentId).toBe(ids.get(original[index]!.parentId!));
+          expect(row.parentId).toBe(ids.get(must(original[index]?.parentId)));
       }
       expect((await ctx.backend.sessions.get(fork.id, {}))?.messageCount).toBe(4);
       // The source: same session row, rows and checkpoints.

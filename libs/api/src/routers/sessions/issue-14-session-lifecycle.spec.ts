@@ -5,6 +5,11 @@ import type { ApiTestBed } from '../../spec-helpers';
 import { collect, createApiTestBed, trpcErrorOf } from '../../spec-helpers';
 
 const ALICE = { user: 'alice' };
+
+function must<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error('expected a value');
+  return value;
+}
 const BOB = { user: 'bob' };
 
 /** The text of every message the model was shown in its latest call (system prompt first). */
@@ -338,7 +343,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
 
       const rewound = await bed.as().sessions.rewind({
         id: session.id,
-        messageId: firstAnswer!.id,
+        messageId: must(firstAnswer).id,
         expectedVersion: before.version,
       });
       expect(rewound.version).toBe(before.version + 1);
@@ -364,7 +369,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
         'another second answer',
       ]);
       // Rewinding to a checkpoint works the same way (back to the original second turn).
-      const original = history.checkpoints[0]!.checkpointId;
+      const original = must(history.checkpoints[0]).checkpointId;
       await bed.as().sessions.rewind({ id: session.id, checkpointId: original });
       expect(await contents(session.id)).toEqual([
         'first question',
@@ -377,7 +382,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
     it('refuses a rewind while a run is active (409)', async () => {
       const session = await bed.as().sessions.create({});
       await turn(session.id, 'q', 'a');
-      const first = (await bed.as().messages.list({ sessionId: session.id })).messages[0]!;
+      const first = must((await bed.as().messages.list({ sessionId: session.id })).messages[0]);
       bed.model.push({ text: ['x'], hang: true });
       const sent = await bed.as().messages.send({ sessionId: session.id, content: 'go' });
       const error = await trpcErrorOf(
@@ -403,7 +408,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
 
       const fork: Session = await bed
         .as(ALICE)
-        .sessions.fork({ id: session.id, messageId: rows[1]!.id, title: 'branch' });
+        .sessions.fork({ id: session.id, messageId: must(rows[1]).id, title: 'branch' });
       expect(fork).toMatchObject({
         parentId: session.id,
         title: 'branch',
@@ -417,9 +422,9 @@ describe('issue 14: session lifecycle over tRPC', () => {
       });
       const forked = (await bed.as(ALICE).messages.list({ sessionId: fork.id })).messages;
       expect(forked.map((m) => m.content)).toEqual(['q1', 'a1']);
-      expect(forked.map((m) => m.id)).not.toContain(rows[0]!.id);
-      expect(forked.map((m) => m.id)).not.toContain(rows[1]!.id);
-      expect(forked[1]!.parentId).toBe(forked[0]!.id);
+      expect(forked.map((m) => m.id)).not.toContain(must(rows[0]).id);
+      expect(forked.map((m) => m.id)).not.toContain(must(rows[1]).id);
+      expect(must(forked[1]).parentId).toBe(must(forked[0]).id);
       // The source: byte for byte the same session, messages and history.
       expect(await bed.as(ALICE).sessions.get({ id: session.id })).toEqual(sourceBefore);
       expect((await bed.as(ALICE).messages.list({ sessionId: session.id })).messages).toEqual(rows);
@@ -509,7 +514,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
       const again = await bed
         .as(ALICE)
         .sessions.watch(
-          { sessionId: session.id, lastEventId: seen[0]![0] },
+          { sessionId: session.id, lastEventId: must(seen[0])[0] },
           { signal: replay.signal },
         );
       const replayed: string[] = [];
@@ -518,7 +523,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
         if (replayed.length === 2) break;
       }
       replay.abort();
-      expect(replayed).toEqual([seen[1]![0], seen[2]![0]]);
+      expect(replayed).toEqual([must(seen[1])[0], must(seen[2])[0]]);
       const error = await trpcErrorOf(bed.as(BOB).sessions.watch({ sessionId: session.id }));
       expect(toHttpError(error).status).toBe(404);
     });
