@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { CheckpointRetentionSchema } from '@cognition/contracts';
 import {
   boolText,
   byteSizeText,
@@ -12,20 +13,22 @@ import {
   secretText,
 } from './env-values';
 
-/**
- * The server's configuration, parsed once from the environment at startup (`loadConfig`).
- * Nothing else in the process reads `process.env`: libraries receive the typed pieces they need.
- */
-/** `COGNITION_SESSION_*`: see docs/sessions.md. */
+/** `COGNITION_SESSION_*` and `COGNITION_CHECKPOINT_RETENTION`: see docs/sessions.md. */
 export interface SessionLifecycleConfig {
   /** An active session idle this long reads as `abandoned` (0: never). */
   abandonAfterSeconds: number;
   /** Sessions idle this long are deleted (0: never); a session's `expiresAt` wins. */
   ttlSeconds: number;
-  /** How often this process sweeps expired sessions. */
+  /** How often this process sweeps expired sessions and prunes checkpoints. */
   sweepIntervalMs: number;
+  /** Default checkpoint retention (a session's own wins): all | keep_latest | keep_last:<n> | max_age:<d>. */
+  checkpointRetention: string;
 }
 
+/**
+ * The server's configuration, parsed once from the environment at startup (`loadConfig`).
+ * Nothing else in the process reads `process.env`: libraries receive the typed pieces they need.
+ */
 export interface ServerConfig {
   host: string;
   port: number;
@@ -252,6 +255,7 @@ export const SETTINGS = {
   COGNITION_SESSION_ABANDON_AFTER_SECONDS: { default: '1800', schema: intText(0, 315_360_000) },
   COGNITION_SESSION_TTL_SECONDS: { default: '0', schema: intText(0, 315_360_000) },
   COGNITION_SESSION_SWEEP_INTERVAL_SECONDS: { default: '60', schema: intText(1, 86_400) },
+  COGNITION_CHECKPOINT_RETENTION: { default: 'all', schema: CheckpointRetentionSchema },
   COGNITION_SANDBOX_BACKEND: { default: 'local', schema: enumText(SANDBOX_BACKENDS) },
   COGNITION_DOCKER_IMAGE: {
     default: 'cognition-sandbox:latest',
@@ -366,6 +370,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const abandonAfter = read('COGNITION_SESSION_ABANDON_AFTER_SECONDS');
   const sessionTtl = read('COGNITION_SESSION_TTL_SECONDS');
   const sweepInterval = read('COGNITION_SESSION_SWEEP_INTERVAL_SECONDS');
+  const retention = read('COGNITION_CHECKPOINT_RETENTION');
   const runRecovery = read('COGNITION_RUN_RECOVERY');
   const maxRunRecoveries = read('COGNITION_RUN_MAX_RECOVERIES');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
@@ -482,6 +487,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       abandonAfterSeconds: need(abandonAfter),
       ttlSeconds: need(sessionTtl),
       sweepIntervalMs: need(sweepInterval) * 1000,
+      checkpointRetention: need(retention),
     },
     runRecovery: need(runRecovery),
     maxRunRecoveries: need(maxRunRecoveries),

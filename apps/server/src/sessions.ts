@@ -11,6 +11,11 @@ export interface SessionLifecycle {
   service: SessionService;
   /** Sweeps now (until nothing expired is left); returns how many sessions were deleted. */
   sweep(): Promise<number>;
+  /**
+   * Applies checkpoint retention to the sessions active since the previous pass (every session
+   * on the first); returns how many checkpoints were deleted.
+   */
+  prune(): Promise<number>;
   /** Stops the periodic sweep. */
   stop(): void;
 }
@@ -40,6 +45,7 @@ export function createSessionLifecycle(deps: {
     runs,
     logger: logger.child({ component: 'sessions' }),
     workspaceRoot: deps.workspaceRoot,
+    checkpointRetention: config.checkpointRetention,
   });
   let running: Promise<number> | null = null;
   const sweep = (): Promise<number> => {
@@ -65,8 +71,40 @@ export function createSessionLifecycle(deps: {
     })();
     return running;
   };
+  let prunedUpTo = 0;
+  let pruning: Promise<number> | null = null;
+  const prune = (): Promise<number> => {
+    pruning ??= (async () => {
+      let total = 0;
+      const startedAt = Date.now();
+      try {
+        for (let offset = 0; ; offset += SWEEP_BATCH) {
+          const page = await storage.sessions.list(
+            { sort: 'updated_at', order: 'desc', limit: SWEEP_BATCH, offset },
+            {},
+          );
+          const recent = page.sessions.filter((s) => s.updatedAt.getTime() >= prunedUpTo);
+          for (const session of recent) total += await service.pruneCheckpoints(session.id);
+          if (recent.length < page.sessions.length || page.sessions.length < SWEEP_BATCH) break;
+        }
+        // A little overlap: a session touched while this pass ran is looked at again next time.
+        prunedUpTo = startedAt - 1000;
+        if (total > 0) logger.info({ deleted: total }, `Pruned ${total} checkpoint(s)`);
+      } catch (error) {
+        logger.warn({ err: error }, 'checkpoint pruning failed; retrying at the next interval');
+      } finally {
+        pruning = null;
+      }
+      return total;
+    })();
+    return pruning;
+  };
   // Without a TTL only sessions with their own expiresAt expire: still swept, same interval.
-  const timer = setInterval(() => void sweep(), config.sweepIntervalMs);
+  // Retention runs on the same clock (sessions may carry their own policy even when the
+  // server's is `all`).
+  const timer = setInterval(() => {
+    void sweep().then(() => prune());
+  }, config.sweepIntervalMs);
   timer.unref();
-  return { service, sweep, stop: () => clearInterval(timer) };
+  return { service, sweep, prune, stop: () => clearInterval(timer) };
 }

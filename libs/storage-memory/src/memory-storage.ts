@@ -36,6 +36,7 @@ import type {
   SessionStore,
   StorageBackend,
   ArtifactStoreOptions,
+  CheckpointRetentionStore,
   SessionPolicy,
   StorageHealth,
 } from '@cognition/storage';
@@ -120,6 +121,7 @@ export class MemoryStorage implements StorageBackend {
   readonly artifacts: MemoryArtifactStore;
   readonly events: MemoryEventStore;
   readonly activity: MemoryActivityStore;
+  readonly checkpoints: CheckpointRetentionStore;
   private policy: SessionPolicy = { ...DEFAULT_SESSION_POLICY };
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
@@ -143,6 +145,12 @@ export class MemoryStorage implements StorageBackend {
     });
     this.store = new MemoryStore(() => new Date());
     this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
+    this.checkpoints = {
+      list: (threadId) => this.run(() => this.checkpointer.rootCheckpoints(threadId)),
+      delete: (threadId, ids) =>
+        this.run(() => this.checkpointer.deleteRootCheckpoints(threadId, ids)),
+      footprint: (threadId) => this.run(() => this.checkpointer.footprint(threadId)),
+    };
     this.activity = new MemoryActivityStore({
       exists: (id) => this.state.sessions.has(id),
       visible: (id, scope) => this.visibleSession(id, scope) !== undefined,

@@ -24,6 +24,7 @@ import { messageProjectionHook, writeProjection } from './projection';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 import { PrismaActivityStore } from './activity-store';
+import { PrismaCheckpointRetention } from './checkpoint-retention';
 import type { PolicyRef } from './mapping';
 
 /**
@@ -87,6 +88,7 @@ class PrismaStorage implements StorageBackend {
   readonly artifacts: PrismaArtifactStore;
   readonly events: PrismaEventStore;
   readonly activity: PrismaActivityStore;
+  readonly checkpoints: PrismaCheckpointRetention;
   private readonly policy: PolicyRef = { current: { ...DEFAULT_SESSION_POLICY } };
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
@@ -108,6 +110,7 @@ class PrismaStorage implements StorageBackend {
     );
     this.messages = new PrismaMessageStore(this.db, this.policy);
     this.activity = new PrismaActivityStore(this.db, this.policy);
+    this.checkpoints = new PrismaCheckpointRetention(this.db, handle.provider);
     this.runs = new PrismaRunStore(this.db);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
     this.events = new PrismaEventStore(this.db);

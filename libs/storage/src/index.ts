@@ -8,3 +8,4 @@ export * from './projection-sync';
 export * from './store-filter';
 export * from './artifacts';
 export * from './time-travel';
+export * from './retention';

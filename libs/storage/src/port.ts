@@ -99,6 +99,37 @@ export function isSessionExpired(
   );
 }
 
+/** One root checkpoint of a thread, as retention sees it. */
+export interface StoredCheckpointRef {
+  checkpointId: string;
+  /** When it was written. */
+  createdAt: Date;
+}
+
+/** What a thread's checkpoints occupy: counts and the bytes of their serialized payloads. */
+export interface CheckpointFootprint {
+  checkpoints: number;
+  writes: number;
+  bytes: number;
+}
+
+/**
+ * The storage side of checkpoint retention (root namespace only). Pruning never touches message
+ * rows, the thread's other namespaces, or its head (the newest checkpoint).
+ */
+export interface CheckpointRetentionStore {
+  /** The thread's root checkpoints, newest first (greatest id first). */
+  list(threadId: string): Promise<StoredCheckpointRef[]>;
+  /**
+   * Deletes these root checkpoints of the thread with their pending writes, in one transaction,
+   * except the thread's head at that moment (re-read inside the transaction). Ids already gone
+   * are skipped, so several processes may prune one thread at once. Returns how many were deleted.
+   */
+  delete(threadId: string, checkpointIds: readonly string[]): Promise<number>;
+  /** What the thread's checkpoints and writes (every namespace) occupy. */
+  footprint(threadId: string): Promise<CheckpointFootprint>;
+}
+
 /**
  * The persisted, scoped session activity log (what the session pipeline's events leave behind).
  * Entries go with their session when it is deleted.
@@ -264,6 +295,8 @@ export interface StorageBackend {
   readonly events: EventStore;
   /** The session activity log, deleted with its session. */
   readonly activity: SessionActivityStore;
+  /** Checkpoint retention: listing, measuring and pruning a thread's root checkpoints. */
+  readonly checkpoints: CheckpointRetentionStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

@@ -14,6 +14,8 @@ import type {
 import type { Scope, StorageBackend } from '@cognition/storage';
 import {
   checkpointWithMessage,
+  parseRetention,
+  pruneThread,
   putCheckpointCopy,
   rootCheckpoint,
   scopeMatches,
@@ -43,6 +45,11 @@ export interface SessionServiceOptions {
    * a new session's `workspacePath` is filled with it. Absent: left null.
    */
   workspaceRoot?: string;
+  /**
+   * The server's checkpoint retention (`COGNITION_CHECKPOINT_RETENTION`, default `all`); a
+   * session's own `checkpointRetention` wins.
+   */
+  checkpointRetention?: string;
 }
 
 /** A point of the thread: a checkpoint id or a message id (exactly one). */
@@ -57,6 +64,9 @@ const TERMINAL = new Set<Session['status']>(['completed', 'failed']);
 
 /** Page size of a watch stream's replay from the activity log. */
 const REPLAY_BATCH = 200;
+
+/** Checkpoints deleted per retention step. */
+const PRUNE_BATCH = 500;
 
 /**
  * The session model over the storage port: every write goes through the one execute pipeline
@@ -386,6 +396,31 @@ export class SessionService {
     return { ...input, id, workspacePath: join(root, id) };
   }
 
+  /**
+   * Applies the session's checkpoint retention (its own, else the server's) to its thread, in
+   * bounded batches; returns how many checkpoints were deleted. A session with an active run is
+   * skipped (its run is writing the thread). Never deletes the head or a message row.
+   */
+  async pruneCheckpoints(sessionId: string): Promise<number> {
+    const session = await this.o.storage.sessions.get(sessionId, {});
+    if (!session) return 0;
+    const policy = parseRetention(this.retentionOf(session));
+    if (!policy || policy.kind === 'all') return 0;
+    if (await this.o.storage.runs.getActive(session.id)) return 0;
+    let total = 0;
+    for (;;) {
+      const deleted = await pruneThread(this.o.storage.checkpoints, session.threadId, policy, {
+        batch: PRUNE_BATCH,
+      });
+      total += deleted;
+      if (deleted < PRUNE_BATCH) return total;
+    }
+  }
+
+  private retentionOf(session: Session): string {
+    return session.checkpointRetention ?? this.o.checkpointRetention ?? 'all';
+  }
+
   private async transition(
     id: string,
     action: 'resume' | 'complete' | 'fail',
@@ -459,6 +494,18 @@ export class SessionService {
     if (point.checkpointId !== undefined) {
       const tuple = await rootCheckpoint(checkpointer, session.threadId, point.checkpointId);
       if (!tuple) {
+        const kept = await this.o.storage.checkpoints.list(session.threadId);
+        const oldest = kept[kept.length - 1]?.checkpointId;
+        if (
+          this.retentionOf(session) !== 'all' &&
+          oldest !== undefined &&
+          point.checkpointId < oldest
+        ) {
+          throw new RuntimeError(
+            'CONFLICT',
+            `Checkpoint ${point.checkpointId} of session ${session.id} was pruned by checkpoint retention (${this.retentionOf(session)}); the oldest kept is ${oldest}`,
+          );
+        }
         throw new RuntimeError(
           'NOT_FOUND',
           `Checkpoint not found in session ${session.id}: ${point.checkpointId} (unknown, or pruned by checkpoint retention)`,

@@ -6,6 +6,7 @@ import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
 import { lifecycleTests } from './lifecycle-conformance';
 import { timeTravelTests } from './time-travel-conformance';
+import { retentionTests } from './retention-conformance';
 import { messageTests } from './messages-conformance';
 import { projectionTests } from './projection-conformance';
 import { pendingCallbackTests, runTests } from './runs-conformance';
@@ -44,6 +45,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     artifactTests(ctx);
     lifecycleTests(ctx);
     timeTravelTests(ctx);
+    retentionTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {
