@@ -11,6 +11,7 @@ import { runArtifacts } from '../artifacts/run-artifacts';
 import { createCompactor } from '../context/setup';
 import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
+import { sessionSystemPrompt } from '../sessions/system-prompt';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
@@ -189,18 +190,6 @@ export class RunExecutor {
       return pending;
     };
   }
-}
-
-/**
- * The system prompt of a session's turn: the session's own (set with PATCH `system_prompt`)
- * instead of the agent's, then the session's task, when it has one.
- */
-export function sessionSystemPrompt(
-  session: Pick<Session, 'systemPrompt' | 'task'>,
-  agentPrompt: string,
-): string {
-  const base = session.systemPrompt ?? agentPrompt;
-  return session.task ? `${base}\n\n<task>\n${session.task}\n</task>` : base;
 }
 
 /** Answers for tool calls a crash left without result, before the next model call. */

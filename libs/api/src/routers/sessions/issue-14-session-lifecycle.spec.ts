@@ -447,6 +447,9 @@ describe('issue 14: session lifecycle over tRPC', () => {
       expect(cleared).toMatchObject({ metadata: { keep: 'me' }, messageCount: 2, version: 2 });
       await turn(session.id, 'what number?', 'no idea');
       expect(lastCallTexts(bed).slice(1)).toEqual(['what number?']);
+      // The context view measures what the model works with: the thread after the clear mark.
+      const view = await bed.as().sessions.context({ id: session.id });
+      expect(view).toMatchObject({ thread_messages: 2, visible_messages: 2 });
       expect(await contents(session.id)).toEqual(['remember 42', 'ok', 'what number?', 'no idea']);
     });
 
