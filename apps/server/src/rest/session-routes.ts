@@ -4,6 +4,7 @@ import { sessionToBody } from './convert';
 import type { RestRoute } from './route';
 import { defineRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
+import { SessionBody, SessionIdParams } from './schemas';
 import {
   ActivityListBody,
   FailSessionBody,
@@ -15,9 +16,7 @@ import {
   RebuildBody,
   RewindSessionBody,
   SessionActionBody,
-  SessionBody,
-  SessionIdParams,
-} from './schemas';
+} from './session-schemas';
 
 /*
  * The session lifecycle on REST: the actions of the session pipeline, the thread's history and

@@ -12,16 +12,7 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
-import {
-  checkpointWithMessage,
-  parseRetention,
-  pruneThread,
-  putCheckpointCopy,
-  rootCheckpoint,
-  scopeMatches,
-  threadHistory,
-} from '@cognition/storage';
-import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import { putCheckpointCopy, rootCheckpoint, threadHistory } from '@cognition/storage';
 import { RuntimeError } from '../errors';
 import type { Logger } from '../logger';
 import type { SessionEventListener } from './session-events';
@@ -29,6 +20,12 @@ import { SessionEventBus } from './session-events';
 import type { SessionHook, SessionHookPoint } from './session-pipeline';
 import { SessionPipeline } from './session-pipeline';
 import { clearValues, forkValues } from './thread-edits';
+import type { ThreadPoint } from './session-threads';
+import { SessionThreads } from './session-threads';
+import type { WatchOptions } from './session-watch';
+import { watchActivity } from './session-watch';
+
+export type { ThreadPoint } from './session-threads';
 
 /** What the session actions need of the run machinery. */
 export interface SessionRunControl {
@@ -52,21 +49,9 @@ export interface SessionServiceOptions {
   checkpointRetention?: string;
 }
 
-/** A point of the thread: a checkpoint id or a message id (exactly one). */
-export interface ThreadPoint {
-  checkpointId?: string | undefined;
-  messageId?: string | undefined;
-}
-
 type Versioned = { expectedVersion?: number | undefined };
 
 const TERMINAL = new Set<Session['status']>(['completed', 'failed']);
-
-/** Page size of a watch stream's replay from the activity log. */
-const REPLAY_BATCH = 200;
-
-/** Checkpoints deleted per retention step. */
-const PRUNE_BATCH = 500;
 
 /**
  * The session model over the storage port: every write goes through the one execute pipeline
@@ -78,12 +63,14 @@ const PRUNE_BATCH = 500;
 export class SessionService {
   readonly events: SessionEventBus;
   private readonly pipeline: SessionPipeline;
+  private readonly threads: SessionThreads;
 
   constructor(private readonly o: SessionServiceOptions) {
     this.events = new SessionEventBus((error) =>
       o.logger.error({ err: error }, 'session event listener failed'),
     );
     this.pipeline = new SessionPipeline(o.storage, this.events, o.logger);
+    this.threads = new SessionThreads(o.storage, o.checkpointRetention);
   }
 
   /** In-process listener of the pipeline's events (`'*'`: all); returns its remover. */
@@ -185,7 +172,7 @@ export class SessionService {
       expectedVersion: options.expectedVersion,
       apply: async (session) => {
         this.requireNotTerminal(session, 'clear');
-        await this.requireIdle(session);
+        await this.threads.requireIdle(session);
         const head = await rootCheckpoint(this.o.storage.checkpointer, session.threadId);
         if (!head) return { session, detail: { checkpoint_id: '' } };
         const checkpointId = await putCheckpointCopy(
@@ -216,7 +203,7 @@ export class SessionService {
       apply: async (source) => {
         const point =
           options.checkpointId !== undefined || options.messageId !== undefined
-            ? await this.resolvePoint(source, options, scope)
+            ? await this.threads.resolvePoint(source, options, scope)
             : await rootCheckpoint(this.o.storage.checkpointer, source.threadId);
         const fork = await this.o.storage.sessions.create(
           this.withWorkspace({
@@ -267,8 +254,8 @@ export class SessionService {
       expectedVersion: options.expectedVersion,
       apply: async (session) => {
         this.requireNotTerminal(session, 'rewind');
-        await this.requireIdle(session);
-        const point = await this.resolvePoint(session, options, scope);
+        await this.threads.requireIdle(session);
+        const point = await this.threads.resolvePoint(session, options, scope);
         const head = await putCheckpointCopy(this.o.storage.checkpointer, point, session.threadId);
         return {
           session,
@@ -333,59 +320,15 @@ export class SessionService {
    */
   async *watch(
     scope: Scope,
-    options: { sessionId?: string | undefined; afterId?: number | undefined; signal?: AbortSignal },
+    options: WatchOptions,
   ): AsyncGenerator<SessionActivity, void, undefined> {
-    const { sessionId, signal } = options;
-    if (sessionId !== undefined) await this.requireSession(sessionId, scope);
-    const buffered: SessionActivity[] = [];
-    let wake: (() => void) | null = null;
-    const stop = this.events.on('*', (event) => {
-      if (event.id <= 0 || event.scopes === null) return;
-      if (sessionId !== undefined && event.sessionId !== sessionId) return;
-      if (!scopeMatches(scope, event.scopes)) return;
-      const { scopes: _scopes, ...entry } = event;
-      buffered.push(entry);
-      wake?.();
-    });
-    const onAbort = () => wake?.();
-    signal?.addEventListener('abort', onAbort);
-    try {
-      let last = options.afterId ?? Number.MAX_SAFE_INTEGER;
-      if (options.afterId !== undefined) {
-        for (;;) {
-          const batch = await this.o.storage.activity.listAfter(
-            last,
-            REPLAY_BATCH,
-            scope,
-            sessionId,
-          );
-          for (const entry of batch) {
-            last = entry.id;
-            yield entry;
-          }
-          if (batch.length < REPLAY_BATCH) break;
-        }
-      } else {
-        last = 0;
-      }
-      while (!signal?.aborted) {
-        const entry = buffered.shift();
-        if (entry) {
-          if (entry.id > last || options.afterId === undefined) {
-            last = Math.max(last, entry.id);
-            yield entry;
-          }
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = null;
-      }
-    } finally {
-      stop();
-      signal?.removeEventListener('abort', onAbort);
-    }
+    if (options.sessionId !== undefined) await this.requireSession(options.sessionId, scope);
+    yield* watchActivity(this.events, this.o.storage, scope, options);
+  }
+
+  /** Applies checkpoint retention to the session's thread (see SessionThreads.prune). */
+  pruneCheckpoints(sessionId: string): Promise<number> {
+    return this.threads.prune(sessionId);
   }
 
   /** The input with an id and the workspace path of that id (when a root is configured). */
@@ -394,31 +337,6 @@ export class SessionService {
     if (root === undefined || input.workspacePath != null) return input;
     const id = input.id ?? randomUUID();
     return { ...input, id, workspacePath: join(root, id) };
-  }
-
-  /**
-   * Applies the session's checkpoint retention (its own, else the server's) to its thread, in
-   * bounded batches; returns how many checkpoints were deleted. A session with an active run is
-   * skipped (its run is writing the thread). Never deletes the head or a message row.
-   */
-  async pruneCheckpoints(sessionId: string): Promise<number> {
-    const session = await this.o.storage.sessions.get(sessionId, {});
-    if (!session) return 0;
-    const policy = parseRetention(this.retentionOf(session));
-    if (!policy || policy.kind === 'all') return 0;
-    if (await this.o.storage.runs.getActive(session.id)) return 0;
-    let total = 0;
-    for (;;) {
-      const deleted = await pruneThread(this.o.storage.checkpoints, session.threadId, policy, {
-        batch: PRUNE_BATCH,
-      });
-      total += deleted;
-      if (deleted < PRUNE_BATCH) return total;
-    }
-  }
-
-  private retentionOf(session: Session): string {
-    return session.checkpointRetention ?? this.o.checkpointRetention ?? 'all';
   }
 
   private async transition(
@@ -461,70 +379,9 @@ export class SessionService {
     }
   }
 
-  private async requireIdle(session: Session): Promise<void> {
-    const active = await this.o.storage.runs.getActive(session.id);
-    if (active) {
-      throw new RuntimeError(
-        'RUN_IN_PROGRESS',
-        `A run is in progress on session ${session.id}: wait for its terminal event or abort it`,
-      );
-    }
-  }
-
   private async requireSession(id: string, scope: Scope): Promise<Session> {
     const session = await this.o.storage.sessions.get(id, scope);
     if (!session) throw new RuntimeError('SESSION_NOT_FOUND', `Session not found: ${id}`);
     return session;
-  }
-
-  /**
-   * The checkpoint of `point`: unknown checkpoint → NOT_FOUND; a message not in the session →
-   * MESSAGE_NOT_FOUND; a message of the session no kept checkpoint holds (pruned by retention,
-   * or not checkpointed yet) → CONFLICT.
-   */
-  private async resolvePoint(
-    session: Session,
-    point: ThreadPoint,
-    scope: Scope,
-  ): Promise<CheckpointTuple> {
-    const { checkpointer } = this.o.storage;
-    if ((point.checkpointId === undefined) === (point.messageId === undefined)) {
-      throw RuntimeError.field('checkpointId', 'give exactly one of checkpointId and messageId');
-    }
-    if (point.checkpointId !== undefined) {
-      const tuple = await rootCheckpoint(checkpointer, session.threadId, point.checkpointId);
-      if (!tuple) {
-        const kept = await this.o.storage.checkpoints.list(session.threadId);
-        const oldest = kept[kept.length - 1]?.checkpointId;
-        if (
-          this.retentionOf(session) !== 'all' &&
-          oldest !== undefined &&
-          point.checkpointId < oldest
-        ) {
-          throw new RuntimeError(
-            'CONFLICT',
-            `Checkpoint ${point.checkpointId} of session ${session.id} was pruned by checkpoint retention (${this.retentionOf(session)}); the oldest kept is ${oldest}`,
-          );
-        }
-        throw new RuntimeError(
-          'NOT_FOUND',
-          `Checkpoint not found in session ${session.id}: ${point.checkpointId} (unknown, or pruned by checkpoint retention)`,
-        );
-      }
-      return tuple;
-    }
-    const messageId = point.messageId as string;
-    const tuple = await checkpointWithMessage(checkpointer, session.threadId, messageId);
-    if (tuple) return tuple;
-    if (!(await this.o.storage.messages.get(session.id, messageId, scope))) {
-      throw new RuntimeError(
-        'MESSAGE_NOT_FOUND',
-        `Message not found in session ${session.id}: ${messageId}`,
-      );
-    }
-    throw new RuntimeError(
-      'CONFLICT',
-      `No kept checkpoint of session ${session.id} holds message ${messageId} (pruned by checkpoint retention, or not checkpointed yet)`,
-    );
   }
 }

@@ -1,22 +1,8 @@
-import type { Session } from '@cognition/contracts';
 import type { SessionEvent } from '@cognition/runtime';
 import { describeError, toHttpError } from '../../errors';
 import type { ApiTestBed } from '../../spec-helpers';
-import { collect, createApiTestBed, trpcErrorOf } from '../../spec-helpers';
-
-const ALICE = { user: 'alice' };
-
-function must<T>(value: T | null | undefined): T {
-  if (value === null || value === undefined) throw new Error('expected a value');
-  return value;
-}
-const BOB = { user: 'bob' };
-
-/** The text of every message the model was shown in its latest call (system prompt first). */
-function lastCallTexts(bed: ApiTestBed): string[] {
-  const call = bed.model.calls[bed.model.calls.length - 1];
-  return (call?.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : ''));
-}
+import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
+import { ALICE, BOB, lastCallTexts, must, turn } from './lifecycle-spec-support';
 
 describe('issue 14: session lifecycle over tRPC', () => {
   let bed: ApiTestBed;
@@ -27,19 +13,6 @@ describe('issue 14: session lifecycle over tRPC', () => {
   afterEach(async () => {
     await bed.cleanup();
   });
-
-  /** Sends one message and waits for its run to end; returns the user message id. */
-  async function turn(sessionId: string, content: string, reply: string, scope = {}) {
-    bed.model.push({ text: reply });
-    const sent = await bed.as(scope).messages.send({ sessionId, content });
-    await collect(await bed.runs.events(sessionId, scope, { runId: sent.run.id }));
-    return sent.message.id;
-  }
-
-  async function contents(sessionId: string, scope = {}): Promise<string[]> {
-    const page = await bed.as(scope).messages.list({ sessionId, limit: 500 });
-    return page.messages.map((m) => m.content);
-  }
 
   describe('status actions', () => {
     it('suspend → messages 409 → resume → complete (terminal, reads work) with versions', async () => {
@@ -138,13 +111,13 @@ describe('issue 14: session lifecycle over tRPC', () => {
         systemPrompt: 'You are a pirate.',
         task: 'Find the treasure',
       });
-      await turn(session.id, 'hello', 'arr');
+      await turn(bed, session.id, 'hello', 'arr');
       const system = lastCallTexts(bed)[0] ?? '';
       expect(system.startsWith('You are a pirate.')).toBe(true);
       expect(system).toContain('<task>\nFind the treasure\n</task>');
       // null restores the agent's prompt.
       await bed.as().sessions.update({ id: session.id, systemPrompt: null, task: null });
-      await turn(session.id, 'again', 'ok');
+      await turn(bed, session.id, 'again', 'ok');
       const restored = lastCallTexts(bed)[0] ?? '';
       expect(restored).not.toContain('pirate');
       expect(restored).not.toContain('<task>');
@@ -310,7 +283,7 @@ describe('issue 14: session lifecycle over tRPC', () => {
 
     it('404s an unknown checkpoint and a fork of a missing message', async () => {
       const session = await bed.as().sessions.create({});
-      await turn(session.id, 'q', 'a');
+      await turn(bed, session.id, 'q', 'a');
       const checkpoint = await trpcErrorOf(
         bed.as().sessions.rewind({ id: session.id, checkpointId: 'no-such-checkpoint' }),
       );
@@ -323,177 +296,6 @@ describe('issue 14: session lifecycle over tRPC', () => {
         body: { code: 'MESSAGE_NOT_FOUND' },
       });
       expect((await bed.as().sessions.list()).total).toBe(1);
-    });
-  });
-
-  describe('time travel', () => {
-    it('rewinds to after the first turn; the next message continues from there (the model sees the shortened history)', async () => {
-      const session = await bed.as().sessions.create({});
-      await turn(session.id, 'first question', 'first answer');
-      await turn(session.id, 'second question', 'second answer');
-      const listed = await bed.as().messages.list({ sessionId: session.id });
-      const firstAnswer = listed.messages[1];
-      expect(firstAnswer?.content).toBe('first answer');
-      const before = await bed.as().sessions.get({ id: session.id });
-      const history = await bed.as().sessions.history({ id: session.id });
-      expect(history.checkpoints[0]).toMatchObject({
-        messageCount: 4,
-        lastMessagePreview: 'second answer',
-      });
-
-      const rewound = await bed.as().sessions.rewind({
-        id: session.id,
-        messageId: must(firstAnswer).id,
-        expectedVersion: before.version,
-      });
-      expect(rewound.version).toBe(before.version + 1);
-      expect(rewound.messageCount).toBe(2);
-      expect(await contents(session.id)).toEqual(['first question', 'first answer']);
-      const after = await bed.as().sessions.history({ id: session.id });
-      expect(after.checkpoints.length).toBe(history.checkpoints.length + 1);
-      expect(after.checkpoints[0]).toMatchObject({
-        messageCount: 2,
-        lastMessagePreview: 'first answer',
-      });
-
-      await turn(session.id, 'another second question', 'another second answer');
-      expect(lastCallTexts(bed).slice(1)).toEqual([
-        'first question',
-        'first answer',
-        'another second question',
-      ]);
-      expect(await contents(session.id)).toEqual([
-        'first question',
-        'first answer',
-        'another second question',
-        'another second answer',
-      ]);
-      // Rewinding to a checkpoint works the same way (back to the original second turn).
-      const original = must(history.checkpoints[0]).checkpointId;
-      await bed.as().sessions.rewind({ id: session.id, checkpointId: original });
-      expect(await contents(session.id)).toEqual([
-        'first question',
-        'first answer',
-        'second question',
-        'second answer',
-      ]);
-    });
-
-    it('refuses a rewind while a run is active (409)', async () => {
-      const session = await bed.as().sessions.create({});
-      await turn(session.id, 'q', 'a');
-      const first = must((await bed.as().messages.list({ sessionId: session.id })).messages[0]);
-      bed.model.push({ text: ['x'], hang: true });
-      const sent = await bed.as().messages.send({ sessionId: session.id, content: 'go' });
-      const error = await trpcErrorOf(
-        bed.as().sessions.rewind({ id: session.id, messageId: first.id }),
-      );
-      expect(toHttpError(error)).toMatchObject({ status: 409, body: { code: 'RUN_IN_PROGRESS' } });
-      await bed.as().runs.abort({ sessionId: session.id });
-      await collect(await bed.runs.events(session.id, {}, { runId: sent.run.id }));
-    });
-
-    it('forks from a message: a new session with new ids; the source is unchanged', async () => {
-      const session = await bed.as(ALICE).sessions.create({
-        title: 'source',
-        agentName: 'researcher',
-        metadata: { team: 'red' },
-        config: { model: 'fake-model' },
-      });
-      await turn(session.id, 'q1', 'a1', ALICE);
-      await turn(session.id, 'q2', 'a2', ALICE);
-      const rows = (await bed.as(ALICE).messages.list({ sessionId: session.id })).messages;
-      const sourceBefore = await bed.as(ALICE).sessions.get({ id: session.id });
-      const historyBefore = await bed.as(ALICE).sessions.history({ id: session.id });
-
-      const fork: Session = await bed
-        .as(ALICE)
-        .sessions.fork({ id: session.id, messageId: must(rows[1]).id, title: 'branch' });
-      expect(fork).toMatchObject({
-        parentId: session.id,
-        title: 'branch',
-        agentName: 'researcher',
-        metadata: { team: 'red' },
-        config: { model: 'fake-model' },
-        scopes: ALICE,
-        messageCount: 2,
-        version: 1,
-        status: 'active',
-      });
-      const forked = (await bed.as(ALICE).messages.list({ sessionId: fork.id })).messages;
-      expect(forked.map((m) => m.content)).toEqual(['q1', 'a1']);
-      expect(forked.map((m) => m.id)).not.toContain(must(rows[0]).id);
-      expect(forked.map((m) => m.id)).not.toContain(must(rows[1]).id);
-      expect(must(forked[1]).parentId).toBe(must(forked[0]).id);
-      // The source: byte for byte the same session, messages and history.
-      expect(await bed.as(ALICE).sessions.get({ id: session.id })).toEqual(sourceBefore);
-      expect((await bed.as(ALICE).messages.list({ sessionId: session.id })).messages).toEqual(rows);
-      expect(await bed.as(ALICE).sessions.history({ id: session.id })).toEqual(historyBefore);
-      // The fork continues on its own.
-      await turn(fork.id, 'q2 on the branch', 'a2 on the branch', ALICE);
-      expect(lastCallTexts(bed).slice(1)).toEqual(['q1', 'a1', 'q2 on the branch']);
-      expect(await contents(session.id, ALICE)).toEqual(['q1', 'a1', 'q2', 'a2']);
-      // Latest state when no point is given, and a log entry on the new session.
-      const latest = await bed.as(ALICE).sessions.fork({ id: session.id });
-      expect(latest.messageCount).toBe(4);
-      const log = await bed.as(ALICE).sessions.activity({ id: latest.id });
-      expect(log.entries[0]).toMatchObject({ action: 'fork', detail: { forked_from: session.id } });
-    });
-
-    it('clear: the next turn starts empty while the history stays readable', async () => {
-      const session = await bed.as().sessions.create({ metadata: { keep: 'me' } });
-      await turn(session.id, 'remember 42', 'ok');
-      const cleared = await bed.as().sessions.clear({ id: session.id });
-      expect(cleared).toMatchObject({ metadata: { keep: 'me' }, messageCount: 2, version: 2 });
-      await turn(session.id, 'what number?', 'no idea');
-      expect(lastCallTexts(bed).slice(1)).toEqual(['what number?']);
-      // The context view measures what the model works with: the thread after the clear mark.
-      const view = await bed.as().sessions.context({ id: session.id });
-      expect(view).toMatchObject({ thread_messages: 2, visible_messages: 2 });
-      expect(await contents(session.id)).toEqual(['remember 42', 'ok', 'what number?', 'no idea']);
-    });
-
-    it('applies checkpoint retention (the session’s own wins); a rewind to a pruned checkpoint is 409', async () => {
-      const session = await bed.as().sessions.create({ checkpointRetention: 'keep_latest' });
-      await turn(session.id, 'q1', 'a1');
-      await turn(session.id, 'q2', 'a2');
-      const history = await bed.as().sessions.history({ id: session.id, limit: 500 });
-      expect(history.checkpoints.length).toBeGreaterThan(2);
-      const oldest = must(history.checkpoints[history.checkpoints.length - 1]).checkpointId;
-      const deleted = await bed.sessions.pruneCheckpoints(session.id);
-      expect(deleted).toBe(history.checkpoints.length - 1);
-      const kept = await bed.as().sessions.history({ id: session.id });
-      expect(kept.checkpoints.map((c) => c.checkpointId)).toEqual([
-        must(history.checkpoints[0]).checkpointId,
-      ]);
-      expect(await contents(session.id)).toEqual(['q1', 'a1', 'q2', 'a2']);
-      const pruned = await trpcErrorOf(
-        bed.as().sessions.rewind({ id: session.id, checkpointId: oldest }),
-      );
-      expect(toHttpError(pruned)).toMatchObject({ status: 409, body: { code: 'CONFLICT' } });
-      expect(toHttpError(pruned).body.detail).toContain('pruned by checkpoint retention');
-      // The server default (`all` here) leaves a session without its own policy alone.
-      const plain = await bed.as().sessions.create({});
-      await turn(plain.id, 'q', 'a');
-      expect(await bed.sessions.pruneCheckpoints(plain.id)).toBe(0);
-    });
-
-    it('rebuilds the projection from the checkpoint and reports the count', async () => {
-      const session = await bed.as().sessions.create({});
-      await turn(session.id, 'q', 'a');
-      expect(await bed.as().messages.rebuild({ sessionId: session.id })).toEqual({ messages: 2 });
-    });
-  });
-
-  describe('messages order', () => {
-    it('lists newest first with order desc, thread order by default on tRPC', async () => {
-      const session = await bed.as().sessions.create({});
-      await turn(session.id, 'q1', 'a1');
-      await turn(session.id, 'q2', 'a2');
-      const desc = await bed.as().messages.list({ sessionId: session.id, order: 'desc', limit: 3 });
-      expect(desc.messages.map((m) => m.content)).toEqual(['a2', 'q2', 'a1']);
-      expect(desc.hasMore).toBe(true);
-      expect(await contents(session.id)).toEqual(['q1', 'a1', 'q2', 'a2']);
     });
   });
 
