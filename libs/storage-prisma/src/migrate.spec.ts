@@ -66,7 +66,6 @@ function addMigration(migrationsDir: string, name: string, sql: string): void {
   writeFileSync(join(migrationsDir, name, 'migration.sql'), sql);
 }
 
-/** The columns of `sessions` as the init migration declares them. */
 /** The sessions table's columns as the newest migration that (re)creates it defines them. */
 const SESSION_COLUMNS = readdirSync(SQLITE_MIGRATIONS)
   .filter((name) => /^\d{14}_/.test(name))

@@ -8,6 +8,8 @@ ADD COLUMN     "task" TEXT;
 
 -- Existing sessions were last active when they were last updated.
 UPDATE "sessions" SET "last_activity_at" = "updated_at";
+-- Sessions already completed or failed ended at their last update.
+UPDATE "sessions" SET "ended_at" = "updated_at" WHERE "status" IN ('completed', 'failed');
 
 -- CreateTable
 CREATE TABLE "session_activity" (

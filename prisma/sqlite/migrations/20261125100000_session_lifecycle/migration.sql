@@ -42,6 +42,8 @@ CREATE TABLE "new_sessions" (
 INSERT INTO "new_sessions" ("agent_name", "config", "created_at", "id", "message_count", "parent_id", "projected_checkpoint_id", "status", "thread_id", "title", "updated_at", "version", "workspace_path", "last_activity_at") SELECT "agent_name", "config", "created_at", "id", "message_count", "parent_id", "projected_checkpoint_id", "status", "thread_id", "title", "updated_at", "version", "workspace_path", "updated_at" FROM "sessions";
 DROP TABLE "sessions";
 ALTER TABLE "new_sessions" RENAME TO "sessions";
+-- Sessions already completed or failed ended at their last update.
+UPDATE "sessions" SET "ended_at" = "updated_at" WHERE "status" IN ('completed', 'failed');
 CREATE UNIQUE INDEX "sessions_thread_id_key" ON "sessions"("thread_id");
 CREATE INDEX "sessions_updated_at_idx" ON "sessions"("updated_at");
 CREATE INDEX "sessions_status_updated_at_idx" ON "sessions"("status", "updated_at");
