@@ -117,6 +117,11 @@ test('filters sessions by metadata, status and title text, and sorts them', asyn
   await page.getByLabel('Sort by').selectOption('title');
   await page.getByLabel('Order').selectOption('asc');
   await page.getByRole('link', { name: 'Beta planning' }).waitFor();
+  // The re-sorted page replaces the previous one when its query answers: wait for it (the
+  // previous order has Beta planning second).
+  await page
+    .locator('tbody tr:nth-child(3) td:first-child', { hasText: 'Beta planning' })
+    .waitFor();
   const titles = await page.locator('tbody tr td:first-child').allTextContents();
   expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
 });
@@ -168,6 +173,8 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   await page.getByRole('button', { name: 'Edit metadata' }).click();
   await page.getByLabel(/per line/).fill('team=alpha\nowner=ops');
   await page.getByRole('button', { name: /^Save/ }).click();
+  // The editor closes once the save is acknowledged (its textarea also reads `owner=ops`).
+  await page.getByRole('button', { name: 'Edit metadata' }).waitFor();
   await page.getByText('owner=ops').waitFor();
   const session = await client.sessions.get.query({ id: ids['Alpha review'] ?? '' });
   expect(session.metadata).toEqual({ team: 'alpha', owner: 'ops' });

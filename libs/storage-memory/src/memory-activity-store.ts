@@ -35,6 +35,22 @@ export class MemoryActivityStore implements SessionActivityStore {
     return Promise.resolve(clone(stored));
   }
 
+  appendMany(entries: readonly NewSessionActivity[]): Promise<SessionActivity[]> {
+    const stored: SessionActivity[] = [];
+    for (const entry of entries) {
+      if (!this.sessions.exists(entry.sessionId)) continue;
+      const record: SessionActivity = {
+        ...clone(entry),
+        id: this.nextId,
+        createdAt: this.sessions.now(),
+      };
+      this.nextId += 1;
+      this.entries.push(record);
+      stored.push(clone(record));
+    }
+    return Promise.resolve(stored);
+  }
+
   page(sessionId: string, query: SessionActivityQuery, scope: Scope): Promise<SessionActivityPage> {
     try {
       const { limit, offset } = parseInput(SessionActivityQuerySchema, query, 'activity query');

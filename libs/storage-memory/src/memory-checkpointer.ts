@@ -232,7 +232,8 @@ export class ProjectingMemorySaver extends MemorySaver {
       ),
     );
     checkpoints[checkpointId] = [serializedCheckpoint, serializedMetadata, parentId];
-    if (namespace === ROOT_CHECKPOINT_NS) this.writtenAt.set(`${threadId}\u0000${checkpointId}`, new Date());
+    if (namespace === ROOT_CHECKPOINT_NS)
+      this.writtenAt.set(`${threadId}\u0000${checkpointId}`, new Date());
     if (sessionId !== undefined && isLatest)
       this.projector.applyProjection(sessionId, checkpointId, messages);
     return {

@@ -64,6 +64,34 @@ export class PrismaActivityStore implements SessionActivityStore {
     });
   }
 
+  /** One INSERT of every entry (`createManyAndReturn`: ids in insertion order). */
+  async appendMany(entries: readonly NewSessionActivity[]): Promise<SessionActivity[]> {
+    if (entries.length === 0) return [];
+    const now = new Date();
+    return guard('append session activity', async () => {
+      try {
+        const rows = await this.db.sessionActivity.createManyAndReturn({
+          data: entries.map((entry) => ({
+            sessionId: entry.sessionId,
+            type: entry.type,
+            action: entry.action,
+            versionBefore: entry.versionBefore,
+            versionAfter: entry.versionAfter,
+            statusBefore: entry.statusBefore,
+            statusAfter: entry.statusAfter,
+            errorCode: entry.errorCode,
+            detail: JSON.stringify(entry.detail),
+            createdAt: now,
+          })),
+        });
+        return rows.map(toActivity).sort((a, b) => a.id - b.id);
+      } catch (error) {
+        if (isForeignKeyViolation(error)) return [];
+        throw error;
+      }
+    });
+  }
+
   async page(
     sessionId: string,
     query: SessionActivityQuery,

@@ -140,6 +140,11 @@ export interface SessionActivityStore {
    * null (nothing stored) when the session does not exist.
    */
   append(entry: NewSessionActivity): Promise<SessionActivity | null>;
+  /**
+   * Appends several entries of one session in one write, in order; returns them with their ids
+   * ([] and nothing stored when the session does not exist).
+   */
+  appendMany(entries: readonly NewSessionActivity[]): Promise<SessionActivity[]>;
   /** Newest first; SESSION_NOT_FOUND when the session is missing or outside the scope. */
   page(sessionId: string, query: SessionActivityQuery, scope: Scope): Promise<SessionActivityPage>;
   /**

@@ -1,6 +1,7 @@
 import type {
   ErrorCode,
   NewSessionActivity,
+  SessionActivity,
   Session,
   SessionAction,
   SessionEventType,
@@ -45,6 +46,13 @@ export interface SessionActionSpec {
   apply(session: Session): Promise<{ session: Session; detail?: StringMap }>;
   /** false when the action writes nothing on this session (fork): no save, no version bump. */
   save?: boolean;
+}
+
+/** An event of one execution, persisted and emitted when the execution ends. */
+interface Recorded {
+  entry: NewSessionActivity;
+  /** The session's scopes; null when it could not be loaded (not logged, only emitted). */
+  scopes: StringMap | null;
 }
 
 /** Session fields an action may change (the rest is owned by the storage). */
@@ -96,9 +104,10 @@ function copyOf(session: Session): Session {
  * load → afterLoad hooks → the action → afterAction hooks → beforeSave hooks → save with the
  * optimistic version check → afterSave hooks. Events: `session.loaded`,
  * `session.action_executed` (action, version and status before/after), `session.saved`,
- * `session.load_failed` and `session.save_failed` (with the error code); each is appended to the
- * session's activity log (when the session exists) and then given to the in-process listeners.
- * A failed save rethrows the original typed error after its event.
+ * `session.load_failed` and `session.save_failed` (with the error code). When the execution
+ * ends (saved, or failed at any point), its events are appended to the session's activity log
+ * in one write (when the session exists), then given in order, with their ids, to the
+ * in-process listeners. A failed save rethrows the original typed error after its event.
  */
 export class SessionPipeline {
   private readonly hooks = new Map<
@@ -134,18 +143,32 @@ export class SessionPipeline {
   }
 
   async execute(sessionId: string, scope: Scope, spec: SessionActionSpec): Promise<Session> {
+    const batch: Recorded[] = [];
+    try {
+      return await this.run(sessionId, scope, spec, batch);
+    } finally {
+      await this.flush(batch);
+    }
+  }
+
+  private async run(
+    sessionId: string,
+    scope: Scope,
+    spec: SessionActionSpec,
+    batch: Recorded[],
+  ): Promise<Session> {
     const context: SessionHookContext = { action: spec.name, sessionId, scope };
     let loaded: Session | null;
     try {
       loaded = await this.storage.sessions.get(sessionId, scope);
     } catch (error) {
-      await this.record(sessionId, null, 'session.load_failed', spec.name, {
+      this.add(batch, sessionId, null, 'session.load_failed', spec.name, {
         errorCode: codeOf(error),
       });
       throw error;
     }
     if (!loaded) {
-      await this.record(sessionId, null, 'session.load_failed', spec.name, {
+      this.add(batch, sessionId, null, 'session.load_failed', spec.name, {
         errorCode: 'SESSION_NOT_FOUND',
       });
       throw new RuntimeError('SESSION_NOT_FOUND', `Session not found: ${sessionId}`);
@@ -155,7 +178,7 @@ export class SessionPipeline {
       versionBefore: before.version,
       statusBefore: before.status,
     };
-    await this.record(sessionId, before, 'session.loaded', spec.name, {
+    this.add(batch, sessionId, before, 'session.loaded', spec.name, {
       ...base,
       versionAfter: before.version,
       statusAfter: before.status,
@@ -165,7 +188,7 @@ export class SessionPipeline {
         'VERSION_CONFLICT',
         `Session ${sessionId} is at version ${before.version}, not ${spec.expectedVersion}`,
       );
-      await this.record(sessionId, before, 'session.save_failed', spec.name, {
+      this.add(batch, sessionId, before, 'session.save_failed', spec.name, {
         ...base,
         errorCode: error.code,
       });
@@ -176,7 +199,7 @@ export class SessionPipeline {
     draft = await this.runHooks('afterAction', applied.session, context);
     const detail = applied.detail ?? {};
     const saves = spec.save !== false;
-    await this.record(sessionId, before, 'session.action_executed', spec.name, {
+    this.add(batch, sessionId, before, 'session.action_executed', spec.name, {
       ...base,
       versionAfter: saves ? before.version + 1 : before.version,
       statusAfter: draft.status,
@@ -198,14 +221,14 @@ export class SessionPipeline {
         scope,
       );
     } catch (error) {
-      await this.record(sessionId, before, 'session.save_failed', spec.name, {
+      this.add(batch, sessionId, before, 'session.save_failed', spec.name, {
         ...base,
         errorCode: codeOf(error),
         detail,
       });
       throw error;
     }
-    await this.record(sessionId, saved, 'session.saved', spec.name, {
+    this.add(batch, sessionId, saved, 'session.saved', spec.name, {
       ...base,
       versionAfter: saved.version,
       statusAfter: saved.status,
@@ -220,10 +243,7 @@ export class SessionPipeline {
     return saved;
   }
 
-  /**
-   * Appends one event to the activity log (skipped for a session the caller cannot load) and
-   * hands it to the listeners.
-   */
+  /** Records one event outside an action (create, the new session of a fork) at once. */
   async record(
     sessionId: string,
     session: Session | null,
@@ -231,30 +251,64 @@ export class SessionPipeline {
     action: SessionAction | null,
     fields: Partial<Omit<NewSessionActivity, 'sessionId' | 'type' | 'action'>>,
   ): Promise<void> {
-    const entry: NewSessionActivity = {
-      sessionId,
-      type,
-      action,
-      versionBefore: fields.versionBefore ?? null,
-      versionAfter: fields.versionAfter ?? null,
-      statusBefore: fields.statusBefore ?? null,
-      statusAfter: fields.statusAfter ?? null,
-      errorCode: fields.errorCode ?? null,
-      detail: fields.detail ?? {},
-    };
-    let persisted = null;
-    if (session) {
-      try {
-        persisted = await this.storage.activity.append(entry);
-      } catch (error) {
-        // The log is a record of what happened, not part of it: a failed append loses the entry.
-        this.logger.warn({ err: error, sessionId, type }, 'could not append session activity');
-      }
-    }
-    this.bus.emit({
-      ...(persisted ?? { ...entry, id: 0, createdAt: new Date() }),
+    const batch: Recorded[] = [];
+    this.add(batch, sessionId, session, type, action, fields);
+    await this.flush(batch);
+  }
+
+  private add(
+    batch: Recorded[],
+    sessionId: string,
+    session: Session | null,
+    type: SessionEventType,
+    action: SessionAction | null,
+    fields: Partial<Omit<NewSessionActivity, 'sessionId' | 'type' | 'action'>>,
+  ): void {
+    batch.push({
+      entry: {
+        sessionId,
+        type,
+        action,
+        versionBefore: fields.versionBefore ?? null,
+        versionAfter: fields.versionAfter ?? null,
+        statusBefore: fields.statusBefore ?? null,
+        statusAfter: fields.statusAfter ?? null,
+        errorCode: fields.errorCode ?? null,
+        detail: fields.detail ?? {},
+      },
+      // A session the caller could not load gets no log entry (it may not exist, or belong to
+      // another tenant); in-process listeners still hear of the failure.
       scopes: session?.scopes ?? null,
     });
+  }
+
+  /**
+   * Persists the batch's entries in one write (the log is a record of what happened, not part
+   * of it: a failed append is logged and the entries go without ids), then gives every event,
+   * in order, to the listeners.
+   */
+  private async flush(batch: readonly Recorded[]): Promise<void> {
+    const logged = batch.filter((item) => item.scopes !== null).map((item) => item.entry);
+    let persisted: SessionActivity[] = [];
+    if (logged.length > 0) {
+      try {
+        persisted = await this.storage.activity.appendMany(logged);
+      } catch (error) {
+        this.logger.warn(
+          { err: error, sessionId: logged[0]?.sessionId },
+          'could not append session activity',
+        );
+      }
+    }
+    let next = 0;
+    for (const item of batch) {
+      const stored =
+        item.scopes !== null && persisted.length === logged.length ? persisted[next++] : undefined;
+      this.bus.emit({
+        ...(stored ?? { ...item.entry, id: 0, createdAt: new Date() }),
+        scopes: item.scopes,
+      });
+    }
   }
 
   private async runHooks(

@@ -268,6 +268,29 @@ export function lifecycleTests(ctx: SuiteContext): void {
       expect((await ctx.backend.activity.listAfter(0, 1, {})).length).toBe(1);
     });
 
+    it('appends several entries in one write, in order, with increasing ids', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const stored = await ctx.backend.activity.appendMany([
+        activity(session.id, 'session.loaded'),
+        activity(session.id, 'session.action_executed'),
+        activity(session.id, 'session.saved'),
+      ]);
+      expect(stored.map((e) => e.type)).toEqual([
+        'session.loaded',
+        'session.action_executed',
+        'session.saved',
+      ]);
+      const ids = stored.map((e) => e.id);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      expect(new Set(ids).size).toBe(3);
+      const page = await ctx.backend.activity.page(session.id, {}, {});
+      expect(page.entries.map((e) => e.id)).toEqual([...ids].reverse());
+      expect(await ctx.backend.activity.appendMany([])).toEqual([]);
+      expect(
+        await ctx.backend.activity.appendMany([activity(uid('missing'), 'session.saved')]),
+      ).toEqual([]);
+    });
+
     it('drops entries of a missing session and deletes a session’s entries with it', async () => {
       expect(
         await ctx.backend.activity.append(activity(uid('missing'), 'session.load_failed')),
