@@ -9,6 +9,7 @@ const ALL_LAYERS = [
   'layer:port',
   'layer:impl',
   'layer:runtime',
+  'layer:cluster',
   'layer:api',
   'layer:client',
   'layer:app',
@@ -68,6 +69,10 @@ export default tseslint.config(
               onlyDependOnLibsWithTags: ['layer:port', 'layer:contracts', 'layer:util'],
             },
             {
+              sourceTag: 'layer:cluster',
+              onlyDependOnLibsWithTags: ['layer:runtime', 'layer:contracts', 'layer:util'],
+            },
+            {
               sourceTag: 'layer:api',
               onlyDependOnLibsWithTags: [
                 'layer:runtime',
@@ -92,6 +97,7 @@ export default tseslint.config(
               bannedExternalImports: ['@trpc/server', '@trpc/server/*'],
             },
             { sourceTag: '/^name:(?!server$).*$/', bannedExternalImports: ['express'] },
+            { sourceTag: '/^name:(?!cluster-redis$).*$/', bannedExternalImports: ['ioredis'] },
             // The dashboard talks to the server through the typed client only.
             {
               sourceTag: 'name:admin',

@@ -13,6 +13,8 @@ const scripts = {
   postgres: [process.execPath, path.join(here, 'ensure-postgres.mjs')],
   docker: ['bash', path.join(here, 'ensure-docker.sh')],
   chromium: ['bash', path.join(here, 'ensure-chromium.sh')],
+  redis: ['bash', path.join(here, 'ensure-redis.sh')],
+  haproxy: ['bash', path.join(here, 'ensure-haproxy.sh')],
 } as const;
 
 function run(command: readonly string[], env: NodeJS.ProcessEnv = {}) {
@@ -72,14 +74,36 @@ describe('an unusable setting fails at once with the service message', () => {
     expect(result.stderr).toMatch(/tried: .*\n {2}to provide it: /);
   });
 
+  test('redis: COGNITION_TEST_REDIS_URL that does not answer (none is started instead)', () => {
+    const result = run(scripts.redis, {
+      COGNITION_TEST_REDIS_URL: 'redis://someone:hunter2@127.0.0.1:1',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^redis: UNAVAILABLE — COGNITION_TEST_REDIS_URL /);
+    expect(result.stderr).toMatch(/tried: .*\n {2}to provide it: /);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
+  test('haproxy: COGNITION_TEST_HAPROXY that does not run', () => {
+    const result = run(scripts.haproxy, { COGNITION_TEST_HAPROXY: '/nonexistent/haproxy' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^haproxy: UNAVAILABLE — COGNITION_TEST_HAPROXY=\/nonexistent\/haproxy /,
+    );
+  });
+
   test('npm test stops before the suite, naming every missing service', () => {
     const result = run([process.execPath, path.join(here, 'provision.mjs')], {
       COGNITION_TEST_POSTGRES_URL: 'postgresql://postgres@127.0.0.1:1/postgres',
       DOCKER_HOST: 'tcp://127.0.0.1:1',
       COGNITION_TEST_CHROMIUM: '/nonexistent/chromium',
+      COGNITION_TEST_REDIS_URL: 'redis://127.0.0.1:1',
+      COGNITION_TEST_HAPROXY: '/nonexistent/haproxy',
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('the test suite needs postgres, docker, chromium');
+    expect(result.stderr).toContain(
+      'the test suite needs postgres, docker, chromium, redis, haproxy',
+    );
   });
 });
 

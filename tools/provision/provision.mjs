@@ -13,6 +13,8 @@ const SERVICES = [
   { name: 'postgres', command: process.execPath, args: [path.join(here, 'ensure-postgres.mjs')] },
   { name: 'docker', command: 'bash', args: [path.join(here, 'ensure-docker.sh')] },
   { name: 'chromium', command: 'bash', args: [path.join(here, 'ensure-chromium.sh')] },
+  { name: 'redis', command: 'bash', args: [path.join(here, 'ensure-redis.sh')] },
+  { name: 'haproxy', command: 'bash', args: [path.join(here, 'ensure-haproxy.sh')] },
 ];
 
 const started = Date.now();

@@ -140,7 +140,14 @@ const BODY_FIELDS = new Set([
   'expected_version',
 ]);
 
-const MESSAGE_FIELDS = ['content', 'parent_id', 'callback_url', 'idempotency_key', 'metadata'];
+const MESSAGE_FIELDS = [
+  'content',
+  'parent_id',
+  'callback_url',
+  'idempotency_key',
+  'metadata',
+  'multitask_strategy',
+];
 
 /** A message body invalid in exactly one generated way (a valid one would start a run). */
 const badMessageBody = fc.oneof(
@@ -164,6 +171,13 @@ const badMessageBody = fc.oneof(
     ),
   }),
   fc.record({ content: fc.constant('hi'), metadata: badMetadata }),
+  fc.record({
+    content: fc.constant('hi'),
+    multitask_strategy: fc.oneof(
+      fc.constantFrom('later', 'ENQUEUE', 'queue', ''),
+      notAString.filter((v) => v !== null),
+    ),
+  }),
   fc.record({
     content: fc.constant('hi'),
     idempotency_key: fc.oneof(

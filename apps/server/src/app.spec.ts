@@ -435,6 +435,7 @@ describe('REST sessions and messages', () => {
       runs: { executing: 0, queued: 0, limit: 32 },
       storage: { backend: 'memory', ok: true, latency_ms: expect.any(Number) as number },
       circuit_breakers: {},
+      node: { id: null, owned_runs: [], redis: null },
     });
     const ready = await request(t.app).get('/ready');
     expect(ready.status).toBe(200);

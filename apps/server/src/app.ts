@@ -5,6 +5,7 @@ import {
   createApiContext,
   createCaller,
   resolveCaller,
+  retryAfterOf,
   scopeHeaderName,
   toHttpError,
   toTRPCError,
@@ -154,6 +155,11 @@ export function createApp(options: AppOptions): Express {
           req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
         }
       },
+      // A rate-limit refusal says when to come back, as on REST.
+      responseMeta({ errors }) {
+        const retryAfter = errors.map(retryAfterOf).find((s) => s !== undefined);
+        return retryAfter === undefined ? {} : { headers: { 'Retry-After': String(retryAfter) } };
+      },
     }),
   );
 
@@ -252,6 +258,10 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
     } catch (error) {
       const { status, body } = toHttpError(error);
       if (status >= 500) req.log.error({ err: error }, 'request failed');
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined && !res.headersSent) {
+        res.setHeader('Retry-After', String(retryAfter));
+      }
       sendError(res, status, restFieldPaths(body, route));
     }
   };

@@ -89,3 +89,24 @@ export function list(value: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
 }
+
+export const redisUrlText = z
+  .string()
+  .trim()
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'redis:' || url.protocol === 'rediss:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected a redis:// or rediss:// URL' },
+  );
+
+/** A node id: what `/health` and the run rows show (letters, digits, `.`, `_`, `-`). */
+export const nodeIdText = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, ".", "_" or "-"');

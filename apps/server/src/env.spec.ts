@@ -22,6 +22,8 @@ describe('loadConfig', () => {
       workspaceRoot: '/srv/app',
       persistence: { backend: 'sqlite', path: '/srv/app/.cognition/state.db' },
       scoping: { enabled: false, keys: [] },
+      cluster: null,
+      rateLimits: { requests: null, runs: null },
       corsOrigins: [],
       apiKeys: [],
       maxBodyBytes: 4 * 1024 * 1024,
@@ -348,6 +350,32 @@ describe('loadConfig', () => {
     const problems = problemsOf({ COGNITION_API_KEYS: `${secret},another-bad key value here` });
     expect(problems).toHaveLength(2);
     for (const problem of problems) expect(problem).not.toContain(secret);
+  });
+
+  it('reads the multi-node settings and refuses Redis without PostgreSQL', () => {
+    const postgres = {
+      COGNITION_PERSISTENCE_BACKEND: 'postgres',
+      COGNITION_PERSISTENCE_URI: 'postgresql://u@127.0.0.1:5432/db',
+    };
+    expect(
+      loadConfig({
+        ...postgres,
+        COGNITION_REDIS_URL: 'redis://127.0.0.1:6379',
+        COGNITION_NODE_ID: 'node-1',
+        COGNITION_RUN_LEASE_SECONDS: '2.5',
+      }).cluster,
+    ).toEqual({
+      redisUrl: 'redis://127.0.0.1:6379',
+      keyPrefix: 'cognition:',
+      nodeId: 'node-1',
+      leaseMs: 2500,
+    });
+    expect(() => loadConfig({ COGNITION_REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(
+      /COGNITION_REDIS_URL: the multi-node mode needs COGNITION_PERSISTENCE_BACKEND=postgres/,
+    );
+    expect(() =>
+      loadConfig({ ...postgres, COGNITION_REDIS_URL: 'http://x', COGNITION_NODE_ID: 'a b' }),
+    ).toThrow(/COGNITION_REDIS_URL: expected a redis:\/\/[\s\S]*COGNITION_NODE_ID: expected 1-64/);
   });
 
   it('is documented: docs/configuration.md lists every setting and no other', () => {

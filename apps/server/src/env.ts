@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { CheckpointRetentionSchema } from '@cognition/contracts';
@@ -9,7 +10,9 @@ import {
   httpUrlText,
   intText,
   list,
+  nodeIdText,
   positiveNumberText,
+  redisUrlText,
   secretText,
 } from './env-values';
 
@@ -59,6 +62,18 @@ export interface ServerConfig {
   sse: SseConfig;
   callbacks: CallbackConfig;
   tools: ToolsConfig;
+  /** Several nodes on one PostgreSQL + Redis (`COGNITION_REDIS_URL`); null: one node. */
+  cluster: ClusterConfig | null;
+  /** Per-tenant budgets per minute; null: not limited. */
+  rateLimits: { requests: number | null; runs: number | null };
+}
+
+export interface ClusterConfig {
+  redisUrl: string;
+  /** Prefix of the Redis keys and channels (several deployments may share one Redis). */
+  keyPrefix: string;
+  nodeId: string;
+  leaseMs: number;
 }
 
 /** The built-in tools that reach the network. */
@@ -315,6 +330,12 @@ export const SETTINGS = {
   },
   COGNITION_WEB_SEARCH_URL: { default: undefined, schema: httpUrlText },
   COGNITION_WEB_SEARCH_API_KEY: { default: undefined, schema: secretText },
+  COGNITION_REDIS_URL: { default: undefined, schema: redisUrlText },
+  COGNITION_REDIS_KEY_PREFIX: { default: 'cognition:', schema: z.string().trim().min(1).max(64) },
+  COGNITION_NODE_ID: { default: undefined, schema: nodeIdText },
+  COGNITION_RUN_LEASE_SECONDS: { default: '15', schema: positiveNumberText(3600) },
+  COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
+  COGNITION_RATE_LIMIT_RUNS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -416,6 +437,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
 
   const persistence = resolvePersistence(backend, uri, poolSize, workspaceRoot, problems);
+  const redisUrl = read('COGNITION_REDIS_URL');
+  const leaseSeconds = read('COGNITION_RUN_LEASE_SECONDS');
+  const keyPrefix = read('COGNITION_REDIS_KEY_PREFIX');
+  const nodeId = read('COGNITION_NODE_ID') ?? `${os.hostname()}-${process.pid}`;
+  if (redisUrl !== undefined && persistence !== undefined && persistence.backend !== 'postgres') {
+    problems.push(
+      `COGNITION_REDIS_URL: the multi-node mode needs COGNITION_PERSISTENCE_BACKEND=postgres (every node shares one database); ${persistence.backend} is local to one process`,
+    );
+  }
 
   if (scopingEnabled) {
     if (scopeKeys.length === 0) {
@@ -491,6 +521,19 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     runRecovery: need(runRecovery),
     maxRunRecoveries: need(maxRunRecoveries),
+    rateLimits: {
+      requests: read('COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE') ?? null,
+      runs: read('COGNITION_RATE_LIMIT_RUNS_PER_MINUTE') ?? null,
+    },
+    cluster:
+      redisUrl === undefined
+        ? null
+        : {
+            redisUrl,
+            keyPrefix: need(keyPrefix),
+            nodeId,
+            leaseMs: Math.round(need(leaseSeconds) * 1000),
+          },
     sandbox: {
       backend: need(sandboxBackend),
       docker: {

@@ -98,6 +98,12 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
     const paths = ((await json(invalid)).errors as { path: string }[]).map((e) => e.path);
     expect(paths.sort()).toEqual(['body.callback_url', 'body.content']);
 
+    const unknownStrategy = await send(id, { content: 'x', multitask_strategy: 'later' });
+    expect(unknownStrategy.status).toBe(422);
+    expect(await json(unknownStrategy)).toMatchObject({
+      errors: [expect.objectContaining({ path: 'body.multitask_strategy' })],
+    });
+
     // Fields checked past the REST schema (by the runtime) are named as the request sent them.
     const unknownParent = await send(id, { content: 'x', parent_id: 'no-such-message' });
     expect(unknownParent.status).toBe(422);

@@ -15,6 +15,8 @@ import type {
   LlmConfig,
   ToolCatalogOptions,
 } from '@cognition/runtime';
+import type { RedisCluster } from '@cognition/cluster-redis';
+import { connectRedisCluster } from '@cognition/cluster-redis';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { readFile } from 'node:fs/promises';
@@ -97,6 +99,8 @@ export interface Runtime {
   context: ContextInspector;
   /** The configured providers in one line, e.g. `openai (gpt-4o-mini)`. */
   llm: string;
+  /** Several nodes: the Redis side (event fan-out, control channel); null on one node. */
+  cluster: RedisCluster | null;
 }
 
 /**
@@ -132,12 +136,29 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     summaries.length === 0
       ? 'none (set OPENAI_API_KEY or ANTHROPIC_API_KEY)'
       : summaries.map((p) => `${p.kind} (${p.model})`).join(', ');
+  const eventLog = createEventLog(config, deps.storage);
+  const cluster = config.cluster
+    ? await connectRedisCluster({
+        url: config.cluster.redisUrl,
+        keyPrefix: config.cluster.keyPrefix,
+        nodeId: config.cluster.nodeId,
+        store: eventLog,
+        breakers: deps.breakers,
+        logger: deps.logger.child({ component: 'cluster' }),
+      })
+    : null;
   const runs = new RunManager({
     storage: deps.storage,
     sandbox: deps.sandbox,
     agents,
     providers,
-    eventLog: createEventLog(config, deps.storage),
+    eventLog: cluster?.eventLog ?? eventLog,
+    ...(cluster && config.cluster
+      ? {
+          control: cluster.control,
+          cluster: { nodeId: config.cluster.nodeId, leaseMs: config.cluster.leaseMs },
+        }
+      : {}),
     workspaceRoot: sessionsRoot(config.workspaceRoot),
     breakers: deps.breakers,
     maxConcurrentRuns: config.maxConcurrentRuns,
@@ -158,6 +179,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     runs,
     context: new ContextInspector({ storage: deps.storage, agents, providers }),
     llm: llmLine,
+    cluster,
   };
 }
 

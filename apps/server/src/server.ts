@@ -1,5 +1,7 @@
 import type { ApiServices } from '@cognition/api';
+import { FixedWindowRateLimiter } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import type { RedisCluster } from '@cognition/cluster-redis';
 import type { ContextInspector, RunManager } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
@@ -63,11 +65,17 @@ export async function startServer(
   let runs: RunManager;
   let context: ContextInspector;
   let llm: string;
+  let cluster: RedisCluster | null;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox =
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger }));
-    ({ runs, context, llm } = await createRuntime(config, { storage, sandbox, breakers, logger }));
+    ({ runs, context, llm, cluster } = await createRuntime(config, {
+      storage,
+      sandbox,
+      breakers,
+      logger,
+    }));
     const { resumed, interrupted, failed, callbacks } = await runs.recover();
     logger.info(
       {
@@ -99,6 +107,10 @@ export async function startServer(
     sandbox,
     breakers,
     version: VERSION,
+    ...rateLimiterOf(config, cluster),
+    ...(cluster && config.cluster
+      ? { cluster: { nodeId: config.cluster.nodeId, redis: () => cluster.health() } }
+      : {}),
   };
   const state: ServerState = { shuttingDown: false };
   const adminDir = options.adminDir ?? path.join(__dirname, '../admin');
@@ -115,6 +127,7 @@ export async function startServer(
     });
   } catch (error) {
     await runs.shutdown(1000);
+    await cluster?.close();
     await storage.close();
     throw error;
   }
@@ -135,6 +148,7 @@ export async function startServer(
     },
     `Cognition ${VERSION} listening on ${url} — storage: ${describePersistence(config.persistence)}; ` +
       `sandbox: ${config.sandbox.backend}; llm: ${llm}; ` +
+      (config.cluster ? `node: ${config.cluster.nodeId} (redis cluster); ` : '') +
       `scoping: ${config.scoping.enabled ? `on (${config.scoping.keys.join(', ')})` : 'off'}; ` +
       `api keys: ${config.apiKeys.length > 0 ? config.apiKeys.length : 'none (open)'}`,
   );
@@ -143,6 +157,7 @@ export async function startServer(
   function shutdown(): Promise<{ timedOut: boolean }> {
     lifecycle.stop();
     closing ??= drain(server, runs, state, config, logger).then(async (result) => {
+      await cluster?.close();
       await storage.close();
       logger.info({ timedOut: result.timedOut }, 'Cognition stopped');
       return result;
@@ -151,6 +166,21 @@ export async function startServer(
   }
 
   return { url, server, storage, runs, shutdown };
+}
+
+/**
+ * The per-tenant limiter when a limit is configured: shared through Redis with several nodes,
+ * in process on one.
+ */
+function rateLimiterOf(
+  config: ServerConfig,
+  cluster: RedisCluster | null,
+): Pick<ApiServices, 'rateLimiter'> {
+  const limits = config.rateLimits;
+  if (limits.requests === null && limits.runs === null) return {};
+  return {
+    rateLimiter: cluster ? cluster.rateLimiter(limits) : new FixedWindowRateLimiter(limits),
+  };
 }
 
 /** Time runs get, after the grace period, to checkpoint and emit their terminal event. */

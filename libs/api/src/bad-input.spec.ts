@@ -27,7 +27,15 @@ const SESSION_KEYS = [
 ];
 const MESSAGE_KEYS = ['sessionId', 'messageId', 'limit', 'offset'];
 const LIST_KEYS = ['limit', 'offset', 'status', 'metadata'];
-const SEND_KEYS = ['sessionId', 'content', 'parentId', 'callbackUrl', 'idempotencyKey', 'metadata'];
+const SEND_KEYS = [
+  'sessionId',
+  'content',
+  'parentId',
+  'callbackUrl',
+  'idempotencyKey',
+  'metadata',
+  'multitaskStrategy',
+];
 const EVENTS_KEYS = ['sessionId', 'runId', 'lastEventId'];
 
 /** Strings that stress decoders: lone surrogates, NULs, RTL marks, emoji, combining marks. */
@@ -274,6 +282,13 @@ describe('bad input never causes a 500 nor changes stored data', () => {
       }),
       fc.record({ idempotencyKey: fc.oneof(notAString, fc.constant(''), hugeString(256)) }),
       fc.record({ metadata: badMetadata }),
+      fc.record({
+        multitaskStrategy: fc.oneof(
+          notAString,
+          oddUnicode,
+          fc.constantFrom('later', 'ENQUEUE', 'Reject', ''),
+        ),
+      }),
       fc.constantFrom<Input>({ scope: { user: 'mallory' } }, { runId: 'r' }, { role: 'system' }),
       unknownField(SEND_KEYS),
     );

@@ -9,6 +9,7 @@ import type {
   StorageHealth,
 } from '@cognition/storage';
 import type { ContextViewService } from './context-service';
+import type { RateLimiter } from './rate-limit';
 import type { RunService, SandboxReleaser } from './run-service';
 import type { SessionLifecycle } from './session-service';
 
@@ -50,6 +51,16 @@ export interface ApiServices {
   breakers: { snapshots(): BreakerSnapshot[] };
   /** The server's version string, reported by `health.get`. */
   version: string;
+  /** Several nodes (`COGNITION_REDIS_URL`): this node's id and its Redis, for `health.get`. */
+  cluster?: ClusterHealthSource;
+  /** Per-tenant budgets (`COGNITION_RATE_LIMIT_*`); absent: no limits. */
+  rateLimiter?: RateLimiter;
+}
+
+/** What `/health` reports of a node of a cluster. */
+export interface ClusterHealthSource {
+  nodeId: string;
+  redis(): Promise<{ status: string; ok: boolean; latencyMs: number | null; error?: string }>;
 }
 
 /**

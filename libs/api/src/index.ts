@@ -23,3 +23,4 @@ export type { DescribedError } from './errors';
 export type { HealthReport } from './routers/health/health.handler';
 export type { RunDetail } from './routers/runs/get.handler';
 export type { RouterInputs, RouterOutputs } from './types';
+export * from './rate-limit';

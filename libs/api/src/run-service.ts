@@ -3,6 +3,7 @@ import type {
   AgentEventEnvelope,
   CallbackAttempt,
   Message,
+  MultitaskStrategy,
   Run,
   SessionConfig,
 } from '@cognition/contracts';
@@ -34,12 +35,17 @@ export interface RunSendInput {
   callbackUrl?: string | null;
   /** A retried send with the same key returns the first run instead of starting another. */
   idempotencyKey?: string | null;
+  /** While the session has an active run: reject (default), enqueue, interrupt or rollback. */
+  multitaskStrategy?: MultitaskStrategy;
 }
 
 /** What a send produced: the run, the persisted user message, and whether the run is new. */
 export interface RunSendResult {
   run: Run;
-  /** The persisted user message (for a replayed idempotency key: the first one). */
+  /**
+   * The user message (for a replayed idempotency key: the first one); for a `pending` run, as
+   * it enters the history when the run starts, with the id it will have.
+   */
   message: Message;
   /** false when the idempotency key matched an earlier run (nothing new was started). */
   created: boolean;
@@ -107,6 +113,8 @@ export interface RunService {
   breakerSnapshots(): CircuitBreakerSnapshot[];
   /** Runs executing and queued in this process, and the limit (`maxConcurrentRuns`). */
   admission(): RunAdmission;
+  /** Ids of the runs this process executes (with several nodes: the runs this node owns). */
+  activeRunIds(): string[];
 }
 
 /**

@@ -2,6 +2,8 @@ import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
 import type { ApiContext } from './context';
 import { describeError, toTRPCError } from './errors';
+import type { RateBucket } from './rate-limit';
+import { RateLimitedError, tenantOf } from './rate-limit';
 
 /** Interval of SSE pings on every subscription (like the original Cognition's 15 s heartbeat). */
 export const SSE_PING_INTERVAL_MS = 15_000;
@@ -49,5 +51,27 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Procedures outside every budget: what load balancers and monitors poll. */
+const UNMETERED: ReadonlySet<string> = new Set(['health.get', 'health.ready']);
+/** Procedures that start a run (the `runs` budget). */
+const STARTS_RUN: ReadonlySet<string> = new Set(['messages.send']);
+
+/**
+ * Per-tenant rate limits (when configured): every call counts against `requests`, a send
+ * against `runs` too; REST routes call these procedures, so both surfaces share one budget.
+ */
+const rateLimit = t.middleware(async ({ ctx, path, next }) => {
+  const limiter = ctx.services.rateLimiter;
+  if (limiter && !UNMETERED.has(path)) {
+    const tenant = tenantOf(ctx.caller);
+    const buckets: RateBucket[] = STARTS_RUN.has(path) ? ['requests', 'runs'] : ['requests'];
+    for (const bucket of buckets) {
+      const decision = await limiter.take(bucket, tenant);
+      if (!decision.allowed) throw new RateLimitedError(bucket, decision.retryAfterSeconds);
+    }
+  }
+  return next();
+});
+
 /** Base procedure of every route; callers are already authenticated/scoped by the context. */
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(rateLimit);

@@ -26,6 +26,7 @@ export const ErrorCodeSchema = z.enum([
   'TIMEOUT',
   'ABORTED',
   'STORAGE_ERROR',
+  'RATE_LIMITED',
   'UNAVAILABLE',
   'INTERNAL_ERROR',
 ]);

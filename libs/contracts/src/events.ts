@@ -157,7 +157,19 @@ export const ResumedEventSchema = z.object({
   attempt: z.number().int().positive(),
 });
 
+/**
+ * First event of a run sent with `multitask_strategy` `enqueue`, `interrupt` or `rollback`
+ * while another run was active: the run waits (status `pending`) behind `ahead` runs of its
+ * session (the active one included) and starts, with its own events, when they are done.
+ */
+export const QueuedEventSchema = z.object({
+  type: z.literal('queued'),
+  run_id: z.string(),
+  ahead: z.number().int().min(0),
+});
+
 export const AgentEventSchema = z.discriminatedUnion('type', [
+  QueuedEventSchema,
   TokenEventSchema,
   ToolCallEventSchema,
   ToolResultEventSchema,

@@ -2,8 +2,13 @@ import { z } from 'zod';
 import { ErrorCodeSchema } from './errors';
 import { IdSchema } from './common';
 
-/** `queued` and `running` are active; a session has at most one active run at a time. */
+/**
+ * `queued` and `running` are active; a session has at most one active run at a time. `pending`
+ * runs wait behind the active one (a message sent with `multitask_strategy` `enqueue`,
+ * `interrupt` or `rollback`): not active yet, they start in creation order.
+ */
 export const RunStatusSchema = z.enum([
+  'pending',
   'queued',
   'running',
   'completed',
@@ -13,9 +18,20 @@ export const RunStatusSchema = z.enum([
 ]);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'running'];
+/** How many pending runs one session may hold (a client looping on `enqueue` is refused). */
+export const MAX_PENDING_RUNS = 50;
 export function isActiveRunStatus(status: RunStatus): boolean {
   return status === 'queued' || status === 'running';
 }
+
+/**
+ * What a message sent while its session has an active run does (LangGraph Platform's
+ * double-texting model): `reject` it (409), `enqueue` it behind the active run, `interrupt` the
+ * active run (it ends `interrupted`, its partial answer kept) or `rollback` the active run (it
+ * is removed with its user message, what it produced and its checkpoints) and start the new one.
+ */
+export const MultitaskStrategySchema = z.enum(['reject', 'enqueue', 'interrupt', 'rollback']);
+export type MultitaskStrategy = z.infer<typeof MultitaskStrategySchema>;
 
 export const UsageSchema = z.object({
   inputTokens: z.number().int().min(0),
@@ -42,6 +58,16 @@ export const RunSchema = z.object({
   /** The user message that started the run. */
   inputMessageId: IdSchema.nullable(),
   idempotencyKey: z.string().nullable(),
+  /** How the run was sent while another was active (null: the session was idle). */
+  multitaskStrategy: MultitaskStrategySchema.nullable(),
+  /** The run that was active when this one was sent (null: none). */
+  supersedesRunId: IdSchema.nullable(),
+  /** Where the completion payload is POSTed when the run ends (null: nowhere). */
+  callbackUrl: z.string().nullable(),
+  /** The server node that claimed the run (several nodes on one database; null: none). */
+  ownerNode: z.string().nullable(),
+  /** Until when the owner's claim holds; another node takes the run over only after it. */
+  leaseExpiresAt: z.date().nullable(),
   usage: UsageSchema.nullable(),
   error: RunErrorSchema.nullable(),
   createdAt: z.date(),
@@ -55,11 +81,23 @@ export const CreateRunInputSchema = z
   .object({
     id: IdSchema.optional(),
     sessionId: IdSchema,
-    status: z.enum(['queued', 'running']).default('queued'),
+    status: z.enum(['pending', 'queued', 'running']).default('queued'),
     inputMessageId: IdSchema.nullable().optional(),
     idempotencyKey: z.string().min(1).max(256).nullable().optional(),
+    multitaskStrategy: MultitaskStrategySchema.nullable().optional(),
+    supersedesRunId: IdSchema.nullable().optional(),
+    callbackUrl: z.string().max(2048).nullable().optional(),
+    /** Required for a `pending` run: the message it sends when it starts. */
+    pendingInput: z
+      .lazy(() => PendingRunInputSchema)
+      .nullable()
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((input) => input.status !== 'pending' || input.pendingInput != null, {
+    path: ['pendingInput'],
+    message: 'a pending run needs the message it will send',
+  });
 export type CreateRunInput = z.input<typeof CreateRunInputSchema>;
 
 export const UpdateRunInputSchema = z
@@ -69,6 +107,22 @@ export const UpdateRunInputSchema = z
     error: RunErrorSchema.nullable().optional(),
     startedAt: z.date().nullable().optional(),
     finishedAt: z.date().nullable().optional(),
+    /** The thread's head checkpoint when the run started (what a rollback returns to). */
+    baseCheckpointId: z.string().nullable().optional(),
   })
   .strict();
 export type UpdateRunInput = z.input<typeof UpdateRunInputSchema>;
+
+/**
+ * The user message a `pending` run sends when it starts: durable from the moment the run is
+ * accepted, it enters the message history (with `messageId`) only then.
+ */
+export const PendingRunInputSchema = z
+  .object({
+    messageId: IdSchema,
+    content: z.string().min(1),
+    parentId: IdSchema.nullable(),
+    metadata: z.record(z.string(), z.string()),
+  })
+  .strict();
+export type PendingRunInput = z.infer<typeof PendingRunInputSchema>;

@@ -2,6 +2,7 @@ export * from './errors';
 export * from './logger';
 export { newRunId, eventId, runIdOfEventId, seqOfEventId, EVENT_SEQ_WIDTH } from './ids';
 export * from './events/event-log';
+export { ListenerSet } from './events/listener-set';
 export * from './events/storage-event-log';
 export * from './events/sse';
 export * from './agents/agent';

@@ -98,6 +98,29 @@ export class ProjectingMemorySaver extends MemorySaver {
     return deleted;
   }
 
+  /**
+   * Deletes the thread's checkpoints (every namespace) with an id greater than `afterId` (all
+   * when null) and their pending writes; returns how many checkpoints went. Ids are uuid6:
+   * time-ordered as strings.
+   */
+  deleteCheckpointsAfter(threadId: string, afterId: string | null): number {
+    let deleted = 0;
+    for (const checkpoints of Object.values(this.storage[threadId] ?? {})) {
+      for (const id of Object.keys(checkpoints)) {
+        if (afterId !== null && id <= afterId) continue;
+        delete checkpoints[id];
+        deleted += 1;
+      }
+    }
+    for (const key of Object.keys(this.writes)) {
+      const [owner, , checkpointId] = JSON.parse(key) as [string, string, string];
+      if (owner === threadId && (afterId === null || checkpointId > afterId)) {
+        delete this.writes[key];
+      }
+    }
+    return deleted;
+  }
+
   /** Counts and serialized bytes of the thread's checkpoints and writes (every namespace). */
   footprint(threadId: string): { checkpoints: number; writes: number; bytes: number } {
     let checkpoints = 0;

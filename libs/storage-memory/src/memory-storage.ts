@@ -3,7 +3,6 @@ import { compareSessions } from './session-order';
 import type {
   CallbackAttempt,
   CreateMessageInput,
-  CreateRunInput,
   CreateSessionInput,
   ListSessionsQuery,
   Message,
@@ -12,21 +11,16 @@ import type {
   Run,
   Session,
   SessionPage,
-  UpdateRunInput,
   UpdateSessionInput,
 } from '@cognition/contracts';
 import {
-  CallbackAttemptSchema,
   CreateMessageInputSchema,
-  CreateRunInputSchema,
   CreateSessionInputSchema,
   ListSessionsQuerySchema,
   MessagePageQuerySchema,
   StringMapSchema,
-  UpdateRunInputSchema,
   UpdateSessionInputSchema,
   abandonedCutoff,
-  isActiveRunStatus,
   readStatusOf,
 } from '@cognition/contracts';
 import type {
@@ -38,6 +32,7 @@ import type {
   ArtifactStoreOptions,
   CheckpointRetentionStore,
   SessionPolicy,
+  RollbackResult,
   StorageHealth,
 } from '@cognition/storage';
 import {
@@ -61,6 +56,8 @@ import { MemoryStore } from './memory-store';
 import { MemoryEventStore } from './memory-event-store';
 import { MemoryActivityStore } from './memory-activity-store';
 import { MemoryPendingCallbacks } from './memory-pending-callbacks';
+import type { RunExtras } from './memory-runs';
+import { MemoryRuns } from './memory-runs';
 
 /** A session row plus what only the backend sees. */
 export interface SessionRecord {
@@ -83,6 +80,8 @@ export interface MemoryState {
   /** Per session, rows in thread order. */
   messages: Map<string, MessageRecord[]>;
   runs: Map<string, Run>;
+  /** Per run, what only the backend keeps (pending input, base checkpoint). */
+  runExtras: Map<string, RunExtras>;
   /** Per run, its completion-callback attempts in the order they were recorded. */
   callbackAttempts: Map<string, CallbackAttempt[]>;
 }
@@ -113,11 +112,13 @@ export class MemoryStorage implements StorageBackend {
     sessionByThread: new Map(),
     messages: new Map(),
     runs: new Map(),
+    runExtras: new Map(),
     callbackAttempts: new Map(),
   };
   readonly sessions: SessionStore;
   readonly messages: MessageStore;
   readonly runs: RunStore;
+  private readonly runRows: MemoryRuns;
   readonly artifacts: MemoryArtifactStore;
   readonly events: MemoryEventStore;
   readonly activity: MemoryActivityStore;
@@ -174,15 +175,22 @@ export class MemoryStorage implements StorageBackend {
       listAll: (sessionId, scope) => this.run(() => this.listMessages(sessionId, scope)),
       deleteBySession: (sessionId) => this.run(() => this.deleteMessages(sessionId)),
     };
+    const runs = new MemoryRuns(this.state, (id) => this.requireSession(id), this.now);
+    this.runRows = runs;
     this.runs = {
-      create: (input) => this.run(() => this.createRun(input)),
-      update: (id, input) => this.run(() => this.updateRun(id, input)),
-      get: (id) => this.run(() => this.getRun(id)),
-      list: (sessionId) => this.run(() => this.listRuns(sessionId)),
-      getActive: (sessionId) => this.run(() => this.getActiveRun(sessionId)),
-      listActive: () => this.run(() => this.listActiveRuns()),
-      recordCallbackAttempt: (input) => this.run(() => this.recordCallbackAttempt(input)),
-      listCallbackAttempts: (runId) => this.run(() => this.listCallbackAttempts(runId)),
+      create: (input) => this.run(() => runs.create(input)),
+      update: (id, input) => this.run(() => runs.update(id, input)),
+      promote: (id) => this.run(() => runs.promote(id)),
+      claim: (id, node, now, until) => this.run(() => runs.claim(id, node, now, until)),
+      renewLease: (id, node, until) => this.run(() => runs.renewLease(id, node, until)),
+      get: (id) => this.run(() => runs.get(id)),
+      list: (sessionId) => this.run(() => runs.list(sessionId)),
+      getActive: (sessionId) => this.run(() => runs.getActive(sessionId)),
+      listActive: () => this.run(() => runs.listActive()),
+      listPending: (sessionId) => this.run(() => runs.listPending(sessionId)),
+      pendingInput: (id) => this.run(() => runs.pendingInput(id)),
+      recordCallbackAttempt: (input) => this.run(() => runs.recordCallbackAttempt(input)),
+      listCallbackAttempts: (runId) => this.run(() => runs.listCallbackAttempts(runId)),
       savePendingCallback: (input) => this.pendingCallbacks.save(input),
       claimCallbackAttempt: (deliveryId, attempt) =>
         this.pendingCallbacks.claim(deliveryId, attempt),
@@ -262,6 +270,35 @@ export class MemoryStorage implements StorageBackend {
     }
     for (const id of ids) this.deleteSession(id, {}, true);
     return ids;
+  }
+
+  rollbackRun(runId: string): Promise<RollbackResult> {
+    return this.run(() => {
+      const run = this.state.runs.get(runId);
+      const extras = this.runRows.extras(runId);
+      if (!run || !extras) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${runId}`);
+      const record = this.requireSession(run.sessionId);
+      const rows = this.state.messages.get(run.sessionId) ?? [];
+      const from = rows.findIndex((row) => row.message.id === run.inputMessageId);
+      const messages = from < 0 ? 0 : rows.length - from;
+      if (from >= 0) this.state.messages.set(run.sessionId, rows.slice(0, from));
+      let checkpoints = 0;
+      if (run.startedAt !== null) {
+        checkpoints = this.checkpointer.deleteCheckpointsAfter(
+          record.session.threadId,
+          extras.baseCheckpointId,
+        );
+        record.projectedCheckpointId = extras.baseCheckpointId;
+      }
+      record.session = {
+        ...record.session,
+        messageCount: record.session.messageCount - messages,
+        updatedAt: this.now(),
+      };
+      this.runRows.delete(runId);
+      this.pendingCallbacks.deleteRun(runId);
+      return { messages, checkpoints };
+    });
   }
 
   /** Runs a synchronous operation as a promise, turning throws into rejections. */
@@ -426,8 +463,7 @@ export class MemoryStorage implements StorageBackend {
     this.activity.deleteSession(id);
     for (const [runId, run] of this.state.runs) {
       if (run.sessionId !== id) continue;
-      this.state.runs.delete(runId);
-      this.state.callbackAttempts.delete(runId);
+      this.runRows.delete(runId);
       this.pendingCallbacks.deleteRun(runId);
     }
     this.artifacts.deleteSessionArtifacts(id);
@@ -537,133 +573,6 @@ export class MemoryStorage implements StorageBackend {
     }
     record.session.messageCount = plan.messageCount;
     record.projectedCheckpointId = checkpointId;
-  }
-
-  // Runs
-
-  private activeRunOf(sessionId: string): Run | undefined {
-    for (const run of this.state.runs.values()) {
-      if (run.sessionId === sessionId && isActiveRunStatus(run.status)) return run;
-    }
-    return undefined;
-  }
-
-  private createRun(input: CreateRunInput): { run: Run; created: boolean } {
-    const data = parseInput(CreateRunInputSchema, input, 'run');
-    this.requireSession(data.sessionId);
-    if (data.idempotencyKey) {
-      for (const run of this.state.runs.values()) {
-        if (run.sessionId === data.sessionId && run.idempotencyKey === data.idempotencyKey) {
-          return { run: copy(run), created: false };
-        }
-      }
-    }
-    const active = this.activeRunOf(data.sessionId);
-    if (active) {
-      throw new StorageError(
-        'RUN_IN_PROGRESS',
-        `Session ${data.sessionId} already has active run ${active.id}`,
-      );
-    }
-    const id = data.id ?? randomUUID();
-    if (this.state.runs.has(id)) throw new StorageError('CONFLICT', `Run already exists: ${id}`);
-    const now = this.now();
-    const run: Run = {
-      id,
-      sessionId: data.sessionId,
-      status: data.status,
-      inputMessageId: data.inputMessageId ?? null,
-      idempotencyKey: data.idempotencyKey ?? null,
-      usage: null,
-      error: null,
-      createdAt: now,
-      startedAt: data.status === 'running' ? now : null,
-      finishedAt: null,
-      updatedAt: now,
-    };
-    this.state.runs.set(id, copy(run));
-    return { run, created: true };
-  }
-
-  private updateRun(id: string, input: UpdateRunInput): Run {
-    const data = parseInput(UpdateRunInputSchema, input, 'run update');
-    const current = this.state.runs.get(id);
-    if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
-    if (data.status !== undefined && isActiveRunStatus(data.status)) {
-      const active = this.activeRunOf(current.sessionId);
-      if (active && active.id !== id) {
-        throw new StorageError(
-          'RUN_IN_PROGRESS',
-          `Session ${current.sessionId} already has active run ${active.id}`,
-        );
-      }
-    }
-    const next: Run = {
-      ...current,
-      status: data.status ?? current.status,
-      usage: data.usage !== undefined ? data.usage : current.usage,
-      error: data.error !== undefined ? data.error : current.error,
-      startedAt: data.startedAt !== undefined ? data.startedAt : current.startedAt,
-      finishedAt: data.finishedAt !== undefined ? data.finishedAt : current.finishedAt,
-      updatedAt: this.now(),
-    };
-    this.state.runs.set(id, copy(next));
-    return next;
-  }
-
-  private getRun(id: string): Run | null {
-    const run = this.state.runs.get(id);
-    return run ? copy(run) : null;
-  }
-
-  private listRuns(sessionId: string): Run[] {
-    return [...this.state.runs.values()]
-      .filter((run) => run.sessionId === sessionId)
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.id.localeCompare(b.id))
-      .map(copy);
-  }
-
-  private getActiveRun(sessionId: string): Run | null {
-    const run = this.activeRunOf(sessionId);
-    return run ? copy(run) : null;
-  }
-
-  private listActiveRuns(): Run[] {
-    return [...this.state.runs.values()]
-      .filter((run) => isActiveRunStatus(run.status))
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
-      .map(copy);
-  }
-
-  private recordCallbackAttempt(input: CallbackAttempt): CallbackAttempt {
-    const attempt = parseInput(CallbackAttemptSchema, input, 'callback attempt');
-    if (!this.state.runs.has(attempt.runId)) {
-      throw new StorageError('RUN_NOT_FOUND', `Run not found: ${attempt.runId}`);
-    }
-    const recorded = this.state.callbackAttempts.get(attempt.runId) ?? [];
-    if (
-      recorded.some((a) => a.deliveryId === attempt.deliveryId && a.attempt === attempt.attempt)
-    ) {
-      throw new StorageError(
-        'CONFLICT',
-        `Callback attempt already recorded: delivery ${attempt.deliveryId}, attempt ${attempt.attempt}`,
-      );
-    }
-    recorded.push(copy(attempt));
-    this.state.callbackAttempts.set(attempt.runId, recorded);
-    return attempt;
-  }
-
-  private listCallbackAttempts(runId: string): CallbackAttempt[] {
-    return (this.state.callbackAttempts.get(runId) ?? [])
-      .slice()
-      .sort(
-        (a, b) =>
-          a.startedAt.getTime() - b.startedAt.getTime() ||
-          a.attempt - b.attempt ||
-          a.deliveryId.localeCompare(b.deliveryId),
-      )
-      .map(copy);
   }
 }
 

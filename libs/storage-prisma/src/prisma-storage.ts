@@ -1,6 +1,7 @@
 import type {
   ArtifactStoreOptions,
   SessionPolicy,
+  RollbackResult,
   StorageBackend,
   StorageBackendKind,
   StorageHealth,
@@ -21,6 +22,7 @@ import { PrismaEventStore } from './event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './message-store';
 import { messageProjectionHook, writeProjection } from './projection';
+import { rollbackRun } from './run-rollback';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 import { PrismaActivityStore } from './activity-store';
@@ -209,6 +211,10 @@ class PrismaStorage implements StorageBackend {
         }
       }
     });
+  }
+
+  rollbackRun(runId: string): Promise<RollbackResult> {
+    return guard('roll back run', () => rollbackRun(this.db, runId));
   }
 
   /**

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { CallbackAttempt, CreateRunInput, Run, UpdateRunInput } from '@cognition/contracts';
+import type {
+  CallbackAttempt,
+  CreateRunInput,
+  PendingRunInput,
+  Run,
+  UpdateRunInput,
+} from '@cognition/contracts';
 import {
   CallbackAttemptSchema,
   CreateRunInputSchema,
   isActiveRunStatus,
+  PendingRunInputSchema,
   UpdateRunInputSchema,
 } from '@cognition/contracts';
 import type { PendingCallback, RunStore } from '@cognition/storage';
@@ -44,9 +51,13 @@ export class PrismaRunStore implements RunStore {
             id,
             sessionId: data.sessionId,
             status: data.status,
-            activeSessionId: data.sessionId,
+            activeSessionId: data.status === 'pending' ? null : data.sessionId,
             inputMessageId: data.inputMessageId ?? null,
             idempotencyKey: key,
+            multitaskStrategy: data.multitaskStrategy ?? null,
+            supersedesRunId: data.supersedesRunId ?? null,
+            callbackUrl: data.callbackUrl ?? null,
+            pendingInput: data.pendingInput ? JSON.stringify(data.pendingInput) : null,
             createdAt: now,
             startedAt: data.status === 'running' ? now : null,
             updatedAt: now,
@@ -89,6 +100,7 @@ export class PrismaRunStore implements RunStore {
         patch.error = data.error === null ? null : JSON.stringify(data.error);
       if (data.startedAt !== undefined) patch.startedAt = data.startedAt;
       if (data.finishedAt !== undefined) patch.finishedAt = data.finishedAt;
+      if (data.baseCheckpointId !== undefined) patch.baseCheckpointId = data.baseCheckpointId;
       try {
         if (data.status !== undefined) {
           const current = await this.db.run.findUnique({
@@ -114,6 +126,83 @@ export class PrismaRunStore implements RunStore {
         }
         throw error;
       }
+    });
+  }
+
+  /** A conditional update on `status = 'pending'`; the active-run unique index arbitrates. */
+  async promote(id: string): Promise<Run> {
+    return guard('promote run', async () => {
+      const row = await this.db.run.findUnique({ where: { id } });
+      if (!row) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+      const input = parsePendingInput(row.pendingInput);
+      if (row.status !== 'pending' || !input) {
+        throw new StorageError('CONFLICT', `Run ${id} is ${row.status}, not pending`);
+      }
+      try {
+        const { count } = await this.db.run.updateMany({
+          where: { id, status: 'pending' },
+          data: {
+            status: 'queued',
+            activeSessionId: row.sessionId,
+            inputMessageId: input.messageId,
+            updatedAt: new Date(),
+          },
+        });
+        if (count === 0) throw new StorageError('CONFLICT', `Run ${id} is no longer pending`);
+      } catch (error) {
+        if (uniqueViolationFields(error).includes('active_session_id')) {
+          throw new StorageError(
+            'RUN_IN_PROGRESS',
+            `Session ${row.sessionId} already has an active run`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+      const promoted = await this.db.run.findUnique({ where: { id } });
+      if (!promoted) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+      return toRun(promoted);
+    });
+  }
+
+  claim(id: string, node: string, now: Date, until: Date): Promise<boolean> {
+    return guard('claim run', async () => {
+      const { count } = await this.db.run.updateMany({
+        where: {
+          id,
+          activeSessionId: { not: null },
+          OR: [{ ownerNode: null }, { ownerNode: node }, { leaseExpiresAt: { lt: now } }],
+        },
+        data: { ownerNode: node, leaseExpiresAt: until },
+      });
+      return count === 1;
+    });
+  }
+
+  renewLease(id: string, node: string, until: Date): Promise<boolean> {
+    return guard('renew run lease', async () => {
+      const { count } = await this.db.run.updateMany({
+        where: { id, ownerNode: node, activeSessionId: { not: null } },
+        data: { leaseExpiresAt: until },
+      });
+      return count === 1;
+    });
+  }
+
+  async listPending(sessionId?: string): Promise<Run[]> {
+    return guard('list pending runs', async () => {
+      const rows = await this.db.run.findMany({
+        where: { status: 'pending', ...(sessionId !== undefined ? { sessionId } : {}) },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return rows.map(toRun);
+    });
+  }
+
+  async pendingInput(id: string): Promise<PendingRunInput | null> {
+    return guard('read pending input', async () => {
+      const row = await this.db.run.findUnique({ where: { id }, select: { pendingInput: true } });
+      return parsePendingInput(row?.pendingInput ?? null);
     });
   }
 
@@ -250,4 +339,9 @@ export class PrismaRunStore implements RunStore {
     });
     return row ? toRun(row) : null;
   }
+}
+
+function parsePendingInput(text: string | null): PendingRunInput | null {
+  if (text === null) return null;
+  return PendingRunInputSchema.parse(JSON.parse(text));
 }

@@ -7,6 +7,7 @@ import type {
   ListSessionsQuery,
   Message,
   MessagePage,
+  PendingRunInput,
   MessagePageQuery,
   NewSessionActivity,
   Run,
@@ -201,8 +202,27 @@ export interface RunStore {
    * atomically by the database (not by a read-then-write), so two processes sharing one
    * database can never both succeed: the loser gets RUN_IN_PROGRESS.
    * A create with an idempotency key already used on the session returns the existing run.
+   * A `pending` run (with its `pendingInput`) is not active and never conflicts.
    */
   create(input: CreateRunInput): Promise<{ run: Run; created: boolean }>;
+  /**
+   * Starts a pending run: it becomes `queued` (active, so the one-active-run rule applies
+   * atomically: RUN_IN_PROGRESS when another run of the session is active) with its pending
+   * input's `messageId` as `inputMessageId`. RUN_NOT_FOUND; CONFLICT when it is not pending.
+   */
+  promote(id: string): Promise<Run>;
+  /**
+   * Claims an active run for `node` until `until`: true when it was unowned, already `node`'s,
+   * or its owner's lease expired before `now` — a conditional update, so of several nodes
+   * claiming at once exactly one wins. false for a run that is not active or missing.
+   */
+  claim(id: string, node: string, now: Date, until: Date): Promise<boolean>;
+  /** Extends `node`'s lease of an active run to `until`; false when `node` no longer owns it. */
+  renewLease(id: string, node: string, until: Date): Promise<boolean>;
+  /** Pending runs, oldest first: of one session, or of every session when omitted. */
+  listPending(sessionId?: string): Promise<Run[]>;
+  /** The message a run was created `pending` with (kept after it started); null otherwise. */
+  pendingInput(id: string): Promise<PendingRunInput | null>;
   /** Throws RUN_NOT_FOUND. */
   update(id: string, input: UpdateRunInput): Promise<Run>;
   get(id: string): Promise<Run | null>;
@@ -318,6 +338,20 @@ export interface StorageBackend {
   rebuildMessageProjection(sessionId: string): Promise<{ messages: number }>;
   /** Replaces the read-time session rules (abandoned status, TTL, their clock); see SessionPolicy. */
   setSessionPolicy(policy: Partial<SessionPolicy>): void;
+  /**
+   * Removes a run as if it had never been sent (double-texting `rollback`), in one atomic step:
+   * the run with its callback records, its user message and every message after it, and the
+   * checkpoints (with their writes) its thread gained after the run's `baseCheckpointId` (all of
+   * them when it had none); the session's messageCount follows. The caller makes sure the run
+   * no longer executes. RUN_NOT_FOUND when missing.
+   */
+  rollbackRun(runId: string): Promise<RollbackResult>;
+}
+
+/** What `rollbackRun` removed. */
+export interface RollbackResult {
+  messages: number;
+  checkpoints: number;
 }
 
 export type StorageConfig =

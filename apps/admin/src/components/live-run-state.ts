@@ -64,6 +64,14 @@ export function liveRunReducer(
         ...state,
         pieces: [...state.pieces, { id, kind: 'tool', text: toolLine(event) }],
       };
+    case 'queued':
+      return {
+        ...state,
+        pieces: [
+          ...state.pieces,
+          { id, kind: 'tool', text: `⏸ waiting behind ${event.ahead} run(s) of this session` },
+        ],
+      };
     case 'resumed':
       // What the cut-off step streamed after the mark is void: the resumed step produces it again.
       // Event ids sort in emission order within a session.

@@ -155,6 +155,11 @@ export function healthToBody(health: {
   runs: { executing: number; queued: number; limit: number } | null;
   storage: StorageHealth;
   circuitBreakers: readonly BreakerFigures[];
+  node: {
+    id: string | null;
+    ownedRuns: string[];
+    redis: { status: string; ok: boolean; latencyMs: number | null; error?: string } | null;
+  } | null;
 }): HealthBodyT {
   const storage = health.storage;
   return {
@@ -172,6 +177,16 @@ export function healthToBody(health: {
     circuit_breakers: Object.fromEntries(
       health.circuitBreakers.map((b) => [b.name, breakerToBody(b)]),
     ),
+    node: health.node && {
+      id: health.node.id,
+      owned_runs: health.node.ownedRuns,
+      redis: health.node.redis && {
+        status: health.node.redis.status,
+        ok: health.node.redis.ok,
+        latency_ms: health.node.redis.latencyMs,
+        ...(health.node.redis.error !== undefined ? { error: health.node.redis.error } : {}),
+      },
+    },
   };
 }
 
@@ -195,6 +210,9 @@ export function sendMessageInput(sessionId: string, body: z.output<typeof SendMe
     ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url } : {}),
     ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...(body.multitask_strategy !== undefined
+      ? { multitaskStrategy: body.multitask_strategy }
+      : {}),
   };
 }
 
@@ -207,6 +225,8 @@ export function runToBody(run: Run): RunBodyT {
     status: run.status,
     input_message_id: run.inputMessageId,
     idempotency_key: run.idempotencyKey,
+    multitask_strategy: run.multitaskStrategy,
+    supersedes_run_id: run.supersedesRunId,
     usage: run.usage
       ? {
           input_tokens: run.usage.inputTokens,

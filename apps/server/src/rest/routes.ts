@@ -273,9 +273,10 @@ export const REST_ROUTES: RestRoute[] = [
     summary: 'Service health',
     description:
       'Open to every caller (no key needed). `active_sessions` counts active sessions in the ' +
-      "caller's scope and `runs` this process's run admission (executing, queued, limit); both " +
-      'are null for a caller that presented no key (when keys are configured) or not every scope ' +
-      'header (when scoping is enabled). Always 200; read `status`.',
+      "caller's scope, `runs` this process's run admission (executing, queued, limit) and `node` " +
+      'its id, the runs it owns and (several nodes) its Redis; they are null for a caller that ' +
+      'presented no key (when keys are configured) or not every scope header (when scoping is ' +
+      'enabled). Always 200; read `status`.',
     tag: 'operations',
     caller: 'optional',
     request: {},
@@ -288,7 +289,8 @@ export const REST_ROUTES: RestRoute[] = [
       // Load figures are for callers that identified themselves, like the session count.
       const activeSessions = identified ? report.activeSessions : null;
       const runs = identified ? report.runs : null;
-      return { status: 200, body: healthToBody({ ...report, activeSessions, runs }) };
+      const node = identified ? report.node : null;
+      return { status: 200, body: healthToBody({ ...report, activeSessions, runs, node }) };
     },
   }),
   defineRoute({

@@ -106,8 +106,10 @@ export const RUN_ROUTES: RestRoute[] = [
       'Events until its terminal event. A request carrying `Last-Event-ID` (or ' +
       "`?last_event_id=`) is a reconnect: it re-attaches to that id's run and sends nothing. " +
       'Errors before the stream starts are JSON: 404 unknown session, 409 a run is in progress ' +
-      '(or the session accepts no messages), 422 invalid input. Disconnecting does not abort the ' +
-      'run (POST /sessions/{id}/abort does).',
+      '(or the session accepts no messages), 422 invalid input. While a run is active, ' +
+      '`multitask_strategy` decides (reject, enqueue, interrupt, rollback): a run that waits ' +
+      'streams `queued` first and its own events once it starts. Disconnecting does not abort ' +
+      'the run (POST /sessions/{id}/abort does).',
     tag: 'messages',
     caller: 'required',
     request: {
@@ -123,6 +125,7 @@ export const RUN_ROUTES: RestRoute[] = [
           idempotency_key: 'pr-42-review',
           metadata: { source: 'ci' },
         },
+        doubleTexting: { content: 'Also check the tests.', multitask_strategy: 'enqueue' },
       },
     },
     responses: {

@@ -6,6 +6,7 @@ import {
   IdSchema,
   MESSAGE_CONTENT_MAX,
   MessageRoleSchema,
+  MultitaskStrategySchema,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
   RunStatusSchema,
@@ -213,6 +214,22 @@ export const HealthBody = z
     circuit_breakers: z.record(z.string(), BreakerSnapshotBody).meta({
       description: 'Breakers keyed by name (e.g. `llm:openai`), as the original API reports them',
     }),
+    node: z
+      .object({
+        id: z.string().nullable().meta({ description: 'COGNITION_NODE_ID; null on one node' }),
+        owned_runs: z.array(IdSchema).meta({ description: 'Runs this node executes' }),
+        redis: z
+          .object({
+            status: z.string(),
+            ok: z.boolean(),
+            latency_ms: z.number().nullable(),
+            error: z.string().optional(),
+          })
+          .nullable()
+          .meta({ description: 'null on one node (no COGNITION_REDIS_URL)' }),
+      })
+      .nullable()
+      .meta({ description: 'null for callers that did not identify themselves' }),
   })
   .meta({ id: 'Health' });
 
@@ -289,6 +306,12 @@ export const SendMessageBody = z
       description: 'A retried send with the same key streams the first run instead of a new one',
     }),
     metadata: StringMapSchema.optional(),
+    multitask_strategy: MultitaskStrategySchema.optional().meta({
+      description:
+        'When the session has an active run: reject (409, the default), enqueue (run after it), ' +
+        'interrupt (end it `interrupted`, keep its partial answer, then run) or rollback (remove ' +
+        'it with its message and checkpoints, then run). The new run streams `queued` first.',
+    }),
   })
   .strict()
   .meta({
@@ -312,8 +335,16 @@ export const RunBody = z
     id: IdSchema,
     session_id: IdSchema,
     status: RunStatusSchema,
-    input_message_id: IdSchema.nullable(),
+    input_message_id: IdSchema.nullable().meta({
+      description: 'null while the run is pending (its message enters the history when it starts)',
+    }),
     idempotency_key: z.string().nullable(),
+    multitask_strategy: MultitaskStrategySchema.nullable().meta({
+      description: 'How it was sent while another run was active (null: the session was idle)',
+    }),
+    supersedes_run_id: IdSchema.nullable().meta({
+      description: 'The run that was active when this one was sent',
+    }),
     usage: UsageBody.nullable(),
     error: z.object({ code: ErrorCodeSchema, message: z.string() }).nullable(),
     created_at: Timestamp,

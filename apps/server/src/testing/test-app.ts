@@ -1,3 +1,5 @@
+import { FixedWindowRateLimiter } from '@cognition/api';
+import type { RateLimits } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import {
   AgentRegistry,
@@ -105,6 +107,8 @@ const AUDITOR: AgentDefinition = {
 export interface TestAppOptions extends Partial<HttpConfig> {
   /** Replies of the scripted model. */
   script?: ScriptEntry[];
+  /** Per-tenant limits (in process). */
+  rateLimits?: RateLimits;
 }
 
 /**
@@ -112,7 +116,7 @@ export interface TestAppOptions extends Partial<HttpConfig> {
  * sandbox) and logs captured in memory, for supertest specs.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { script, ...config } = options;
+  const { script, rateLimits, ...config } = options;
   const storage = createMemoryStorage();
   await storage.initialize();
   const lines: string[] = [];
@@ -161,6 +165,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       context,
       breakers,
       version: '0.0.0-test',
+      ...(rateLimits ? { rateLimiter: new FixedWindowRateLimiter(rateLimits) } : {}),
     },
     logger: createLogger('info', sink),
     state,

@@ -83,6 +83,8 @@ function isRetryable(status: number | null): boolean {
  */
 export class CallbackDispatcher {
   private readonly pending = new Set<Promise<void>>();
+  /** Deliveries this process is working on (by delivery id). */
+  private readonly inFlight = new Set<string>();
   private readonly closing = new AbortController();
   private readonly maxAttempts: number;
   private readonly initialDelayMs: number;
@@ -133,8 +135,29 @@ export class CallbackDispatcher {
    */
   async resumePending(): Promise<number> {
     const pending = await this.recorder.listPendingCallbacks();
-    for (const delivery of pending) void this.track(() => this.deliver(delivery, true));
+    for (const delivery of pending) this.resume(delivery);
     return pending.length;
+  }
+
+  /**
+   * Several nodes: goes on with deliveries whose next attempt is overdue by more than
+   * `graceMs` (their node died); each attempt is still claimed in storage, so it is made once.
+   */
+  async resumeOverdue(graceMs: number): Promise<number> {
+    const before = Date.now() - graceMs;
+    const overdue = (await this.recorder.listPendingCallbacks()).filter(
+      (d) => d.nextAttemptAt.getTime() < before && !this.inFlight.has(d.deliveryId),
+    );
+    for (const delivery of overdue) this.resume(delivery);
+    return overdue.length;
+  }
+
+  private resume(delivery: PendingCallback): void {
+    if (this.inFlight.has(delivery.deliveryId)) return;
+    this.inFlight.add(delivery.deliveryId);
+    void this.track(() =>
+      this.deliver(delivery, true).finally(() => this.inFlight.delete(delivery.deliveryId)),
+    );
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Scope } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import type { RunControlChannel } from './ports';
-import type { ActiveRun } from './run-context';
+import type { ActiveRun, CancelReason } from './run-context';
 import { RunEmitter } from './run-emitter';
 
 /**
@@ -43,6 +43,14 @@ export class ActiveRuns {
     if (!entry) return;
     entry.stopListening();
     this.runs.delete(runId);
+  }
+
+  /** Cancels a run of this process directly (not through the control channel). */
+  cancelLocal(runId: string, reason: CancelReason): void {
+    const entry = this.runs.get(runId);
+    if (!entry) return;
+    entry.run.cancelReason ??= reason;
+    entry.run.controller.abort();
   }
 
   has(runId: string): boolean {

@@ -13,6 +13,11 @@ export interface EventStreamParams {
   cursor: string | undefined;
   /** When resuming, the id the client last saw: a `reconnected` event is delivered first. */
   lastEventId: string | undefined;
+  /**
+   * An event the log does not hold, delivered before the replay (the `queued` event of a
+   * pending run); later events with ids up to its id are not delivered.
+   */
+  prelude?: AgentEventEnvelope;
   /** Whether the run is executing in this process (its terminal event is still to come here). */
   isLocal(runId: string): boolean;
   /** Whether storage still lists the run as active (e.g. executing on another node). */
@@ -73,6 +78,10 @@ export function openEventStream(
           event: { type: 'reconnected', last_event_id: p.lastEventId, truncated: replay.truncated },
         };
       }
+      if (p.prelude) {
+        yield p.prelude;
+        if (last === undefined || p.prelude.id > last) last = p.prelude.id;
+      }
       for (const envelope of replay.events) {
         if (stopped()) return;
         const verdict = classify(envelope);
@@ -104,6 +113,11 @@ export function openEventStream(
           wake = resolve;
           if (!local) setTimeout(notify, p.pollMs).unref();
         });
+        if (!local && queue.length === 0 && !stopped()) {
+          // A run executed on another node reaches this one through the log's fan-out; should
+          // that drop an event, the stored log still has it.
+          queue.push(...(await p.log.readAfter(p.sessionId, last)).events);
+        }
       }
     } finally {
       release();

@@ -12,15 +12,46 @@ import type { ProviderRegistry } from '../providers/registry';
 import type { ToolCatalog } from '../tools/catalog';
 import type { RunEmitter } from './run-emitter';
 
-/** How a run ended, as decided by the executor and recorded by the finisher. */
+/**
+ * How a run ended, as decided by the executor and recorded by the finisher. `rolled_back`: a
+ * newer message replaced it (double-texting `rollback`), so the finisher removes it.
+ */
 export type Outcome =
   | { kind: 'completed' }
   | { kind: 'aborted' }
-  | { kind: 'interrupted' }
+  | { kind: 'interrupted'; message?: string }
+  | { kind: 'rolled_back' }
+  /** This node lost the run's lease: another node executes it now; nothing is recorded here. */
+  | { kind: 'lost' }
   | { kind: 'failed'; error: RuntimeError };
 
-/** Why a run is being cancelled: by a caller (`aborted`) or by shutdown (`interrupted`). */
-export type CancelReason = 'aborted' | 'interrupted';
+/**
+ * Why a run is being cancelled: by a caller (`aborted`), by shutdown (`interrupted`), or by a
+ * newer message sent with `multitask_strategy` `interrupt` (`superseded`) or `rollback`
+ * (`rolled_back`), or because another node took the run over (`lost`).
+ */
+export type CancelReason = 'aborted' | 'interrupted' | 'superseded' | 'rolled_back' | 'lost';
+
+export const SUPERSEDED_MESSAGE = 'Interrupted by a newer message (multitask_strategy "interrupt")';
+export const ROLLED_BACK_MESSAGE =
+  'Rolled back: a newer message replaced this run (multitask_strategy "rollback")';
+
+/** The outcome of a run cancelled for `reason` (no reason recorded: an abort). */
+export function cancelledOutcome(reason: CancelReason | null): Outcome {
+  switch (reason) {
+    case 'superseded':
+      return { kind: 'interrupted', message: SUPERSEDED_MESSAGE };
+    case 'rolled_back':
+      return { kind: 'rolled_back' };
+    case 'lost':
+      return { kind: 'lost' };
+    case 'interrupted':
+      return { kind: 'interrupted' };
+    case 'aborted':
+    case null:
+      return { kind: 'aborted' };
+  }
+}
 
 /** A run this process executes (from acceptance until its terminal event was handed to the log). */
 export interface ActiveRun {

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Message, Session } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
+import type { StorageBackend } from '@cognition/storage';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
@@ -20,7 +21,7 @@ import { bindModel, breakerFor } from './model-binding';
 import type { RuntimeTool } from '../tools/types';
 import type { RunQueue } from './ports';
 import type { ActiveRun, Outcome, RunContext } from './run-context';
-import { kwargs, toRuntimeError } from './run-context';
+import { cancelledOutcome, kwargs, toRuntimeError } from './run-context';
 import type { RunEmitter } from './run-emitter';
 import type { RunFinisher } from './run-finisher';
 
@@ -53,7 +54,7 @@ export class RunExecutor {
     try {
       if (release === null) {
         // Cancelled while queued: it ends without having started.
-        const outcome: Outcome = { kind: active.cancelReason ?? 'aborted' };
+        const outcome: Outcome = cancelledOutcome(active.cancelReason);
         await this.finisher.finish(active, input.session, {
           outcome,
           meter: null,
@@ -79,9 +80,18 @@ export class RunExecutor {
     let outcome: Outcome;
     try {
       const stored = await ctx.storage.runs.get(active.runId);
+      // The head the thread stands on before the run first starts: what a rollback returns to
+      // (a resumed run keeps the one recorded then).
+      const firstStart = !stored?.startedAt;
+      const head = firstStart
+        ? await ctx.storage.checkpointer.getTuple({
+            configurable: { thread_id: session.threadId, checkpoint_ns: '' },
+          })
+        : undefined;
       await ctx.storage.runs.update(active.runId, {
         status: 'running',
         startedAt: stored?.startedAt ?? new Date(),
+        ...(firstStart ? { baseCheckpointId: head?.checkpoint.id ?? null } : {}),
       });
       if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
       const agent = ctx.agents.get(session.agentName);
@@ -159,15 +169,19 @@ export class RunExecutor {
         }
         final = await graph.invoke(null, config);
       } else {
-        final = await graph.invoke({ messages: [...repairs(history), human(userMessage)] }, config);
+        const unanswered = await earlierInputs(ctx.storage, active.runId, history);
+        final = await graph.invoke(
+          { messages: [...repairs(history), ...unanswered.map(human), human(userMessage)] },
+          config,
+        );
       }
       lastAssistantId =
         turn.lastAssistantId ?? lastAssistantOf(final.messages ?? [], userMessage.id);
-      outcome = signal.aborted ? { kind: active.cancelReason ?? 'aborted' } : { kind: 'completed' };
+      outcome = signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
     } catch (error) {
       outcome =
         signal.aborted && !(error instanceof RuntimeError)
-          ? { kind: active.cancelReason ?? 'aborted' }
+          ? cancelledOutcome(active.cancelReason)
           : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
     }
     await this.finisher.finish(active, session, {
@@ -213,6 +227,32 @@ function human(userMessage: Message): HumanMessage {
     content: userMessage.content,
     additional_kwargs: kwargs(userMessage.parentId, userMessage.metadata),
   });
+}
+
+/**
+ * User messages of earlier runs that ended before their turn entered the thread (aborted or
+ * interrupted while waiting for a slot, or superseded by a double-texted message): they join
+ * the thread with this turn, in order, so the history reads as they were sent (else their rows
+ * would stay pending and float after every later turn) and the model sees what the user said.
+ * Walks back from this run only until a run whose message the thread holds (usually one step).
+ */
+async function earlierInputs(
+  storage: StorageBackend,
+  runId: string,
+  history: readonly BaseMessage[],
+): Promise<Message[]> {
+  const run = await storage.runs.get(runId);
+  if (!run) return [];
+  const inThread = new Set(history.map((m) => m.id));
+  const runs = await storage.runs.list(run.sessionId);
+  const found: Message[] = [];
+  for (const earlier of runs.slice(runs.findIndex((r) => r.id === runId) + 1)) {
+    if (earlier.status === 'pending' || earlier.inputMessageId === null) continue;
+    if (inThread.has(earlier.inputMessageId)) break;
+    const message = await storage.messages.get(run.sessionId, earlier.inputMessageId, {});
+    if (message) found.unshift(message);
+  }
+  return found;
 }
 
 /** Unanswered calls of the last assistant message whose tool must not run twice. */

@@ -51,7 +51,7 @@ describe('RunFinisher', () => {
         },
       },
       silentLogger,
-      (id) => seenAtFinish.push(id === run.id && terminalLogged),
+      (finished) => seenAtFinish.push(finished.runId === run.id && terminalLogged),
     );
     await finisher.finish(activeRun, session, {
       outcome,

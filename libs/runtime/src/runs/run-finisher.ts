@@ -5,6 +5,7 @@ import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callbac
 import type { Logger } from '../logger';
 import type { UsageMeter } from '../providers/usage';
 import type { ActiveRun, Outcome } from './run-context';
+import { ROLLED_BACK_MESSAGE } from './run-context';
 
 /** What the executor hands over when a run ends. */
 export interface RunEnding {
@@ -29,8 +30,11 @@ export class RunFinisher {
     private readonly storage: StorageBackend,
     private readonly callbacks: Pick<CallbackDispatcher, 'dispatch'>,
     private readonly logger: Logger,
-    /** Called once the terminal event was handed to the log (the run is no longer active). */
-    private readonly onFinished: (runId: string) => void,
+    /**
+     * Called once the terminal event was handed to the log (the run is no longer active): the
+     * session may start its next pending run.
+     */
+    private readonly onFinished: (run: ActiveRun) => void,
   ) {}
 
   private handedOff = false;
@@ -47,10 +51,19 @@ export class RunFinisher {
   async finish(active: ActiveRun, session: Session, ending: RunEnding): Promise<void> {
     const { emitter, runId, scope } = active;
     if (this.handedOff) {
-      this.onFinished(runId);
+      this.onFinished(active);
       return;
     }
     const { outcome, meter, callbackUrl } = ending;
+    if (outcome.kind === 'lost') {
+      // Another node owns the run now and finishes it: nothing of it is ours to record.
+      this.onFinished(active);
+      return;
+    }
+    if (outcome.kind === 'rolled_back') {
+      await this.rollBack(active);
+      return;
+    }
     const usage = meter && meter.calls > 0 ? meter.toUsage() : null;
     if (usage && meter) {
       emitter.emit({
@@ -68,7 +81,7 @@ export class RunFinisher {
       outcome.kind === 'failed'
         ? { code: outcome.error.code as ErrorCode, message: outcome.error.message }
         : outcome.kind === 'interrupted'
-          ? { code: 'UNAVAILABLE' as const, message: INTERRUPTED_MESSAGE }
+          ? { code: 'UNAVAILABLE' as const, message: outcome.message ?? INTERRUPTED_MESSAGE }
           : null;
     try {
       await this.storage.runs.update(runId, {
@@ -99,14 +112,18 @@ export class RunFinisher {
         emitter.emit({ type: 'error', code: 'ABORTED', message: 'The run was aborted' });
         break;
       case 'interrupted':
-        emitter.emit({ type: 'error', code: 'UNAVAILABLE', message: INTERRUPTED_MESSAGE });
+        emitter.emit({
+          type: 'error',
+          code: 'UNAVAILABLE',
+          message: outcome.message ?? INTERRUPTED_MESSAGE,
+        });
         break;
       case 'failed':
         emitter.emit({ type: 'error', code: outcome.error.code, message: outcome.error.message });
         break;
     }
     await emitter.flush();
-    this.onFinished(runId);
+    this.onFinished(active);
     if (callbackUrl !== null) {
       const payload: CompletionPayload = {
         session_id: session.id,
@@ -123,7 +140,25 @@ export class RunFinisher {
     }
   }
 
-  /** Moves the session between `active` and `error` only: an operator's suspend/complete wins. */
+  /**
+   * A run a newer message replaced (`rollback`): it is removed with its user message, what it
+   * produced and its checkpoints, as if never sent; its stream still ends, with `error ABORTED`.
+   * No completion callback is sent for a run that no longer exists.
+   */
+  private async rollBack(active: ActiveRun): Promise<void> {
+    const { emitter, runId } = active;
+    await this.deleteScratch(runId, { kind: 'rolled_back' });
+    try {
+      await this.storage.rollbackRun(runId);
+    } catch (error) {
+      this.logger.error({ err: error, runId }, 'could not roll back a run');
+    }
+    emitter.emit({ type: 'status', status: 'idle' });
+    emitter.emit({ type: 'error', code: 'ABORTED', message: ROLLED_BACK_MESSAGE });
+    await emitter.flush();
+    this.onFinished(active);
+  }
+
   /**
    * A run's `scratch` artifacts go when it ends, unless it failed (kept for debugging until the
    * session goes) or was interrupted (recovery may resume it).
@@ -137,6 +172,7 @@ export class RunFinisher {
     }
   }
 
+  /** Moves the session between `active` and `error` only: an operator's suspend/complete wins. */
   private async updateSessionStatus(
     session: Session,
     scope: Scope,

@@ -8,6 +8,7 @@ import type { AgentRegistry } from '../agents/registry';
 import type { CallbackOptions } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
 import { RuntimeError } from '../errors';
+import { eventId } from '../ids';
 import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -24,6 +25,8 @@ import type { RunContext } from './run-context';
 import { sleep } from './run-context';
 import { RunExecutor } from './run-executor';
 import { RunFinisher } from './run-finisher';
+import type { ClusterOptions } from './run-leases';
+import { RunLeases } from './run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
 import { RunRecovery, repairTerminalEvent } from './run-recovery';
 import type { SendInput, SendResult } from './run-scheduler';
@@ -31,6 +34,7 @@ import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
 
 export type { SendInput, SendResult } from './run-scheduler';
+export type { ClusterOptions } from './run-leases';
 export type { RecoveryMode, RecoveryReport } from './run-recovery';
 
 /** What `recover()` did at startup: the runs it took care of, and the callbacks it went on with. */
@@ -76,6 +80,11 @@ export interface RunManagerOptions {
   recovery?: RecoveryMode;
   /** A run resumed more often than this fails instead. Default 3. */
   maxRecoveries?: number;
+  /**
+   * Several nodes on one database: runs are claimed by lease (see `RunLeases`), and recovery
+   * runs every half lease, taking over runs whose owner stopped renewing. Absent: one node.
+   */
+  cluster?: ClusterOptions;
   logger?: Logger;
 }
 
@@ -134,8 +143,11 @@ export class RunManager {
   private readonly callbacks: CallbackDispatcher;
   private readonly abortWaitMs: number;
   private readonly closing = new AbortController();
+  private readonly leases: RunLeases;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping = false;
 
-  constructor(options: RunManagerOptions) {
+  constructor(private readonly options: RunManagerOptions) {
     const logger = options.logger ?? silentLogger;
     this.ctx = {
       storage: options.storage,
@@ -158,14 +170,18 @@ export class RunManager {
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
     this.active = new ActiveRuns(this.control, options.eventLog, logger);
-    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (runId) =>
-      this.active.remove(runId),
-    );
+    this.leases = new RunLeases(options.storage, options.cluster ?? null, this.active, logger);
+    this.finisher = new RunFinisher(options.storage, this.callbacks, logger, (run) => {
+      this.active.remove(run.runId);
+      void this.scheduler.startNext(run.sessionId);
+    });
     const executor = new RunExecutor(this.ctx, this.queue, this.finisher);
     this.scheduler = new RunScheduler({
       storage: options.storage,
       active: this.active,
       executor,
+      control: this.control,
+      leases: this.leases,
       logger,
       allowPrivateCallbacks: callbackOptions.allowPrivateNetwork === true,
     });
@@ -178,6 +194,8 @@ export class RunManager {
       executor,
       mode: this.recoveryMode,
       maxRecoveries: options.maxRecoveries ?? 3,
+      startNext: (sessionId) => this.scheduler.startNext(sessionId),
+      leases: this.leases,
     });
   }
 
@@ -239,41 +257,71 @@ export class RunManager {
       throw RuntimeError.field('lastEventId', 'not an event id of this server');
     }
     await requireSession(storage, sessionId, scope);
-    let target: string | null;
+    let target: Run | null;
     if (options.runId !== undefined) {
-      const run = await storage.runs.get(options.runId);
-      if (!run || run.sessionId !== sessionId) {
+      target = await storage.runs.get(options.runId);
+      if (!target || target.sessionId !== sessionId) {
         throw new RuntimeError('RUN_NOT_FOUND', `Run not found: ${options.runId}`);
       }
-      target = run.id;
     } else {
+      const localId = this.active.forSession(sessionId)?.runId;
       target =
-        this.active.forSession(sessionId)?.runId ??
-        (await storage.runs.getActive(sessionId))?.id ??
-        (await storage.runs.list(sessionId))[0]?.id ??
+        (localId !== undefined ? await storage.runs.get(localId) : null) ??
+        (await storage.runs.getActive(sessionId)) ??
+        (await storage.runs.list(sessionId))[0] ??
         null;
     }
-    if (target !== null && !this.active.has(target)) {
+    if (target !== null && !this.active.has(target.id)) {
       // A process that died between storing the run's end and its terminal event.
-      const run = await storage.runs.get(target);
-      if (run) await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, run);
+      await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, target);
     }
-    const cursor = options.lastEventId ?? (target !== null ? `${target}:` : undefined);
+    const cursor = options.lastEventId ?? (target !== null ? `${target.id}:` : undefined);
+    // Every run sent while another was active opens with `queued`, whenever it is read.
+    const prelude =
+      target !== null && target.multitaskStrategy !== null
+        ? await this.queuedEvent(target)
+        : undefined;
     return openEventStream({
       log: this.ctx.log,
       sessionId,
-      targetRunId: target,
+      targetRunId: target?.id ?? null,
       onlyRunId: options.runId ?? null,
       cursor,
       lastEventId: options.lastEventId,
+      prelude: prelude && (cursor === undefined || prelude.id > cursor) ? prelude : undefined,
       isLocal: (runId) => this.active.has(runId),
       isActive: async (runId) => {
         const run = await storage.runs.get(runId);
-        return run !== null && (run.status === 'queued' || run.status === 'running');
+        return (
+          run !== null &&
+          (run.status === 'pending' || run.status === 'queued' || run.status === 'running')
+        );
       },
       signals: options.signal ? [options.signal, this.closing.signal] : [this.closing.signal],
       pollMs: 2000,
     });
+  }
+
+  /**
+   * The first event of the stream of a run sent while another was active, id `<run>:0` (not in
+   * the log: written while the run waits, its id would sort after events the session's active
+   * run is still to emit): how many runs are ahead of it now (0 once it started).
+   */
+  private async queuedEvent(run: Run): Promise<AgentEventEnvelope> {
+    const { storage } = this.ctx;
+    let ahead = 0;
+    if (run.status === 'pending') {
+      const before = (await storage.runs.listPending(run.sessionId)).findIndex(
+        (r) => r.id === run.id,
+      );
+      ahead = Math.max(before, 0) + ((await storage.runs.getActive(run.sessionId)) ? 1 : 0);
+    }
+    return {
+      id: eventId(run.id, 0),
+      sessionId: run.sessionId,
+      runId: run.id,
+      event: { type: 'queued', run_id: run.id, ahead },
+    };
   }
 
   /**
@@ -310,7 +358,46 @@ export class RunManager {
    */
   async recover(): Promise<StartupRecovery> {
     const report = await this.recovery.recover();
-    return { ...report, callbacks: await this.callbacks.resumePending() };
+    const callbacks = await this.callbacks.resumePending();
+    this.startClusterDuties();
+    return { ...report, callbacks };
+  }
+
+  /** This node's id in a cluster (null on a single node). */
+  get nodeId(): string | null {
+    return this.leases.nodeId;
+  }
+
+  /**
+   * In a cluster: renews this node's leases, and every half lease takes over what a dead node
+   * left (runs whose lease expired, pending runs of idle sessions, overdue callback deliveries).
+   */
+  private startClusterDuties(): void {
+    const leaseMs = this.options.cluster?.leaseMs;
+    if (leaseMs === undefined || this.sweepTimer) return;
+    this.leases.start();
+    this.sweepTimer = setInterval(() => void this.sweep(leaseMs), Math.max(50, leaseMs / 2));
+    this.sweepTimer.unref();
+  }
+
+  private async sweep(leaseMs: number): Promise<void> {
+    if (this.sweeping || this.closing.signal.aborted) return;
+    this.sweeping = true;
+    try {
+      const report = await this.recovery.recover();
+      const taken = report.resumed.length + report.interrupted.length + report.failed.length;
+      if (taken > 0) {
+        this.ctx.logger.info(
+          { resumedRuns: report.resumed.map((run) => run.id) },
+          `Took over ${taken} run(s) whose node stopped renewing its lease`,
+        );
+      }
+      await this.callbacks.resumeOverdue(leaseMs);
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, 'cluster recovery sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /**
@@ -336,10 +423,15 @@ export class RunManager {
    */
   async shutdown(timeoutMs = 5000): Promise<void> {
     this.scheduler.stopAccepting();
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
     const runs = this.active.all();
     if (this.recoveryMode === 'resume') {
       this.finisher.handOff();
+      // Other nodes may take the handed-off runs at once.
+      await this.leases.stop(true);
     } else {
+      await this.leases.stop(false);
       for (const run of runs) await this.control.cancel(run.runId, 'interrupted');
       await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
     }

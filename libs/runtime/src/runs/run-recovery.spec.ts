@@ -5,6 +5,7 @@ import { eventId, newRunId } from '../ids';
 import { silentLogger } from '../logger';
 import { ActiveRuns } from './active-runs';
 import { InProcessRunControl } from './in-process-run-control';
+import { RunLeases } from './run-leases';
 import { RunRecovery, STOPPED_MESSAGE, repairTerminalEvent } from './run-recovery';
 
 describe('RunRecovery (interrupt)', () => {
@@ -33,6 +34,8 @@ describe('RunRecovery (interrupt)', () => {
       },
       mode: 'interrupt',
       maxRecoveries: 3,
+      startNext: () => Promise.resolve(),
+      leases: new RunLeases(storage, null, active, silentLogger),
     });
 
   async function orphan(status: 'queued' | 'running') {

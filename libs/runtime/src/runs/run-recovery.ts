@@ -1,4 +1,4 @@
-import type { AgentEventEnvelope, Message, Run, Session } from '@cognition/contracts';
+import type { AgentEventEnvelope, ErrorCode, Message, Run, Session } from '@cognition/contracts';
 import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
@@ -6,7 +6,10 @@ import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
 import type { ActiveRuns } from './active-runs';
 import type { RunExecutor } from './run-executor';
+import type { RunLeases } from './run-leases';
 import { RunEmitter } from './run-emitter';
+import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
+import { ensureInputMessage } from './run-scheduler';
 
 export const STOPPED_MESSAGE = 'The server stopped while the run was active';
 
@@ -22,6 +25,10 @@ export interface RunRecoveryOptions {
   mode: RecoveryMode;
   /** A run resumed more often than this fails instead (a crash loop must end). */
   maxRecoveries: number;
+  /** Starts the session's oldest pending run if none of its runs is active. */
+  startNext(sessionId: string): Promise<void>;
+  /** Which runs this node may take over, and the claim it must win first. */
+  leases: Pick<RunLeases, 'claim' | 'isClaimable'>;
 }
 
 /** The runs `recover` took care of, by what it did with them. */
@@ -32,25 +39,55 @@ export interface RecoveryReport {
   interrupted: Run[];
   /** Ended `failed`: resumed more than `maxRecoveries` times. */
   failed: Run[];
+  /**
+   * Replaced by a newer message sent with `interrupt` (ended `interrupted`) or `rollback`
+   * (removed) whose cancel the dead process had not finished.
+   */
+  superseded: Run[];
+  /** Sessions whose waiting (`pending`) runs were started again. */
+  pendingSessions: number;
 }
 
 /**
- * Startup recovery of runs storage lists as active but no process executes any more. With
- * `resume`, each is taken up again from its thread's last checkpoint: same run id, event ids
- * continuing, a `resumed` event first. With `interrupt` (or when the run cannot be resumed: its
- * session or user message is gone), it ends `interrupted`. Only valid where no other live node
- * shares the database (storage does not record which node owns a run).
+ * Recovery of runs storage lists as active but no process executes any more. With `resume`,
+ * each is taken up again from its thread's last checkpoint: same run id, event ids continuing,
+ * a `resumed` event first. With `interrupt` (or when the run cannot be resumed: its session or
+ * user message is gone), it ends `interrupted`. On one node it runs at startup and takes every
+ * such run; in a cluster it runs periodically and takes only runs whose lease expired, each
+ * after winning its claim.
  */
 export class RunRecovery {
   constructor(private readonly o: RunRecoveryOptions) {}
 
   async recover(): Promise<RecoveryReport> {
-    const report: RecoveryReport = { resumed: [], interrupted: [], failed: [] };
+    const report: RecoveryReport = {
+      resumed: [],
+      interrupted: [],
+      failed: [],
+      superseded: [],
+      pendingSessions: 0,
+    };
+    const pending = await this.o.storage.runs.listPending();
+    const supersededBy = new Map<string, Run>();
+    for (const run of pending) {
+      const strategy = run.multitaskStrategy;
+      if (run.supersedesRunId && (strategy === 'interrupt' || strategy === 'rollback')) {
+        supersededBy.set(run.supersedesRunId, run);
+      }
+    }
+    const now = new Date();
     for (const run of await this.o.storage.runs.listActive()) {
-      if (this.o.active.has(run.id)) continue;
+      if (this.o.active.has(run.id) || !this.o.leases.isClaimable(run, now)) continue;
+      // Of several nodes recovering at once, the one whose claim wins takes the run.
+      if (!(await this.o.leases.claim(run.id))) continue;
       const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
         (e) => e.runId === run.id,
       );
+      const by = supersededBy.get(run.id);
+      if (by) {
+        report.superseded.push(await this.supersede(run, own, by));
+        continue;
+      }
       const ended = own.some((e) => isTerminalEvent(e.event));
       if (this.o.mode === 'interrupt' || ended) {
         report.interrupted.push(await this.interrupt(run, own));
@@ -65,16 +102,32 @@ export class RunRecovery {
       if (resumed) report.resumed.push(resumed);
       else report.interrupted.push(await this.interrupt(run, own));
     }
+    const sessions = new Set(pending.map((run) => run.sessionId));
+    for (const sessionId of sessions) await this.o.startNext(sessionId);
+    report.pendingSessions = sessions.size;
     return report;
+  }
+
+  /** Finishes what a newer message's `interrupt` or `rollback` asked of a run before the crash. */
+  private async supersede(run: Run, own: AgentEventEnvelope[], by: Run): Promise<Run> {
+    if (by.multitaskStrategy === 'rollback') {
+      await this.o.storage.rollbackRun(run.id);
+      await this.terminate(run, own, ROLLED_BACK_MESSAGE, 'ABORTED');
+      return run;
+    }
+    const updated = await this.o.storage.runs.update(run.id, {
+      status: 'interrupted',
+      error: { code: 'UNAVAILABLE', message: SUPERSEDED_MESSAGE },
+      finishedAt: new Date(),
+    });
+    await this.terminate(run, own, SUPERSEDED_MESSAGE);
+    return updated;
   }
 
   private async resume(run: Run, own: AgentEventEnvelope[], attempt: number): Promise<Run | null> {
     const { storage } = this.o;
     const session: Session | null = await storage.sessions.get(run.sessionId, {});
-    const message: Message | null =
-      session && run.inputMessageId
-        ? await storage.messages.get(session.id, run.inputMessageId, {})
-        : null;
+    const message: Message | null = session ? await ensureInputMessage(storage, run) : null;
     if (!session || !message) return null;
     const tuple = await storage.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
@@ -102,7 +155,12 @@ export class RunRecovery {
     });
     this.o.logger.info({ runId: run.id, attempt, voidAfter }, 'resuming a run cut off by a crash');
     active.done = this.o.executor
-      .execute(active, { session, userMessage: message, callbackUrl: null, resumed: true })
+      .execute(active, {
+        session,
+        userMessage: message,
+        callbackUrl: run.callbackUrl,
+        resumed: true,
+      })
       .catch((error: unknown) => {
         this.o.logger.error({ err: error, runId: run.id }, 'resumed run execution crashed');
         this.o.active.remove(run.id);
@@ -132,14 +190,19 @@ export class RunRecovery {
   }
 
   /** Gives the run its terminal `error` event unless the log already holds one. */
-  private async terminate(run: Run, own: AgentEventEnvelope[], message: string): Promise<void> {
+  private async terminate(
+    run: Run,
+    own: AgentEventEnvelope[],
+    message: string,
+    code: ErrorCode = 'UNAVAILABLE',
+  ): Promise<void> {
     if (own.some((e) => isTerminalEvent(e.event))) return;
     const lastId = own[own.length - 1]?.id;
     // Nothing of the run survived (in-memory log): take the highest sequence number so the
     // event sorts after anything a client may have seen before the restart.
     const startSeq = lastId ? (seqOfEventId(lastId) ?? 0) : 10 ** EVENT_SEQ_WIDTH - 2;
     const emitter = new RunEmitter(this.o.log, run.sessionId, run.id, this.o.logger, startSeq);
-    emitter.emit({ type: 'error', code: 'UNAVAILABLE', message });
+    emitter.emit({ type: 'error', code, message });
     await emitter.flush();
   }
 }

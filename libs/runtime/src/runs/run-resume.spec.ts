@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isToolMessage } from '@langchain/core/messages';
 import { eventId } from '../ids';
@@ -5,6 +7,7 @@ import type { TestRuntime } from '../test-support';
 import { collect, createTestRuntime, waitFor } from '../test-support';
 import { hangingCommand } from '../testing/fake-execution-backend';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
+import type { RunManagerOptions } from './run-manager';
 import { RunManager } from './run-manager';
 
 /**
@@ -21,7 +24,11 @@ describe('resuming runs after a crash', () => {
     await rt.cleanup();
   });
 
-  const nextProcess = (model: ScriptedChatModel, maxRecoveries?: number) =>
+  const nextProcess = (
+    model: ScriptedChatModel,
+    maxRecoveries?: number,
+    callbacks?: RunManagerOptions['callbacks'],
+  ) =>
     new RunManager({
       storage: rt.storage,
       sandbox: rt.sandbox,
@@ -31,6 +38,7 @@ describe('resuming runs after a crash', () => {
       workspaceRoot: rt.workspace,
       chatModelFactory: () => model,
       ...(maxRecoveries !== undefined ? { maxRecoveries } : {}),
+      ...(callbacks ? { callbacks } : {}),
     });
 
   /** The answer a client rebuilds from tokens, dropping what a `resumed` event voids. */
@@ -102,6 +110,48 @@ describe('resuming runs after a crash', () => {
     expect(rows.slice(1).every((r) => r.parentId === message.id)).toBe(true);
     expect((await rt.storage.sessions.get(session.id, {}))?.messageCount).toBe(rows.length);
     expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('sends the completion callback of a resumed run when it ends', async () => {
+    const bodies: string[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const model = new ScriptedChatModel([{ text: ['Half '], hang: true }]);
+      rt = await createTestRuntime({
+        chatModel: model,
+        callbacks: { allowPrivateNetwork: true },
+      });
+      const session = await rt.createSession();
+      const { run } = await rt.runs.send({
+        sessionId: session.id,
+        scope: {},
+        content: 'go',
+        callbackUrl: url,
+      });
+      await waitFor(() => model.calls.length === 1);
+
+      model.push({ text: 'Whole.' });
+      next = nextProcess(model, undefined, { allowPrivateNetwork: true });
+      await next.recover();
+      await collect(await next.events(session.id, {}, { runId: run.id }));
+      await waitFor(() => bodies.length === 1);
+      expect(JSON.parse(bodies[0] ?? '{}')).toMatchObject({
+        run_id: run.id,
+        status: 'completed',
+        output: 'Whole.',
+      });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('re-runs idempotent tools of the cut-off step and answers the others "interrupted"', async () => {

@@ -6,6 +6,7 @@ import { ActiveRuns } from './active-runs';
 import { InProcessRunControl } from './in-process-run-control';
 import type { ActiveRun } from './run-context';
 import type { RunInput } from './run-executor';
+import { RunLeases } from './run-leases';
 import { RunScheduler } from './run-scheduler';
 
 describe('RunScheduler', () => {
@@ -17,7 +18,8 @@ describe('RunScheduler', () => {
   beforeEach(async () => {
     storage = createMemoryStorage();
     await storage.initialize();
-    active = new ActiveRuns(new InProcessRunControl(), new InMemoryEventLog(), silentLogger);
+    const control = new InProcessRunControl();
+    active = new ActiveRuns(control, new InMemoryEventLog(), silentLogger);
     started = [];
     scheduler = new RunScheduler({
       storage,
@@ -29,6 +31,8 @@ describe('RunScheduler', () => {
           return new Promise<void>(() => undefined);
         },
       },
+      control,
+      leases: new RunLeases(storage, null, active, silentLogger),
       logger: silentLogger,
       allowPrivateCallbacks: true,
     });

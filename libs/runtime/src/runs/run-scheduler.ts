@@ -1,7 +1,15 @@
-import type { Message, Run, Session } from '@cognition/contracts';
+import type {
+  Message,
+  MultitaskStrategy,
+  PendingRunInput,
+  Run,
+  Session,
+} from '@cognition/contracts';
 import {
   IdSchema,
+  MAX_PENDING_RUNS,
   MESSAGE_CONTENT_MAX,
+  MultitaskStrategySchema,
   StringMapSchema,
   toFieldIssues,
 } from '@cognition/contracts';
@@ -12,7 +20,9 @@ import { newMessageId, newRunId } from '../ids';
 import type { Logger } from '../logger';
 import { refuseNonPublicHost } from '../net/public-address';
 import type { ActiveRuns } from './active-runs';
+import type { RunControlChannel } from './ports';
 import type { RunExecutor } from './run-executor';
+import type { RunLeases } from './run-leases';
 
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
 export interface SendInput {
@@ -26,11 +36,17 @@ export interface SendInput {
   callbackUrl?: string | null;
   /** A retried send with the same key returns the first run instead of starting another. */
   idempotencyKey?: string | null;
+  /** What to do when the session has an active run (default `reject`). */
+  multitaskStrategy?: MultitaskStrategy;
 }
 
 export interface SendResult {
+  /** The new run: `pending` when it waits behind the session's active run. */
   run: Run;
-  /** The persisted user message (for a replayed idempotency key: the first one). */
+  /**
+   * The user message (for a replayed idempotency key: the first one). For a `pending` run, the
+   * message as it enters the history when the run starts, with the id it will have.
+   */
   message: Message;
   /** false when the idempotency key matched an earlier run. */
   created: boolean;
@@ -48,7 +64,9 @@ const SendInputSchema = z.strictObject({
     .nullable()
     .optional(),
   idempotencyKey: z.string().min(1).max(256).nullable().optional(),
+  multitaskStrategy: MultitaskStrategySchema.optional(),
 });
+type ParsedSend = z.output<typeof SendInputSchema>;
 
 const NOT_ACCEPTING: readonly Session['status'][] = ['suspended', 'completed', 'failed'];
 
@@ -56,6 +74,9 @@ export interface RunSchedulerOptions {
   storage: StorageBackend;
   active: ActiveRuns;
   executor: Pick<RunExecutor, 'execute'>;
+  control: RunControlChannel;
+  /** Claims a run for this node before it executes here. */
+  leases: Pick<RunLeases, 'claim'>;
   logger: Logger;
   /** Whether callbacks may target loopback/private addresses. */
   allowPrivateCallbacks: boolean;
@@ -123,7 +144,7 @@ export class RunScheduler {
     }
   }
 
-  private async sendLocked(input: z.output<typeof SendInputSchema>): Promise<SendResult> {
+  private async sendLocked(input: ParsedSend): Promise<SendResult> {
     const { storage } = this.o;
     const { sessionId, scope, content, callbackUrl, idempotencyKey } = input;
     const session = await requireSession(storage, sessionId, scope);
@@ -152,38 +173,150 @@ export class RunScheduler {
         );
       }
     }
-    if (await storage.runs.getActive(session.id)) {
-      throw new RuntimeError('RUN_IN_PROGRESS', `Session ${session.id} already has an active run`);
+    const parsedMetadata = input.metadata ?? {};
+    const active = await storage.runs.getActive(session.id);
+    const waiting = await storage.runs.listPending(session.id);
+    if (active || waiting.length > 0) {
+      return this.sendWhileBusy(input, session, active, waiting.length);
     }
-    const message = await storage.messages.create({
-      id: newMessageId(),
-      sessionId: session.id,
-      role: 'user',
+    // The run first: its creation is what the database arbitrates (one active run per session,
+    // across nodes), so a losing send stores nothing. It carries its message, which the next
+    // process inserts should this one die before it does.
+    const runInput = {
+      messageId: newMessageId(),
       content,
       parentId,
-      metadata: input.metadata ?? {},
-    });
+      metadata: parsedMetadata,
+    };
     const { run, created } = await storage.runs.create({
       id: newRunId(),
       sessionId: session.id,
       status: 'queued',
-      inputMessageId: message.id,
+      inputMessageId: runInput.messageId,
       idempotencyKey: idempotencyKey ?? null,
+      callbackUrl: callbackUrl ?? null,
+      pendingInput: runInput,
     });
     if (!created) {
       const first = run.inputMessageId
         ? await storage.messages.get(session.id, run.inputMessageId, scope)
         : null;
-      return { run, message: first ?? message, created: false };
+      return { run, message: first ?? pendingMessage(run, runInput), created: false };
     }
+    let message: Message;
+    try {
+      message = await storage.messages.create({
+        id: runInput.messageId,
+        sessionId: session.id,
+        role: 'user',
+        content,
+        parentId,
+        metadata: runInput.metadata,
+      });
+    } catch (error) {
+      await storage.runs
+        .update(run.id, {
+          status: 'failed',
+          error: { code: 'UNAVAILABLE', message: 'The message could not be stored' },
+          finishedAt: new Date(),
+        })
+        .catch(() => undefined);
+      throw error;
+    }
+    await this.start(run, session, message, scope);
+    return { run, message, created: true };
+  }
+
+  /**
+   * Double-texting: the session has an active run (or runs already waiting behind it). The
+   * message becomes a `pending` run at once (durable: it survives a restart), then `interrupt`
+   * and `rollback` cancel the active run, whose finisher starts the next pending run.
+   */
+  private async sendWhileBusy(
+    input: ParsedSend,
+    session: Session,
+    active: Run | null,
+    waiting: number,
+  ): Promise<SendResult> {
+    const strategy = input.multitaskStrategy ?? 'reject';
+    if (strategy === 'reject') {
+      throw new RuntimeError(
+        'RUN_IN_PROGRESS',
+        active
+          ? `Session ${session.id} already has an active run (${active.id})`
+          : `Session ${session.id} has runs waiting to start`,
+      );
+    }
+    if (waiting >= MAX_PENDING_RUNS) {
+      throw new RuntimeError(
+        'RUN_IN_PROGRESS',
+        `Session ${session.id} already has ${waiting} runs waiting (the limit): wait for them or abort`,
+      );
+    }
+    const pendingInput = {
+      messageId: newMessageId(),
+      content: input.content,
+      parentId: input.parentId ?? null,
+      metadata: input.metadata ?? {},
+    };
+    const { run, created } = await this.o.storage.runs.create({
+      id: newRunId(),
+      sessionId: session.id,
+      status: 'pending',
+      multitaskStrategy: strategy,
+      supersedesRunId: active?.id ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      pendingInput,
+    });
+    const message = pendingMessage(run, pendingInput);
+    if (created && active && strategy !== 'enqueue') {
+      await this.o.control.cancel(
+        active.id,
+        strategy === 'interrupt' ? 'superseded' : 'rolled_back',
+      );
+    }
+    return { run, message, created };
+  }
+
+  /**
+   * Starts the session's oldest pending run when no run of the session is active: called when a
+   * run finishes, and by recovery. Its message enters the history now. Never throws (logged).
+   */
+  async startNext(sessionId: string): Promise<void> {
+    if (!this.accepting) return;
+    try {
+      await this.withSessionLock(sessionId, () => this.startNextLocked(sessionId));
+    } catch (error) {
+      this.o.logger.error({ err: error, sessionId }, 'could not start the next pending run');
+    }
+  }
+
+  private async startNextLocked(sessionId: string): Promise<void> {
+    const { storage } = this.o;
+    if (!this.accepting || (await storage.runs.getActive(sessionId))) return;
+    const next = (await storage.runs.listPending(sessionId))[0];
+    if (!next) return;
+    const run = await storage.runs.promote(next.id);
+    const session = await storage.sessions.get(sessionId, {});
+    const message = session ? await ensureInputMessage(storage, run) : null;
+    if (!session || !message) return;
+    await this.start(run, session, message, {});
+  }
+
+  /**
+   * Executes the run here once this node holds its claim (with several nodes, another one may
+   * have claimed it first: it executes it then, and its events reach this node's streams).
+   */
+  private async start(run: Run, session: Session, message: Message, scope: Scope): Promise<void> {
+    if (!(await this.o.leases.claim(run.id))) return;
     const active = this.o.active.add(run.id, session.id, scope);
     active.done = this.o.executor
-      .execute(active, { session, userMessage: message, callbackUrl: callbackUrl ?? null })
+      .execute(active, { session, userMessage: message, callbackUrl: run.callbackUrl })
       .catch((error: unknown) => {
         this.o.logger.error({ err: error, runId: run.id }, 'run execution crashed');
         this.o.active.remove(run.id);
       });
-    return { run, message, created: true };
   }
 
   private async findByIdempotencyKey(
@@ -194,10 +327,53 @@ export class RunScheduler {
     const { storage } = this.o;
     const run = (await storage.runs.list(sessionId)).find((r) => r.idempotencyKey === key);
     if (!run) return null;
-    const message = run.inputMessageId
-      ? await storage.messages.get(sessionId, run.inputMessageId, scope)
-      : null;
+    const input = run.status === 'pending' ? await storage.runs.pendingInput(run.id) : null;
+    const message = input
+      ? pendingMessage(run, input)
+      : run.inputMessageId
+        ? await storage.messages.get(sessionId, run.inputMessageId, scope)
+        : null;
     if (!message) return null;
     return { run, message, created: false };
   }
+}
+
+/**
+ * The user message of a run started from `pending`: inserted with the id its pending input
+ * carries, unless an earlier process inserted it before dying (then that one).
+ */
+export async function ensureInputMessage(
+  storage: StorageBackend,
+  run: Run,
+): Promise<Message | null> {
+  const input = await storage.runs.pendingInput(run.id);
+  const id = run.inputMessageId ?? input?.messageId;
+  if (!id) return null;
+  const existing = await storage.messages.get(run.sessionId, id, {});
+  if (existing || !input) return existing;
+  return storage.messages.create({
+    id: input.messageId,
+    sessionId: run.sessionId,
+    role: 'user',
+    content: input.content,
+    parentId: input.parentId,
+    metadata: input.metadata,
+  });
+}
+
+/** The message a pending run will send, as it will read once in the history. */
+function pendingMessage(run: Run, input: PendingRunInput): Message {
+  return {
+    id: input.messageId,
+    sessionId: run.sessionId,
+    role: 'user',
+    content: input.content,
+    toolCalls: [],
+    toolCallId: null,
+    tokenCount: null,
+    modelUsed: null,
+    parentId: input.parentId,
+    metadata: input.metadata,
+    createdAt: run.createdAt,
+  };
 }

@@ -7,7 +7,9 @@ import { isolationTests } from './isolation-conformance';
 import { lifecycleTests } from './lifecycle-conformance';
 import { timeTravelTests } from './time-travel-conformance';
 import { retentionTests } from './retention-conformance';
+import { leaseTests } from './lease-conformance';
 import { messageTests } from './messages-conformance';
+import { multitaskTests } from './multitask-conformance';
 import { projectionTests } from './projection-conformance';
 import { pendingCallbackTests, runTests } from './runs-conformance';
 import { sessionListTests } from './session-list-conformance';
@@ -39,6 +41,8 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     messageTests(ctx);
     runTests(ctx);
     pendingCallbackTests(ctx);
+    multitaskTests(ctx);
+    leaseTests(ctx);
     eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);

@@ -3,7 +3,8 @@ import type { ApiContext, BreakerSnapshot } from '../../context';
 import type { RunAdmission } from '../../run-service';
 
 /**
- * Service health. `degraded` when storage does not answer or any circuit breaker is OPEN.
+ * Service health. `degraded` when storage (or, with several nodes, Redis) does not answer or
+ * any circuit breaker is OPEN.
  * `activeSessions` counts `active` sessions within the caller's scope; null when storage
  * could not be asked.
  */
@@ -15,6 +16,15 @@ export interface HealthReport {
   runs: RunAdmission;
   storage: StorageHealth;
   circuitBreakers: BreakerSnapshot[];
+  /**
+   * This node: its id and the runs it executes, and (several nodes) its Redis. `id` and
+   * `redis` are null on a single node.
+   */
+  node: {
+    id: string | null;
+    ownedRuns: string[];
+    redis: { status: string; ok: boolean; latencyMs: number | null; error?: string } | null;
+  };
 }
 
 function messageOf(error: unknown): string {
@@ -65,8 +75,13 @@ export async function healthHandler({ ctx }: { ctx: ApiContext }): Promise<Healt
     ctx.services.runs.breakerSnapshots(),
     ctx.services.breakers.snapshots(),
   );
+  const cluster = ctx.services.cluster;
+  const redis = cluster ? await cluster.redis() : null;
   const healthy =
-    storage.ok && activeSessions !== null && circuitBreakers.every((b) => b.state !== 'OPEN');
+    storage.ok &&
+    activeSessions !== null &&
+    (redis === null || redis.ok) &&
+    circuitBreakers.every((b) => b.state !== 'OPEN');
   return {
     status: healthy ? 'healthy' : 'degraded',
     version: ctx.services.version,
@@ -74,6 +89,11 @@ export async function healthHandler({ ctx }: { ctx: ApiContext }): Promise<Healt
     runs: ctx.services.runs.admission(),
     storage,
     circuitBreakers,
+    node: {
+      id: cluster?.nodeId ?? null,
+      ownedRuns: ctx.services.runs.activeRunIds(),
+      redis,
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import {
   IdSchema,
   MESSAGE_CONTENT_MAX,
   MessagePageQuerySchema,
+  MultitaskStrategySchema,
   StringMapSchema,
 } from '@cognition/contracts';
 import { z } from 'zod';
@@ -35,6 +36,8 @@ export const SendMessageApiInputSchema = z
       .nullish(),
     idempotencyKey: z.string().min(1).max(256).nullish(),
     metadata: StringMapSchema.optional(),
+    /** While the session has an active run: `reject` (default), `enqueue`, `interrupt`, `rollback`. */
+    multitaskStrategy: MultitaskStrategySchema.optional(),
   })
   .strict();
 export type SendMessageApiInput = z.output<typeof SendMessageApiInputSchema>;

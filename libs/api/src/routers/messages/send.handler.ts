@@ -27,7 +27,7 @@ export async function sendMessageHandler({
     if (hasCode(error, 'RUN_IN_PROGRESS')) {
       throw new ApiError(
         'RUN_IN_PROGRESS',
-        `A run is in progress on session ${input.sessionId}: wait for its terminal event or abort it`,
+        `A run is in progress on session ${input.sessionId}: wait for its terminal event, abort it, or send with multitaskStrategy enqueue, interrupt or rollback`,
         { cause: error },
       );
     }

@@ -136,7 +136,7 @@ describe('messages.send and runs.*', () => {
       status: 409,
       body: {
         code: 'RUN_IN_PROGRESS',
-        detail: `A run is in progress on session ${session.id}: wait for its terminal event or abort it`,
+        detail: `A run is in progress on session ${session.id}: wait for its terminal event, abort it, or send with multitaskStrategy enqueue, interrupt or rollback`,
       },
     });
     // The losing send stored nothing.
@@ -167,6 +167,37 @@ describe('messages.send and runs.*', () => {
     expect(types(await events(alice, { sessionId: session.id, runId: next.run.id })).pop()).toBe(
       'done',
     );
+  });
+
+  it('enqueues a message sent with multitaskStrategy enqueue: queued first, then its own run', async () => {
+    bed.model.push({ text: ['first answer'], hang: true });
+    bed.model.push({ text: 'second answer' });
+    const alice = bed.as(ALICE);
+    const first = await alice.messages.send({ sessionId: session.id, content: 'first' });
+    const stream = await openEvents(alice, { sessionId: session.id, runId: first.run.id });
+    await readUntil(stream, (e) => e.event.type === 'token');
+    const second = await alice.messages.send({
+      sessionId: session.id,
+      content: 'second',
+      multitaskStrategy: 'enqueue',
+    });
+    expect(second.run).toMatchObject({ status: 'pending', multitaskStrategy: 'enqueue' });
+    const secondEvents = events(alice, { sessionId: session.id, runId: second.run.id });
+    await alice.runs.abort({ sessionId: session.id });
+    const received = await secondEvents;
+    expect(received[0]?.envelope.event).toEqual({
+      type: 'queued',
+      run_id: second.run.id,
+      ahead: 1,
+    });
+    expect(types(received).pop()).toBe('done');
+    const { messages } = await alice.messages.list({ sessionId: session.id });
+    expect(messages.map((m) => `${m.role}:${m.content}`)).toEqual([
+      'user:first',
+      'assistant:first answer',
+      'user:second',
+      'assistant:second answer',
+    ]);
   });
 
   it('returns the first run for a retried idempotency key without a second message', async () => {

@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'cluster-redis',
+  rootDir: __dirname,
+  roots: ['<rootDir>/src'],
+};

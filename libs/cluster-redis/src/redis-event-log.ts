@@ -1,0 +1,141 @@
+import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { EventListener, EventLog, EventReplay, Logger } from '@cognition/runtime';
+import { ListenerSet } from '@cognition/runtime';
+import type { Redis } from 'ioredis';
+
+export interface RedisEventLogOptions {
+  /** The durable log every node shares (the storage-backed one): appends and replays. */
+  store: EventLog;
+  /** For XADD (auto-pipelined, so a run's events go out in batches). */
+  redis: Redis;
+  /** A separate connection for the blocking XREAD loop. */
+  reader: Redis;
+  nodeId: string;
+  keyPrefix: string;
+  /** Entries the stream keeps (approximate trim). Default 100,000. */
+  maxLength?: number;
+  logger: Logger;
+}
+
+/**
+ * The event log of several nodes: events are stored in the shared durable log (PostgreSQL, the
+ * system of record — replays read it) and fanned out live to every node through one Redis
+ * Stream (`<prefix>events`). Each node reads the stream with a blocking XREAD from the last
+ * entry it saw, so a node whose connection drops picks up where it left off (a Stream keeps
+ * its entries, unlike pub/sub); entries of its own node are skipped (its listeners got them
+ * from the store). Should Redis be down, appends still store (streams of other nodes then find
+ * the events when they re-read the store on their poll) and the fan-out resumes by itself.
+ */
+export class RedisEventLog implements EventLog {
+  private readonly remote: ListenerSet;
+  private readonly key: string;
+  private readonly maxLength: string;
+  private running = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly o: RedisEventLogOptions) {
+    this.key = `${o.keyPrefix}events`;
+    this.maxLength = String(o.maxLength ?? 100_000);
+    this.remote = new ListenerSet((error) =>
+      o.logger.warn({ err: error }, 'event listener failed'),
+    );
+  }
+
+  append(envelope: AgentEventEnvelope): Promise<void> {
+    const stored = this.o.store.append(envelope);
+    // Published once stored (and in append order: stores resolve in order, and one connection
+    // keeps the order of its commands), so no node hears of an event a restart could lose.
+    void stored.then(
+      () => this.publish(envelope),
+      () => this.publish(envelope),
+    );
+    return stored;
+  }
+
+  private publish(envelope: AgentEventEnvelope): void {
+    this.o.redis
+      .xadd(
+        this.key,
+        'MAXLEN',
+        '~',
+        this.maxLength,
+        '*',
+        'n',
+        this.o.nodeId,
+        'e',
+        JSON.stringify(envelope),
+      )
+      .catch((error: unknown) =>
+        this.o.logger.debug({ err: error, eventId: envelope.id }, 'event fan-out failed'),
+      );
+  }
+
+  readAfter(sessionId: string, after?: string): Promise<EventReplay> {
+    return this.o.store.readAfter(sessionId, after);
+  }
+
+  subscribe(sessionId: string, listener: EventListener): () => void {
+    const local = this.o.store.subscribe(sessionId, listener);
+    const remote = this.remote.add(sessionId, listener);
+    return () => {
+      local();
+      remote();
+    };
+  }
+
+  dropSession(sessionId: string): Promise<void> {
+    return this.o.store.dropSession(sessionId);
+  }
+
+  /** Starts following the stream from its current end. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.follow();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.o.reader.disconnect();
+    await this.loop;
+  }
+
+  private async follow(): Promise<void> {
+    let last = '$';
+    while (this.running) {
+      try {
+        const result = await this.o.reader.xread(
+          'COUNT',
+          1000,
+          'BLOCK',
+          1000,
+          'STREAMS',
+          this.key,
+          last,
+        );
+        for (const [, entries] of result ?? []) {
+          for (const [id, fields] of entries) {
+            last = id;
+            this.deliver(fields);
+          }
+        }
+      } catch (error) {
+        if (!this.running) return;
+        this.o.logger.debug({ err: error }, 'event stream read failed; retrying');
+        // Entries added meanwhile are still in the stream after `last` (and in the store).
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private deliver(fields: string[]): void {
+    const node = fields[fields.indexOf('n') + 1];
+    const data = fields[fields.indexOf('e') + 1];
+    if (node === this.o.nodeId || data === undefined) return;
+    try {
+      this.remote.publish(JSON.parse(data) as AgentEventEnvelope);
+    } catch (error) {
+      this.o.logger.warn({ err: error }, 'unreadable event on the fan-out stream');
+    }
+  }
+}

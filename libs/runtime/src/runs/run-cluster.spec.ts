@@ -1,0 +1,112 @@
+import type { TestRuntime } from '../test-support';
+import { collect, createTestRuntime, waitFor } from '../test-support';
+import { ScriptedChatModel } from '../testing/scripted-chat-model';
+import { RunManager } from './run-manager';
+
+const LEASE_MS = 300;
+
+/**
+ * Two nodes on one database: `rt.runs` is node A, `nodeB` a second manager on the same storage
+ * and event log (the log stands for the cluster's shared fan-out).
+ */
+describe('run ownership by lease (several nodes)', () => {
+  let rt: TestRuntime;
+  let nodeB: RunManager | undefined;
+  afterEach(async () => {
+    await nodeB?.shutdown(100);
+    nodeB = undefined;
+    await rt.cleanup();
+  });
+
+  const secondNode = (model: ScriptedChatModel) =>
+    new RunManager({
+      storage: rt.storage,
+      sandbox: rt.sandbox,
+      agents: rt.agents,
+      providers: rt.providers,
+      eventLog: rt.log,
+      workspaceRoot: rt.workspace,
+      chatModelFactory: () => model,
+      cluster: { nodeId: 'node-b', leaseMs: LEASE_MS },
+    });
+
+  it('never takes over a run whose owner renews its lease (no step requested twice)', async () => {
+    const model = new ScriptedChatModel([{ text: 'working', hang: true }]);
+    rt = await createTestRuntime({
+      chatModel: model,
+      extra: { cluster: { nodeId: 'node-a', leaseMs: LEASE_MS } },
+    });
+    await rt.runs.recover(); // starts node A's cluster duties
+    const session = await rt.createSession();
+    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'go' });
+    await waitFor(() => model.calls.length === 1);
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ ownerNode: 'node-a' });
+
+    nodeB = secondNode(model);
+    await nodeB.recover();
+    // Several lease periods: B sweeps every half lease, A renews every third.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 4));
+    expect(model.calls).toHaveLength(1);
+    expect(nodeB.activeRunIds()).toEqual([]);
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({
+      ownerNode: 'node-a',
+      status: 'running',
+    });
+    await rt.runs.abort(session.id, {});
+  });
+
+  it('takes over the run of a node that stopped renewing, within two lease periods', async () => {
+    const model = new ScriptedChatModel([{ text: 'after takeover' }]);
+    rt = await createTestRuntime({ chatModel: model });
+    const session = await rt.createSession();
+    const message = await rt.storage.messages.create({
+      sessionId: session.id,
+      role: 'user',
+      content: 'left by a dead node',
+    });
+    const { run } = await rt.storage.runs.create({
+      sessionId: session.id,
+      status: 'running',
+      inputMessageId: message.id,
+    });
+    const now = Date.now();
+    await rt.storage.runs.claim(run.id, 'dead-node', new Date(now), new Date(now + LEASE_MS));
+
+    nodeB = secondNode(model);
+    const startup = await nodeB.recover();
+    expect(startup.resumed).toEqual([]); // the dead node's lease still holds
+    const started = Date.now();
+    await waitFor(async () => (await rt.storage.runs.get(run.id))?.status === 'completed', 5000);
+    expect(Date.now() - started).toBeLessThan(LEASE_MS * 2 + 500);
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ ownerNode: 'node-b' });
+    const events = await collect(await nodeB.events(session.id, {}, { runId: run.id }));
+    expect(events.map((e) => e.event.type)).toContain('resumed');
+    expect(events.at(-1)?.event.type).toBe('done');
+  });
+
+  it('stops executing a run whose lease another node took, recording nothing', async () => {
+    const model = new ScriptedChatModel([{ text: 'partial', hang: true }]);
+    rt = await createTestRuntime({
+      chatModel: model,
+      extra: { cluster: { nodeId: 'node-a', leaseMs: LEASE_MS } },
+    });
+    await rt.runs.recover();
+    const session = await rt.createSession();
+    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'go' });
+    await waitFor(() => model.calls.length === 1);
+    // Node A was partitioned: its lease expired and node C claimed the run.
+    const later = new Date(Date.now() + 60_000);
+    expect(
+      await rt.storage.runs.claim(run.id, 'node-c', later, new Date(later.getTime() + 1)),
+    ).toBe(true);
+    await waitFor(() => rt.runs.activeRunIds().length === 0, 3000);
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({
+      status: 'running',
+      ownerNode: 'node-c',
+      finishedAt: null,
+    });
+    const events = (await rt.log.readAfter(session.id)).events.map((e) => e.event.type);
+    expect(events).not.toContain('done');
+    expect(events).not.toContain('error');
+  });
+});

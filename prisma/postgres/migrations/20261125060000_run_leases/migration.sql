@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "owner_node" TEXT,
+ADD COLUMN     "lease_expires_at" TIMESTAMP(3);
