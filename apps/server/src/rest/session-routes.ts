@@ -99,7 +99,8 @@ export const SESSION_LIFECYCLE_ROUTES: RestRoute[] = [
     'suspend',
     'Suspend a session',
     'Status `suspended` (from `active` or `error`): messages to it answer 409 until it is resumed. ' +
-      'A running run is aborted first (what it produced so far is kept).',
+      'The status is stored first, then a running run is aborted (what it produced so far is kept); ' +
+      'messages queued with `enqueue` wait until the session is resumed.',
   ),
   simpleAction('resume', 'Resume a session', 'Back to `active` (from `suspended` or `error`).'),
   simpleAction(

@@ -404,6 +404,14 @@ export class RunManager {
    * For the API to call after deleting a session: cancels its run, forgets its events and
    * releases its sandbox.
    */
+  /**
+   * Starts the session's oldest pending run if none is active and the session accepts messages
+   * (after a suspended session is resumed). Never throws.
+   */
+  startPending(sessionId: string): Promise<void> {
+    return this.scheduler.startNext(sessionId);
+  }
+
   async forgetSession(sessionId: string): Promise<void> {
     const local = this.active.forSession(sessionId);
     if (local) {

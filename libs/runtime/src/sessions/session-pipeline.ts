@@ -46,6 +46,11 @@ export interface SessionActionSpec {
   apply(session: Session): Promise<{ session: Session; detail?: StringMap }>;
   /** false when the action writes nothing on this session (fork): no save, no version bump. */
   save?: boolean;
+  /**
+   * A side effect that must follow the save (suspend aborts the running run once the status
+   * is stored, so nothing it triggers sees the old status); runs before the afterSave hooks.
+   */
+  afterSaved?: (saved: Session) => Promise<void>;
 }
 
 /** An event of one execution, persisted and emitted when the execution ends. */
@@ -234,6 +239,7 @@ export class SessionPipeline {
       statusAfter: saved.status,
       detail,
     });
+    await spec.afterSaved?.(saved);
     try {
       await this.runHooks('afterSave', copyOf(saved), context);
     } catch (error) {

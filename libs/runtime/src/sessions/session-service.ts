@@ -31,6 +31,8 @@ export type { ThreadPoint } from './session-threads';
 export interface SessionRunControl {
   /** Cancels the session's active run (bounded wait); `run` null when it had none. */
   abort(sessionId: string, scope: Scope): Promise<{ run: { id: string } | null; aborted: boolean }>;
+  /** Starts the session's oldest pending run (double-texting `enqueue`), if any; never throws. */
+  startPending?(sessionId: string): Promise<void>;
 }
 
 export interface SessionServiceOptions {
@@ -118,24 +120,47 @@ export class SessionService {
     });
   }
 
-  /** active (or error) → suspended; a running run is aborted first. */
+  /**
+   * active (or error) → suspended. The status is stored first, then the running run is aborted
+   * (it ends `aborted`, its partial output kept), so runs queued behind it (`enqueue`) see a
+   * suspended session and wait for resume.
+   */
   suspend(id: string, options: Versioned, scope: Scope): Promise<Session> {
     return this.pipeline.execute(id, scope, {
       name: 'suspend',
       expectedVersion: options.expectedVersion,
       apply: async (session) => {
         this.requireStatus(session, 'suspend', ['active', 'error']);
-        const { run, aborted } = await this.o.runs.abort(id, scope);
-        const detail: StringMap = run && aborted ? { aborted_run_id: run.id } : {};
+        const active = await this.o.storage.runs.getActive(session.id);
+        const detail: StringMap = active ? { aborted_run_id: active.id } : {};
         const next: Session = { ...session, status: 'suspended' };
         return { session: next, detail };
+      },
+      afterSaved: async () => {
+        try {
+          await this.o.runs.abort(id, scope);
+        } catch (error) {
+          this.o.logger.error(
+            { err: error, sessionId: id },
+            'could not abort the run of a suspended session',
+          );
+        }
       },
     });
   }
 
-  /** suspended (or error) → active. */
-  resume(id: string, options: Versioned, scope: Scope): Promise<Session> {
-    return this.transition(id, 'resume', options, scope, ['suspended', 'error'], 'active');
+  /** suspended (or error) → active; runs queued meanwhile (`enqueue`) start in order. */
+  async resume(id: string, options: Versioned, scope: Scope): Promise<Session> {
+    const resumed = await this.transition(
+      id,
+      'resume',
+      options,
+      scope,
+      ['suspended', 'error'],
+      'active',
+    );
+    await this.o.runs.startPending?.(id);
+    return resumed;
   }
 
   complete(id: string, options: Versioned, scope: Scope): Promise<Session> {

@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@cognition/runtime';
 import { describeError, toHttpError } from '../../errors';
 import type { ApiTestBed } from '../../spec-helpers';
-import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
+import { collect, createApiTestBed, trpcErrorOf } from '../../spec-helpers';
 import { ALICE, BOB, lastCallTexts, must, turn } from './lifecycle-spec-support';
 
 describe('issue 14: session lifecycle over tRPC', () => {
@@ -96,6 +96,31 @@ describe('issue 14: session lifecycle over tRPC', () => {
       });
       // The finisher saw a suspended session and left its status alone.
       expect((await bed.as().sessions.get({ id: session.id })).status).toBe('suspended');
+    });
+  });
+
+  describe('suspend with queued messages (double-texting enqueue)', () => {
+    it('starts no queued run while suspended; resume starts it', async () => {
+      const session = await bed.as().sessions.create({});
+      bed.model.push({ text: ['working'], hang: true });
+      const first = await bed.as().messages.send({ sessionId: session.id, content: 'first' });
+      const events = await bed.runs.events(session.id, {}, { runId: first.run.id });
+      for await (const envelope of events) if (envelope.event.type === 'token') break;
+      const queued = await bed.as().messages.send({
+        sessionId: session.id,
+        content: 'second',
+        multitaskStrategy: 'enqueue',
+      });
+      expect(queued.run.status).toBe('pending');
+      await bed.as().sessions.suspend({ id: session.id });
+      expect((await bed.storage.runs.get(first.run.id))?.status).toBe('aborted');
+      // The run that ended would start the queued one; the suspended session keeps it waiting.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await bed.storage.runs.get(queued.run.id))?.status).toBe('pending');
+      bed.model.push({ text: 'second answer' });
+      await bed.as().sessions.resume({ id: session.id });
+      await collect(await bed.runs.events(session.id, {}, { runId: queued.run.id }));
+      expect((await bed.storage.runs.get(queued.run.id))?.status).toBe('completed');
     });
   });
 
