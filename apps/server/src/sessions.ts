@@ -47,6 +47,10 @@ export function createSessionLifecycle(deps: {
     workspaceRoot: deps.workspaceRoot,
     checkpointRetention: config.checkpointRetention,
   });
+  // A run's outcome moves the session between active and error through the pipeline too.
+  runs.useSessionStatusWriter((id, scope, status, runId) =>
+    service.applyRunOutcome(id, scope, status, runId),
+  );
   let running: Promise<number> | null = null;
   const sweep = (): Promise<number> => {
     running ??= (async () => {

@@ -100,6 +100,9 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
   const breakerSnapshots: BreakerSnapshot[] = [];
   const released: string[] = [];
   const sessions = new SessionService({ storage, runs, logger: silentLogger });
+  runs.useSessionStatusWriter((id, scope, status, runId) =>
+    sessions.applyRunOutcome(id, scope, status, runId),
+  );
   const services: ApiServices = {
     storage,
     runs,

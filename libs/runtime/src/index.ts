@@ -22,6 +22,7 @@ export type { WebSearchOptions, WebSearchProvider } from './tools/web-search';
 export { WEB_SEARCH_PROVIDERS } from './tools/web-search';
 export * from './callbacks/callback-dispatcher';
 export * from './runs/run-manager';
+export type { SessionStatusWriter } from './runs/run-finisher';
 export type { RunQueue, RunControlChannel } from './runs/ports';
 export type { CancelReason } from './runs/run-context';
 export { RunSlots } from './runs/run-slots';

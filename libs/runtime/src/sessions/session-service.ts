@@ -290,6 +290,39 @@ export class SessionService {
     });
   }
 
+  /**
+   * The status a run's outcome decided (`RunManager.useSessionStatusWriter`): `active` after a
+   * completed run, `error` after a failed one, as the action `update` with detail
+   * `{cause: 'run', run_id}`. Only an `active`/`error` session moves (a suspend or completion
+   * that happened meanwhile wins); a concurrent write is retried once.
+   */
+  async applyRunOutcome(
+    id: string,
+    scope: Scope,
+    status: 'active' | 'error',
+    runId: string,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.pipeline.execute(id, scope, {
+          name: 'update',
+          apply: (session) => {
+            this.requireStatus(session, 'apply a run outcome to', ['active', 'error']);
+            const next: Session = { ...session, status };
+            return Promise.resolve({ session: next, detail: { cause: 'run', run_id: runId } });
+          },
+        });
+        return;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code === 'VERSION_CONFLICT' && attempt < 2) continue;
+        // Moved by someone else (suspended, completed, deleted): their decision stands.
+        if (code === 'CONFLICT' || code === 'SESSION_NOT_FOUND') return;
+        throw error;
+      }
+    }
+  }
+
   /** Sets one metadata key (the others are kept). */
   setMetadata(id: string, key: string, value: string, options: Versioned, scope: Scope) {
     return this.pipeline.execute(id, scope, {

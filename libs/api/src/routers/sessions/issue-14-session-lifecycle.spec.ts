@@ -124,6 +124,25 @@ describe('issue 14: session lifecycle over tRPC', () => {
     });
   });
 
+  describe('run outcomes through the pipeline', () => {
+    it('a failed run moves the session to error and a completed one back, as logged updates', async () => {
+      const session = await bed.as().sessions.create({});
+      bed.model.push({ error: new Error('model down') });
+      const failed = await bed.as().messages.send({ sessionId: session.id, content: 'q' });
+      await collect(await bed.runs.events(session.id, {}, { runId: failed.run.id }));
+      expect((await bed.as().sessions.get({ id: session.id })).status).toBe('error');
+      await turn(bed, session.id, 'again', 'fine');
+      expect((await bed.as().sessions.get({ id: session.id })).status).toBe('active');
+      const log = await bed.as().sessions.activity({ id: session.id });
+      const saved = log.entries.filter((e) => e.type === 'session.saved' && e.action === 'update');
+      expect(saved.map((e) => [e.statusBefore, e.statusAfter, e.detail['cause']])).toEqual([
+        ['error', 'active', 'run'],
+        ['active', 'error', 'run'],
+      ]);
+      expect(saved[1]?.detail['run_id']).toBe(failed.run.id);
+    });
+  });
+
   describe('PATCH through the pipeline', () => {
     it('sets the system prompt and task, which the next turn uses instead of the agent prompt', async () => {
       const session = await bed.as().sessions.create({});
