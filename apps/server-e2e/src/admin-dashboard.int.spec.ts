@@ -116,14 +116,14 @@ test('filters sessions by metadata, status and title text, and sorts them', asyn
   await page.getByLabel('Title contains').fill('');
   await page.getByLabel('Sort by').selectOption('title');
   await page.getByLabel('Order').selectOption('asc');
-  // The previous page stays shown until the re-sorted one arrives: wait for the order itself.
-  const sorted = ['Alpha review', 'Alpha triage', 'Beta planning'];
-  const cells = page.locator('tbody tr td:first-child');
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    if (JSON.stringify(await cells.allTextContents()) === JSON.stringify(sorted)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  expect(await cells.allTextContents()).toEqual(sorted);
+  await page.getByRole('link', { name: 'Beta planning' }).waitFor();
+  // The re-sorted page replaces the previous one when its query answers: wait for it (the
+  // previous order has Beta planning second).
+  await page
+    .locator('tbody tr:nth-child(3) td:first-child', { hasText: 'Beta planning' })
+    .waitFor();
+  const titles = await page.locator('tbody tr td:first-child').allTextContents();
+  expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
 });
 
 test('opens a session with the keyboard and shows its conversation and runs', async () => {
@@ -173,8 +173,9 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   await page.getByRole('button', { name: 'Edit metadata' }).click();
   await page.getByLabel(/per line/).fill('team=alpha\nowner=ops');
   await page.getByRole('button', { name: /^Save/ }).click();
-  // The saved metadata as shown once the write succeeded (getByText alone can match the
-  // textarea still holding what was typed, before the write reached the server).
+  // The editor closes once the save is acknowledged (its textarea also reads `owner=ops`),
+  // then the saved metadata shows.
+  await page.getByRole('button', { name: 'Edit metadata' }).waitFor();
   await page.locator('code', { hasText: 'owner=ops' }).waitFor();
   const session = await client.sessions.get.query({ id: ids['Alpha review'] ?? '' });
   expect(session.metadata).toEqual({ team: 'alpha', owner: 'ops' });

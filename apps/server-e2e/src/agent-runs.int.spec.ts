@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 async function listMessages(sessionId: string): Promise<Json[]> {
-  const res = await http(server.url, 'GET', `/sessions/${sessionId}/messages?limit=500`);
+  const res = await http(server.url, 'GET', `/sessions/${sessionId}/messages?limit=500&order=asc`);
   return res.json?.['messages'] as Json[];
 }
 

@@ -155,8 +155,9 @@ function describeKillSeries(
         });
         const run = await http(server.url, 'GET', `/sessions/${sessionId}/runs/${runId}`);
         expect({ context, status: run.json?.['status'] }).toEqual({ context, status: 'completed' });
-        const rows = (await http(server.url, 'GET', `/sessions/${sessionId}/messages?limit=500`))
-          .json?.['messages'] as Json[];
+        const rows = (
+          await http(server.url, 'GET', `/sessions/${sessionId}/messages?limit=500&order=asc`)
+        ).json?.['messages'] as Json[];
         expect({ context, rows: rows.map((m) => [m['role'], m['content']]) }).toEqual({
           context,
           rows: [

@@ -151,8 +151,8 @@ describe.each(backends)('the curl flow on $name', (backend) => {
       await storage.close();
     }
 
-    // curl "$URL/sessions/$ID/messages?limit=1"
-    const page = await http(server.url, 'GET', `/sessions/${id}/messages?limit=1`);
+    // curl "$URL/sessions/$ID/messages?limit=1&order=asc"
+    const page = await http(server.url, 'GET', `/sessions/${id}/messages?limit=1&order=asc`);
     expect(page.status).toBe(200);
     expect(page.json).toMatchObject({ total: 2, has_more: true });
     const first = (page.json?.['messages'] as Record<string, unknown>[])[0];

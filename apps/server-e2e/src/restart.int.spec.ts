@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 async function messagesOf(url: string, sessionId: string): Promise<Json[]> {
-  return (await http(url, 'GET', `/sessions/${sessionId}/messages?limit=500`)).json?.[
+  return (await http(url, 'GET', `/sessions/${sessionId}/messages?limit=500&order=asc`)).json?.[
     'messages'
   ] as Json[];
 }

@@ -72,6 +72,39 @@ const ROUTES: RouteCase[] = [
     request: (f) => ({ method: 'GET', path: `/sessions/${f.sessionId}/messages/${f.messageId}` }),
     expected: SESSION_ROUTE,
   },
+  ...(
+    [
+      ['POST', 'suspend', undefined, 200],
+      ['POST', 'resume', undefined, 200],
+      ['PUT', 'metadata/k', { value: 'v' }, 200],
+      ['DELETE', 'metadata/k', undefined, 200],
+      ['GET', 'history', undefined, 200],
+      ['GET', 'activity', undefined, 200],
+      ['POST', 'clear', undefined, 200],
+      ['POST', 'fork', {}, 201],
+      // The fixture's message was written directly, so no checkpoint holds it yet: 409.
+      ['POST', 'rewind', 'message', 409],
+      ['POST', 'messages/rebuild', undefined, 200],
+    ] as const
+  ).map(([method, action, body, own]): RouteCase => ({
+    name: `${method} /sessions/{id}/${action}`,
+    request: (f) => ({
+      method,
+      path: `/sessions/${f.sessionId}/${action}`,
+      ...(body === 'message'
+        ? { body: { message_id: f.messageId } }
+        : body !== undefined
+          ? { body }
+          : {}),
+    }),
+    expected: { ...SESSION_ROUTE, own },
+  })),
+  ...(['complete', 'fail'] as const).map((action): RouteCase => ({
+    name: `POST /sessions/{id}/${action}`,
+    request: (f) => ({ method: 'POST', path: `/sessions/${f.sessionId}/${action}` }),
+    expected: SESSION_ROUTE,
+    destructive: true,
+  })),
   {
     name: 'GET /health',
     request: () => ({ method: 'GET', path: '/health' }),

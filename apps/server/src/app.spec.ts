@@ -177,7 +177,14 @@ describe('REST sessions and messages', () => {
       message_count: 0,
       version: 1,
       parent_id: null,
-      workspace_path: null,
+      // The absolute path of the session's workspace (the sandbox root), as the original gives.
+      workspace_path: expect.stringMatching(/^\/.+\/[0-9a-f-]{36}$/) as string,
+      system_prompt: null,
+      task: null,
+      ended_at: null,
+      last_activity_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+      expires_at: null,
+      checkpoint_retention: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       usage: {
@@ -197,6 +204,7 @@ describe('REST sessions and messages', () => {
         ended_at: null,
       },
     });
+    expect(String(body(res).workspace_path).endsWith(`/${String(body(res).id)}`)).toBe(true);
     const stored = await t.storage.sessions.get(String(body(res).id), {});
     expect(stored?.config).toEqual({ model: 'gpt-4o-mini', maxTokens: 100, providerId: 'openai' });
   });
@@ -371,7 +379,7 @@ describe('REST sessions and messages', () => {
       content: 'elsewhere',
     });
 
-    const first = await request(t.app).get(`/sessions/${sessionId}/messages`);
+    const first = await request(t.app).get(`/sessions/${sessionId}/messages?order=asc`);
     expect(first.status).toBe(200);
     expect(body(first).total).toBe(55);
     expect(body(first).has_more).toBe(true);
@@ -391,9 +399,27 @@ describe('REST sessions and messages', () => {
       created_at: expect.any(String) as string,
       feedback: null,
     });
-    const last = await request(t.app).get(`/sessions/${sessionId}/messages?limit=50&offset=50`);
+    const last = await request(t.app).get(
+      `/sessions/${sessionId}/messages?limit=50&offset=50&order=asc`,
+    );
     expect(last.body).toMatchObject({ total: 55, has_more: false });
     expect(body(last).messages).toHaveLength(5);
+    expect((body(last).messages as { content: string }[]).map((m) => m.content)).toEqual([
+      'm50',
+      'm51',
+      'm52',
+      'm53',
+      'm54',
+    ]);
+    // Without `order`, newest first (the original API's default), offsets from the newest.
+    const newest = await request(t.app).get(`/sessions/${sessionId}/messages?limit=3&offset=1`);
+    expect(newest.body).toMatchObject({ total: 55, has_more: true });
+    expect((body(newest).messages as { content: string }[]).map((m) => m.content)).toEqual([
+      'm53',
+      'm52',
+      'm51',
+    ]);
+    expect((await request(t.app).get(`/sessions/${sessionId}/messages?order=up`)).status).toBe(422);
 
     const one = await request(t.app).get(`/sessions/${sessionId}/messages/${String(m0?.id)}`);
     expect(one.status).toBe(200);
@@ -403,6 +429,16 @@ describe('REST sessions and messages', () => {
     expect(body(cross).code).toBe('MESSAGE_NOT_FOUND');
     const noSession = await request(t.app).get('/sessions/missing/messages');
     expect(noSession.status).toBe(404);
+  });
+
+  it('reports circuit breakers as an object keyed by name with lower-case states', async () => {
+    t.breakers.get('llm:openai');
+    const health = await request(t.app).get('/health');
+    expect(health.status).toBe(200);
+    const breakers = (health.body as { circuit_breakers: Record<string, { state: string }> })
+      .circuit_breakers;
+    expect(Object.keys(breakers)).toContain('llm:openai');
+    expect(breakers['llm:openai']?.state).toBe('closed');
   });
 
   it('reports health and readiness', async () => {
@@ -415,7 +451,7 @@ describe('REST sessions and messages', () => {
       active_sessions: 1,
       runs: { executing: 0, queued: 0, limit: 32 },
       storage: { backend: 'memory', ok: true, latency_ms: expect.any(Number) as number },
-      circuit_breakers: [],
+      circuit_breakers: {},
       node: { id: null, owned_runs: [], redis: null },
     });
     const ready = await request(t.app).get('/ready');

@@ -58,6 +58,12 @@ describe('loadConfig', () => {
         pricesFile: null,
       },
       sse: { bufferSize: 1000, eventLog: 'durable', retryMs: 3000, heartbeatMs: 15_000 },
+      sessions: {
+        abandonAfterSeconds: 1800,
+        ttlSeconds: 0,
+        sweepIntervalMs: 60_000,
+        checkpointRetention: 'all',
+      },
       callbacks: {
         secret: null,
         maxAttempts: 5,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { CheckpointRetentionSchema } from '@cognition/contracts';
 import {
   boolText,
   byteSizeText,
@@ -15,6 +16,18 @@ import {
   redisUrlText,
   secretText,
 } from './env-values';
+
+/** `COGNITION_SESSION_*` and `COGNITION_CHECKPOINT_RETENTION`: see docs/sessions.md. */
+export interface SessionLifecycleConfig {
+  /** An active session idle this long reads as `abandoned` (0: never). */
+  abandonAfterSeconds: number;
+  /** Sessions idle this long are deleted (0: never); a session's `expiresAt` wins. */
+  ttlSeconds: number;
+  /** How often this process sweeps expired sessions and prunes checkpoints. */
+  sweepIntervalMs: number;
+  /** Default checkpoint retention (a session's own wins): all | keep_latest | keep_last:<n> | max_age:<d>. */
+  checkpointRetention: string;
+}
 
 /**
  * The server's configuration, parsed once from the environment at startup (`loadConfig`).
@@ -39,6 +52,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** Runs executing at once in this process; more wait `queued`. */
   maxConcurrentRuns: number;
+  /** Session lifecycle rules: read-time `abandoned`, idle TTL and its sweep. */
+  sessions: SessionLifecycleConfig;
   /** Runs a dead or stopped process left active: `resume` them, or end them `interrupted`. */
   runRecovery: (typeof RUN_RECOVERY_MODES)[number];
   /** A run resumed more often than this fails instead. */
@@ -282,6 +297,10 @@ export const SETTINGS = {
   COGNITION_LOG_FORMAT: { default: 'auto', schema: enumText(LOG_FORMATS) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
   COGNITION_MAX_CONCURRENT_RUNS: { default: '32', schema: intText(1, 10000) },
+  COGNITION_SESSION_ABANDON_AFTER_SECONDS: { default: '1800', schema: intText(0, 315_360_000) },
+  COGNITION_SESSION_TTL_SECONDS: { default: '0', schema: intText(0, 315_360_000) },
+  COGNITION_SESSION_SWEEP_INTERVAL_SECONDS: { default: '60', schema: intText(1, 86_400) },
+  COGNITION_CHECKPOINT_RETENTION: { default: 'all', schema: CheckpointRetentionSchema },
   COGNITION_SANDBOX_BACKEND: { default: 'local', schema: enumText(SANDBOX_BACKENDS) },
   COGNITION_DOCKER_IMAGE: {
     default: 'cognition-sandbox:latest',
@@ -414,6 +433,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const logFormat = read('COGNITION_LOG_FORMAT');
   const graceSeconds = read('COGNITION_SHUTDOWN_GRACE_SECONDS');
   const maxConcurrentRuns = read('COGNITION_MAX_CONCURRENT_RUNS');
+  const abandonAfter = read('COGNITION_SESSION_ABANDON_AFTER_SECONDS');
+  const sessionTtl = read('COGNITION_SESSION_TTL_SECONDS');
+  const sweepInterval = read('COGNITION_SESSION_SWEEP_INTERVAL_SECONDS');
+  const retention = read('COGNITION_CHECKPOINT_RETENTION');
   const runRecovery = read('COGNITION_RUN_RECOVERY');
   const maxRunRecoveries = read('COGNITION_RUN_MAX_RECOVERIES');
   const sandboxBackend = read('COGNITION_SANDBOX_BACKEND');
@@ -538,6 +561,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
     maxConcurrentRuns: need(maxConcurrentRuns),
+    sessions: {
+      abandonAfterSeconds: need(abandonAfter),
+      ttlSeconds: need(sessionTtl),
+      sweepIntervalMs: need(sweepInterval) * 1000,
+      checkpointRetention: need(retention),
+    },
     runRecovery: need(runRecovery),
     maxRunRecoveries: need(maxRunRecoveries),
     rateLimits: {

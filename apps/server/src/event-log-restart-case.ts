@@ -112,7 +112,9 @@ export function describeRestartReplay(
       });
       expect(reattached.status).toBe(200);
       expectReplay(eventsOf((await readSse(reattached)).frames));
-      const listed = (await (await fetch(messages())).json()) as { messages: Json[] };
+      const listed = (await (await fetch(`${messages()}?order=asc`)).json()) as {
+        messages: Json[];
+      };
       expect(listed.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
 
       const input = encodeURIComponent(

@@ -79,7 +79,7 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
     const done = events[5]?.data.assistant_data as Json;
     expect(done).toMatchObject({ role: 'assistant', content: 'Hello', session_id: id });
 
-    const messages = await json(await fetch(`${base}/sessions/${id}/messages`));
+    const messages = await json(await fetch(`${base}/sessions/${id}/messages?order=asc`));
     expect((messages.messages as Json[]).map((m) => [m.role, m.content])).toEqual([
       ['user', 'hi'],
       ['assistant', 'Hello'],
@@ -202,7 +202,7 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
       const runs = await json(await fetch(`${base}/sessions/${id}/runs`));
       return (runs.runs as Json[])[0]?.status === 'completed';
     });
-    const messages = await json(await fetch(`${base}/sessions/${id}/messages`));
+    const messages = await json(await fetch(`${base}/sessions/${id}/messages?order=asc`));
     expect((messages.messages as Json[]).at(-1)).toMatchObject({ content: 'xyz' });
   });
 

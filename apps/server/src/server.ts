@@ -14,7 +14,8 @@ import type { ServerState } from './app';
 import { createApp } from './app';
 import type { ServerConfig } from './env';
 import { describePersistence } from './env';
-import { createRuntime } from './runtime';
+import { createRuntime, sessionsRoot } from './runtime';
+import { createSessionLifecycle } from './sessions';
 import { createSandbox } from './sandbox';
 import { createStorage } from './storage';
 import { createServerTelemetry } from './telemetry';
@@ -107,9 +108,18 @@ export async function startServer(
     throw error;
   }
 
+  const lifecycle = createSessionLifecycle({
+    config: config.sessions,
+    storage,
+    runs,
+    workspaceRoot: sessionsRoot(config.workspaceRoot),
+    release: (id) => sandbox.release(id),
+    logger,
+  });
   const services: ApiServices = {
     storage,
     runs,
+    sessions: lifecycle.service,
     context,
     sandbox,
     breakers,
@@ -163,6 +173,7 @@ export async function startServer(
 
   let closing: Promise<{ timedOut: boolean }> | undefined;
   function shutdown(): Promise<{ timedOut: boolean }> {
+    lifecycle.stop();
     closing ??= drain(server, runs, state, config, logger).then(async (result) => {
       await cluster?.close();
       await storage.close();

@@ -1,6 +1,7 @@
 import type { ApiServices, AppRouter } from '@cognition/api';
 import { appRouter, createApiContext, resolveCaller, toTRPCError } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
+import { SessionService, silentLogger } from '@cognition/runtime';
 import type { CognitionClient } from '@cognition/client';
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { AgentEventEnvelope } from '@cognition/contracts';
@@ -70,6 +71,7 @@ function servicesOf(t: TestApp, runs: ApiServices['runs'] = t.runs): ApiServices
   return {
     storage: t.storage,
     runs,
+    sessions: new SessionService({ storage: t.storage, runs, logger: silentLogger }),
     context: t.context,
     breakers: new CircuitBreakerRegistry(),
     version: 'test',

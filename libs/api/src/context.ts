@@ -14,6 +14,7 @@ import type {
 import type { ContextViewService } from './context-service';
 import type { RateLimiter } from './rate-limit';
 import type { RunService, SandboxReleaser } from './run-service';
+import type { SessionLifecycle } from './session-service';
 
 /** One circuit breaker's figures as reported by `health.get` (a `CircuitBreakerRegistry` snapshot). */
 export type BreakerSnapshot = CircuitBreakerSnapshot;
@@ -43,6 +44,8 @@ export interface ApiServices {
   storage: ApiStorage;
   /** The agent runtime (`RunManager` satisfies it): sends, aborts, event streams. */
   runs: RunService;
+  /** The session model (the runtime's `SessionService` satisfies it): every session write. */
+  sessions: SessionLifecycle;
   /** The context-window view (`sessions.context`). */
   context: ContextViewService;
   /**

@@ -14,6 +14,7 @@ export type {
   RunService,
   SandboxReleaser,
 } from './run-service';
+export type { SessionLifecycle, ThreadPointInput, Versioned } from './session-service';
 export { SSE_CLIENT_RECONNECT_AFTER_MS, SSE_PING_INTERVAL_MS } from './trpc';
 export { resolveCaller, scopeHeaderName } from './auth';
 export type { ApiKeyConfig, AuthConfig, RequestHeaders, ResolveCallerOptions } from './auth';

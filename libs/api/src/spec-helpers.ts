@@ -5,6 +5,8 @@ import {
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
+  SessionService,
+  silentLogger,
 } from '@cognition/runtime';
 import type { AgentDefinition } from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
@@ -52,6 +54,7 @@ export interface ApiTestBed {
   storage: StorageBackend;
   services: ApiServices;
   runs: RunManager;
+  sessions: SessionService;
   /** The scripted model every run talks to: `bed.model.push({ text: [...] })` before a send. */
   model: ScriptedChatModel;
   sandbox: FakeExecutionBackendFactory;
@@ -96,9 +99,14 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
   });
   const breakerSnapshots: BreakerSnapshot[] = [];
   const released: string[] = [];
+  const sessions = new SessionService({ storage, runs, logger: silentLogger });
+  runs.useSessionStatusWriter((id, scope, status, runId) =>
+    sessions.applyRunOutcome(id, scope, status, runId),
+  );
   const services: ApiServices = {
     storage,
     runs,
+    sessions,
     context: new ContextInspector({ storage, agents, providers }),
     sandbox: {
       release: (sessionId) => {
@@ -113,6 +121,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     storage,
     services,
     runs,
+    sessions,
     model,
     sandbox,
     released,

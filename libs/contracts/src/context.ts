@@ -70,6 +70,7 @@ export type ContextParts = z.infer<typeof ContextPartsSchema>;
  * docs/api.md "Context window"). Invariants: `parts.total` is the sum of the parts;
  * `visible_messages + (compacted?.message_count ?? 0) = thread_messages`, the messages outside
  * the window being covered by `summary` (strategy `summarize`) or dropped (`sliding_window`);
+ * after a session `clear`, the thread counts from the clear mark (the model sees nothing before);
  * `will_compact` is true when `parts.total` exceeds `budget_tokens`, so the next call compacts
  * first.
  */

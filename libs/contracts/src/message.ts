@@ -52,7 +52,14 @@ export const CreateMessageInputSchema = z
   .strict();
 export type CreateMessageInput = z.input<typeof CreateMessageInputSchema>;
 
-export const MessagePageQuerySchema = PageQuerySchema.strict();
+/**
+ * A page of a session's messages: `order` `asc` is thread order (oldest first, the default of
+ * the storage port and tRPC), `desc` newest first. Offsets count from the first message of the
+ * chosen order, so paging is stable under both.
+ */
+export const MessagePageQuerySchema = PageQuerySchema.extend({
+  order: z.enum(['asc', 'desc']).default('asc'),
+}).strict();
 export type MessagePageQuery = z.input<typeof MessagePageQuerySchema>;
 
 export interface MessagePage {

@@ -4,6 +4,9 @@ export type RuntimeErrorCode = Extract<
   ErrorCode,
   | 'VALIDATION_ERROR'
   | 'SESSION_NOT_FOUND'
+  | 'NOT_FOUND'
+  | 'MESSAGE_NOT_FOUND'
+  | 'VERSION_CONFLICT'
   | 'RUN_NOT_FOUND'
   | 'CONFLICT'
   | 'RUN_IN_PROGRESS'

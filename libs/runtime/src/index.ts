@@ -24,6 +24,7 @@ export type { WebSearchOptions, WebSearchProvider } from './tools/web-search';
 export { WEB_SEARCH_PROVIDERS } from './tools/web-search';
 export * from './callbacks/callback-dispatcher';
 export * from './runs/run-manager';
+export type { SessionStatusWriter } from './runs/run-finisher';
 export type { RunQueue, RunControlChannel } from './runs/ports';
 export type { CancelReason } from './runs/run-context';
 export { RunSlots } from './runs/run-slots';
@@ -44,3 +45,16 @@ export type { ModelCallRecord, RunEndOutcome, RunObserver } from './telemetry/ob
 export { NOOP_RUN_OBSERVER } from './telemetry/observer';
 export { BAGGAGE_RUN_ID, BAGGAGE_SESSION_ID } from './telemetry/spans';
 export type { CallUsage } from './providers/usage';
+// The session model: the execute pipeline, its hooks and events, the actions and time travel.
+export { SessionService } from './sessions/session-service';
+export type {
+  SessionRunControl,
+  SessionServiceOptions,
+  ThreadPoint,
+} from './sessions/session-service';
+export type { SessionEvent, SessionEventListener } from './sessions/session-events';
+export type {
+  SessionHook,
+  SessionHookContext,
+  SessionHookPoint,
+} from './sessions/session-pipeline';

@@ -13,6 +13,7 @@ import type {
   UsageStats,
 } from '@cognition/contracts';
 import {
+  readStatusOf,
   EMPTY_SESSION_USAGE,
   FeedbackInputSchema,
   IdSchema,
@@ -196,7 +197,6 @@ export class MemoryAnalytics {
     now: Date,
   ): { session: Session; status: StatsStatus }[] {
     const callerScope = parseInput(StringMapSchema, scope, 'scope');
-    const idleSince = now.getTime() - q.abandonAfterSeconds * 1000;
     const out: { session: Session; status: StatsStatus }[] = [];
     for (const session of this.deps.sessions()) {
       if (!scopeMatches(callerScope, session.scopes)) continue;
@@ -204,10 +204,8 @@ export class MemoryAnalytics {
       if (q.agentName !== undefined && session.agentName !== q.agentName) continue;
       if (q.from && session.createdAt < q.from) continue;
       if (q.to && session.createdAt >= q.to) continue;
-      const lastRun = this.usageBySession.get(session.id)?.totals.lastActivityAt;
-      const activity = Math.max(session.updatedAt.getTime(), lastRun?.getTime() ?? 0);
-      const status: StatsStatus =
-        session.status === 'active' && activity < idleSince ? 'abandoned' : session.status;
+      // The sessions' own read rule, so stats and lists agree on who is abandoned.
+      const status: StatsStatus = readStatusOf(session, now, q.abandonAfterSeconds);
       if (q.status !== undefined && status !== q.status) continue;
       out.push({ session, status });
     }

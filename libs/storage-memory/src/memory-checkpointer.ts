@@ -68,6 +68,36 @@ export class ProjectingMemorySaver extends MemorySaver {
     return checkpoints ? latestId(checkpoints) : null;
   }
 
+  /** When each root checkpoint was written (`<thread>\u0000<id>`), for age-based retention. */
+  private readonly writtenAt = new Map<string, Date>();
+
+  /** The thread's root checkpoints, newest first. */
+  rootCheckpoints(threadId: string): { checkpointId: string; createdAt: Date }[] {
+    const checkpoints = this.storage[threadId]?.[ROOT_CHECKPOINT_NS] ?? {};
+    return Object.keys(checkpoints)
+      .sort((a, b) => (a < b ? 1 : -1))
+      .map((checkpointId) => ({
+        checkpointId,
+        createdAt: this.writtenAt.get(`${threadId}\u0000${checkpointId}`) ?? new Date(0),
+      }));
+  }
+
+  /** Deletes root checkpoints (and their writes) except the head; returns how many went. */
+  deleteRootCheckpoints(threadId: string, checkpointIds: readonly string[]): number {
+    const checkpoints = this.storage[threadId]?.[ROOT_CHECKPOINT_NS];
+    if (!checkpoints) return 0;
+    const head = latestId(checkpoints);
+    let deleted = 0;
+    for (const id of new Set(checkpointIds)) {
+      if (id === head || !(id in checkpoints)) continue;
+      delete checkpoints[id];
+      delete this.writes[JSON.stringify([threadId, ROOT_CHECKPOINT_NS, id])];
+      this.writtenAt.delete(`${threadId}\u0000${id}`);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
   /**
    * Deletes the thread's checkpoints (every namespace) with an id greater than `afterId` (all
    * when null) and their pending writes; returns how many checkpoints went. Ids are uuid6:
@@ -89,6 +119,28 @@ export class ProjectingMemorySaver extends MemorySaver {
       }
     }
     return deleted;
+  }
+
+  /** Counts and serialized bytes of the thread's checkpoints and writes (every namespace). */
+  footprint(threadId: string): { checkpoints: number; writes: number; bytes: number } {
+    let checkpoints = 0;
+    let writes = 0;
+    let bytes = 0;
+    for (const byId of Object.values(this.storage[threadId] ?? {})) {
+      for (const [checkpoint, metadata] of Object.values(byId)) {
+        checkpoints += 1;
+        bytes += checkpoint.byteLength + metadata.byteLength;
+      }
+    }
+    for (const [key, entries] of Object.entries(this.writes)) {
+      const [owner] = JSON.parse(key) as [string];
+      if (owner !== threadId) continue;
+      for (const entry of Object.values(entries)) {
+        writes += 1;
+        bytes += entry[2].byteLength;
+      }
+    }
+    return { checkpoints, writes, bytes };
   }
 
   /** Synchronous deleteThread, so session delete removes the thread in its own atomic step. */
@@ -203,6 +255,8 @@ export class ProjectingMemorySaver extends MemorySaver {
       ),
     );
     checkpoints[checkpointId] = [serializedCheckpoint, serializedMetadata, parentId];
+    if (namespace === ROOT_CHECKPOINT_NS)
+      this.writtenAt.set(`${threadId}\u0000${checkpointId}`, new Date());
     if (sessionId !== undefined && isLatest)
       this.projector.applyProjection(sessionId, checkpointId, messages);
     return {

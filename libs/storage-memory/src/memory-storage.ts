@@ -18,6 +18,8 @@ import {
   MessagePageQuerySchema,
   StringMapSchema,
   UpdateSessionInputSchema,
+  abandonedCutoff,
+  readStatusOf,
 } from '@cognition/contracts';
 import type {
   MessageStore,
@@ -26,6 +28,8 @@ import type {
   SessionStore,
   StorageBackend,
   ArtifactStoreOptions,
+  CheckpointRetentionStore,
+  SessionPolicy,
   RollbackResult,
   StorageHealth,
   UsageStore,
@@ -33,6 +37,8 @@ import type {
   SearchStore,
 } from '@cognition/storage';
 import {
+  DEFAULT_SESSION_POLICY,
+  isSessionExpired,
   ROOT_CHECKPOINT_NS,
   StorageError,
   checkpointMessages,
@@ -50,6 +56,7 @@ import { MemoryArtifactStore } from './memory-artifacts';
 import { ProjectingMemorySaver } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
 import { MemoryEventStore } from './memory-event-store';
+import { MemoryActivityStore } from './memory-activity-store';
 import { MemoryPendingCallbacks } from './memory-pending-callbacks';
 import { MemoryRuns } from './memory-runs';
 import type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
@@ -94,6 +101,9 @@ export class MemoryStorage implements StorageBackend {
   readonly feedback: FeedbackStore;
   readonly search: SearchStore;
   private readonly analytics: MemoryAnalytics;
+  readonly activity: MemoryActivityStore;
+  readonly checkpoints: CheckpointRetentionStore;
+  private policy: SessionPolicy = { ...DEFAULT_SESSION_POLICY };
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
@@ -125,6 +135,17 @@ export class MemoryStorage implements StorageBackend {
     this.feedback = this.analytics.feedback;
     this.search = this.analytics.search;
     this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
+    this.checkpoints = {
+      list: (threadId) => this.run(() => this.checkpointer.rootCheckpoints(threadId)),
+      delete: (threadId, ids) =>
+        this.run(() => this.checkpointer.deleteRootCheckpoints(threadId, ids)),
+      footprint: (threadId) => this.run(() => this.checkpointer.footprint(threadId)),
+    };
+    this.activity = new MemoryActivityStore({
+      exists: (id) => this.state.sessions.has(id),
+      visible: (id, scope) => this.visibleSession(id, scope) !== undefined,
+      now: this.now,
+    });
     this.pendingCallbacks = new MemoryPendingCallbacks((runId) => this.state.runs.has(runId));
     this.sessions = {
       create: (input, scope) => this.run(() => this.createSession(input, scope)),
@@ -133,6 +154,7 @@ export class MemoryStorage implements StorageBackend {
       update: (id, input, scope) => this.run(() => this.updateSession(id, input, scope)),
       updateMessageCount: (id, delta) => this.run(() => this.updateMessageCount(id, delta)),
       delete: (id, scope) => this.run(() => this.deleteSession(id, scope)),
+      sweepExpired: (limit) => this.run(() => this.sweepExpired(limit)),
     };
     this.messages = {
       create: (input) => this.run(() => this.createMessage(input)),
@@ -221,6 +243,30 @@ export class MemoryStorage implements StorageBackend {
     }
   }
 
+  setSessionPolicy(policy: Partial<SessionPolicy>): void {
+    this.policy = { ...this.policy, ...policy };
+  }
+
+  /** The session as reads report it: `abandoned` computed, a deep copy. */
+  private present(session: Session): Session {
+    const status = readStatusOf(session, this.policy.now(), this.policy.abandonAfterSeconds);
+    return copy({ ...session, status });
+  }
+
+  private expired(session: Session): boolean {
+    return isSessionExpired(session, this.policy);
+  }
+
+  private sweepExpired(limit: number): string[] {
+    const ids: string[] = [];
+    for (const [id, record] of this.state.sessions) {
+      if (ids.length >= limit) break;
+      if (this.expired(record.session)) ids.push(id);
+    }
+    for (const id of ids) this.deleteSession(id, {}, true);
+    return ids;
+  }
+
   rollbackRun(runId: string): Promise<RollbackResult> {
     return this.run(() => {
       const run = this.state.runs.get(runId);
@@ -267,7 +313,9 @@ export class MemoryStorage implements StorageBackend {
 
   private visibleSession(id: string, scope: Scope): SessionRecord | undefined {
     const record = this.state.sessions.get(id);
-    return record && scopeMatches(scope, record.session.scopes) ? record : undefined;
+    return record && scopeMatches(scope, record.session.scopes) && !this.expired(record.session)
+      ? record
+      : undefined;
   }
 
   private requireVisibleSession(id: string, scope: Scope): SessionRecord {
@@ -298,37 +346,53 @@ export class MemoryStorage implements StorageBackend {
       version: 1,
       parentId: data.parentId ?? null,
       workspacePath: data.workspacePath ?? null,
+      systemPrompt: data.systemPrompt ?? null,
+      task: data.task ?? null,
+      endedAt: null,
+      lastActivityAt: now,
+      expiresAt: data.expiresAt ?? null,
+      checkpointRetention: data.checkpointRetention ?? null,
       createdAt: now,
       updatedAt: now,
     };
     this.state.sessions.set(id, { session: copy(session), projectedCheckpointId: null });
     this.state.sessionByThread.set(session.threadId, id);
     this.state.messages.set(id, []);
-    return session;
+    return this.present(session);
   }
 
   private getSession(id: string, scope: Scope): Session | null {
     const record = this.visibleSession(id, parseInput(StringMapSchema, scope, 'scope'));
-    return record ? copy(record.session) : null;
+    return record ? this.present(record.session) : null;
   }
 
   private listSessions(query: ListSessionsQuery, scope: Scope): SessionPage {
     const q = parseInput(ListSessionsQuerySchema, query, 'session query');
     const callerScope = parseInput(StringMapSchema, scope, 'scope');
     const needle = q.titleContains?.toLowerCase();
+    const cutoff = abandonedCutoff(this.policy.now(), this.policy.abandonAfterSeconds);
+    const idle = (session: Session) =>
+      cutoff !== null && session.lastActivityAt.getTime() <= cutoff.getTime();
+    const statusMatches = (session: Session): boolean => {
+      if (q.status === undefined) return true;
+      if (q.status === 'abandoned') return session.status === 'active' && idle(session);
+      if (q.status === 'active') return session.status === 'active' && !idle(session);
+      return session.status === q.status;
+    };
     const matching = [...this.state.sessions.values()]
       .map((record) => record.session)
       .filter(
         (session) =>
           scopeMatches(callerScope, session.scopes) &&
+          !this.expired(session) &&
           metadataMatches(q.metadata, session.metadata) &&
-          (q.status === undefined || session.status === q.status) &&
+          statusMatches(session) &&
           (q.agentName === undefined || session.agentName === q.agentName) &&
           (needle === undefined || (session.title ?? '').toLowerCase().includes(needle)),
       )
       .sort(compareSessions(q.sort, q.order));
     return {
-      sessions: matching.slice(q.offset, q.offset + q.limit).map(copy),
+      sessions: matching.slice(q.offset, q.offset + q.limit).map((s) => this.present(s)),
       total: matching.length,
     };
   }
@@ -343,18 +407,27 @@ export class MemoryStorage implements StorageBackend {
         `Session ${id} is at version ${current.version}, not ${data.expectedVersion}`,
       );
     }
+    const now = this.now();
+    const keep = <T>(value: T | undefined, previous: T): T =>
+      value !== undefined ? value : previous;
     const next: Session = {
       ...current,
-      title: data.title !== undefined ? data.title : current.title,
+      title: keep(data.title, current.title),
       status: data.status ?? current.status,
       agentName: data.agentName ?? current.agentName,
       config: data.config ?? current.config,
       metadata: data.metadata ?? current.metadata,
+      systemPrompt: keep(data.systemPrompt, current.systemPrompt),
+      task: keep(data.task, current.task),
+      endedAt: keep(data.endedAt, current.endedAt),
+      expiresAt: keep(data.expiresAt, current.expiresAt),
+      checkpointRetention: keep(data.checkpointRetention, current.checkpointRetention),
       version: current.version + 1,
-      updatedAt: this.now(),
+      lastActivityAt: now,
+      updatedAt: now,
     };
     record.session = copy(next);
-    return next;
+    return this.present(next);
   }
 
   private updateMessageCount(id: string, delta: number): number {
@@ -372,14 +445,17 @@ export class MemoryStorage implements StorageBackend {
     return record.session.messageCount;
   }
 
-  private deleteSession(id: string, scope: Scope): boolean {
-    const record = this.visibleSession(id, parseInput(StringMapSchema, scope, 'scope'));
+  private deleteSession(id: string, scope: Scope, evenExpired = false): boolean {
+    const record = evenExpired
+      ? this.state.sessions.get(id)
+      : this.visibleSession(id, parseInput(StringMapSchema, scope, 'scope'));
     if (!record) return false;
     const { threadId } = record.session;
     this.state.sessions.delete(id);
     this.state.sessionByThread.delete(threadId);
     this.state.messages.delete(id);
     this.events.deleteSession(id);
+    this.activity.deleteSession(id);
     for (const [runId, run] of this.state.runs) {
       if (run.sessionId !== id) continue;
       this.runRows.delete(runId);
@@ -420,6 +496,7 @@ export class MemoryStorage implements StorageBackend {
     this.state.messages.set(data.sessionId, rows);
     record.session.messageCount += 1;
     record.session.updatedAt = message.createdAt;
+    record.session.lastActivityAt = message.createdAt;
     return message;
   }
 
@@ -432,9 +509,14 @@ export class MemoryStorage implements StorageBackend {
   }
 
   private pageMessages(sessionId: string, query: MessagePageQuery, scope: Scope): MessagePage {
-    const { limit, offset } = parseInput(MessagePageQuerySchema, query, 'message page query');
+    const { limit, offset, order } = parseInput(
+      MessagePageQuerySchema,
+      query,
+      'message page query',
+    );
     this.requireVisibleSession(sessionId, scope);
-    const rows = this.state.messages.get(sessionId) ?? [];
+    const stored = this.state.messages.get(sessionId) ?? [];
+    const rows = order === 'desc' ? [...stored].reverse() : stored;
     return {
       messages: rows.slice(offset, offset + limit).map((row) => copy(row.message)),
       total: rows.length,
@@ -481,7 +563,10 @@ export class MemoryStorage implements StorageBackend {
     });
     this.state.messages.set(sessionId, next);
     // A message added or removed is activity on the session (lists sort by updatedAt).
-    if (plan.messageCount !== rows.length) record.session.updatedAt = now;
+    if (plan.messageCount !== rows.length) {
+      record.session.updatedAt = now;
+      record.session.lastActivityAt = now;
+    }
     record.session.messageCount = plan.messageCount;
     record.projectedCheckpointId = checkpointId;
   }

@@ -9,7 +9,9 @@ import type {
   ToolCall,
   Usage,
 } from '@cognition/contracts';
-import type { Scope } from '@cognition/storage';
+import { abandonedCutoff, readStatusOf } from '@cognition/contracts';
+import type { SessionReadStatus } from '@cognition/contracts';
+import type { Scope, SessionPolicy } from '@cognition/storage';
 import type {
   CallbackAttempt as CallbackAttemptRow,
   Message as MessageRow,
@@ -54,9 +56,76 @@ export function toSession(row: SessionWithRelations): Session {
     version: row.version,
     parentId: row.parentId,
     workspacePath: row.workspacePath,
+    systemPrompt: row.systemPrompt,
+    task: row.task,
+    endedAt: row.endedAt,
+    lastActivityAt: row.lastActivityAt,
+    expiresAt: row.expiresAt,
+    checkpointRetention: row.checkpointRetention,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** A mutable holder of the backend's session policy, shared by its stores. */
+export interface PolicyRef {
+  current: SessionPolicy;
+}
+
+/** The session as reads report it (`abandoned` computed at read time). */
+export function presentSession(row: SessionWithRelations, policy: SessionPolicy): Session {
+  const session = toSession(row);
+  return {
+    ...session,
+    status: readStatusOf(session, policy.now(), policy.abandonAfterSeconds),
+  };
+}
+
+function ttlCutoff(policy: SessionPolicy, now: Date): Date | null {
+  return policy.ttlSeconds > 0 ? new Date(now.getTime() - policy.ttlSeconds * 1000) : null;
+}
+
+/** Sessions not expired at the policy's now (see SessionPolicy): every read and write adds it. */
+export function liveWhere(policy: SessionPolicy): Prisma.SessionWhereInput {
+  const now = policy.now();
+  const cutoff = ttlCutoff(policy, now);
+  return {
+    OR: [
+      { expiresAt: { gt: now } },
+      { expiresAt: null, ...(cutoff ? { lastActivityAt: { gt: cutoff } } : {}) },
+    ],
+  };
+}
+
+/** Sessions expired at the policy's now (the sweep's selection). */
+export function expiredWhere(policy: SessionPolicy): Prisma.SessionWhereInput {
+  const now = policy.now();
+  const cutoff = ttlCutoff(policy, now);
+  return {
+    OR: [
+      { expiresAt: { lte: now } },
+      ...(cutoff ? [{ expiresAt: null, lastActivityAt: { lte: cutoff } }] : []),
+    ],
+  };
+}
+
+/**
+ * The list filter of a read status: `abandoned` and `active` split the stored `active` rows at
+ * the abandon cutoff, in SQL (the `(status, last_activity_at)` index serves both).
+ */
+export function statusWhere(
+  status: SessionReadStatus | undefined,
+  policy: SessionPolicy,
+): Prisma.SessionWhereInput {
+  if (status === undefined) return {};
+  const cutoff = abandonedCutoff(policy.now(), policy.abandonAfterSeconds);
+  if (status === 'abandoned') {
+    return cutoff ? { status: 'active', lastActivityAt: { lte: cutoff } } : { id: { in: [] } };
+  }
+  if (status === 'active') {
+    return cutoff ? { status: 'active', lastActivityAt: { gt: cutoff } } : { status: 'active' };
+  }
+  return { status };
 }
 
 export function toMessage(row: MessageRow): Message {

@@ -10,11 +10,15 @@ import type { MessageStore, Scope } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import type { PrismaDb, PrismaTx } from './db';
 import { guard, isRecordNotFound, isUniqueViolation, uniqueViolationFields } from './errors';
-import { MESSAGE_ORDER, scopeWhere, toMessage } from './mapping';
+import type { PolicyRef } from './mapping';
+import { liveWhere, MESSAGE_ORDER, scopeWhere, toMessage } from './mapping';
 import { parseScope } from './session-store';
 
 export class PrismaMessageStore implements MessageStore {
-  constructor(private readonly db: PrismaDb) {}
+  constructor(
+    private readonly db: PrismaDb,
+    private readonly policy: PolicyRef,
+  ) {}
 
   /**
    * The session's message_count is incremented first, inside the insert's transaction: the
@@ -27,12 +31,13 @@ export class PrismaMessageStore implements MessageStore {
   async create(input: CreateMessageInput): Promise<Message> {
     const data = parseInput(CreateMessageInputSchema, input, 'message');
     const id = data.id ?? randomUUID();
+    const now = new Date();
     return guard('create message', () =>
       this.db.$transaction(async (tx) => {
         try {
           await tx.session.update({
             where: { id: data.sessionId },
-            data: { messageCount: { increment: 1 }, updatedAt: new Date() },
+            data: { messageCount: { increment: 1 }, updatedAt: now, lastActivityAt: now },
             select: { id: true },
           });
         } catch (error) {
@@ -74,7 +79,11 @@ export class PrismaMessageStore implements MessageStore {
     const scopes = parseScope(scope);
     return guard('get message', async () => {
       const row = await this.db.message.findFirst({
-        where: { id: messageId, sessionId, session: { AND: scopeWhere(scopes) } },
+        where: {
+          id: messageId,
+          sessionId,
+          session: { AND: [...scopeWhere(scopes), liveWhere(this.policy.current)] },
+        },
       });
       return row ? toMessage(row) : null;
     });
@@ -92,15 +101,26 @@ export class PrismaMessageStore implements MessageStore {
     const scopes = parseScope(scope);
     return guard('page messages', async () => {
       // Independent reads; nothing is returned unless the session is visible to the caller.
-      const [, rows, total] = await Promise.all([
+      const [, ascRows, total] = await Promise.all([
         this.requireSession(sessionId, scopes),
-        this.db.message.findMany({
-          where: { sessionId, seq: { gte: q.offset } },
-          orderBy: MESSAGE_ORDER,
-          take: q.limit,
-        }),
+        q.order === 'asc'
+          ? this.db.message.findMany({
+              where: { sessionId, seq: { gte: q.offset } },
+              orderBy: MESSAGE_ORDER,
+              take: q.limit,
+            })
+          : Promise.resolve([]),
         nextSeq(this.db, sessionId),
       ]);
+      // Newest first: the same index range read backwards from position total − 1 − offset.
+      const rows =
+        q.order === 'asc'
+          ? ascRows
+          : await this.db.message.findMany({
+              where: { sessionId, seq: { lte: total - 1 - q.offset } },
+              orderBy: { seq: 'desc' },
+              take: q.limit,
+            });
       // A write between the two reads may have appended rows the total does not count yet.
       const seen = Math.max(total, rows.length === 0 ? 0 : q.offset + rows.length);
       return { messages: rows.map(toMessage), total: seen, hasMore: q.offset + rows.length < seen };
@@ -128,7 +148,7 @@ export class PrismaMessageStore implements MessageStore {
 
   private async requireSession(sessionId: string, scope: Scope): Promise<void> {
     const found = await this.db.session.findFirst({
-      where: { id: sessionId, AND: scopeWhere(scope) },
+      where: { id: sessionId, AND: [...scopeWhere(scope), liveWhere(this.policy.current)] },
       select: { id: true },
     });
     if (!found) throw StorageError.sessionNotFound(sessionId);

@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -65,13 +66,14 @@ function addMigration(migrationsDir: string, name: string, sql: string): void {
   writeFileSync(join(migrationsDir, name, 'migration.sql'), sql);
 }
 
-/** The columns of `sessions` as the init migration declares them. */
-const SESSION_COLUMNS = readFileSync(
-  join(SQLITE_MIGRATIONS, '20261122000000_init', 'migration.sql'),
-  'utf8',
-)
-  .split('CREATE TABLE "sessions" (')[1]
-  ?.split('\n);')[0];
+/** The sessions table's columns as the newest migration that (re)creates it defines them. */
+const SESSION_COLUMNS = readdirSync(SQLITE_MIGRATIONS)
+  .filter((name) => /^\d{14}_/.test(name))
+  .sort()
+  .map((name) => readFileSync(join(SQLITE_MIGRATIONS, name, 'migration.sql'), 'utf8'))
+  .map((sql) => /CREATE TABLE "(?:new_)?sessions" \(([\s\S]*?)\n\);/.exec(sql)?.[1])
+  .filter((columns): columns is string => columns !== undefined)
+  .at(-1);
 
 async function caught(promise: Promise<unknown>): Promise<StorageError> {
   try {

@@ -1,5 +1,6 @@
 import type {
   ArtifactStoreOptions,
+  SessionPolicy,
   RollbackResult,
   StorageBackend,
   StorageBackendKind,
@@ -7,6 +8,7 @@ import type {
 } from '@cognition/storage';
 import {
   checkpointMessages,
+  DEFAULT_SESSION_POLICY,
   parseInput,
   ROOT_CHECKPOINT_NS,
   StorageError,
@@ -26,6 +28,9 @@ import { PrismaSearchStore } from './analytics/search-store';
 import { PrismaUsageStore } from './analytics/usage-store';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
+import { PrismaActivityStore } from './activity-store';
+import { PrismaCheckpointRetention } from './checkpoint-retention';
+import type { PolicyRef } from './mapping';
 
 /**
  * Where the Prisma backend keeps its data. `path` is a SQLite file (the server defaults it to
@@ -90,6 +95,9 @@ class PrismaStorage implements StorageBackend {
   readonly usage: PrismaUsageStore;
   readonly feedback: PrismaFeedbackStore;
   readonly search: PrismaSearchStore;
+  readonly activity: PrismaActivityStore;
+  readonly checkpoints: PrismaCheckpointRetention;
+  private readonly policy: PolicyRef = { current: { ...DEFAULT_SESSION_POLICY } };
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
   private readonly db: PrismaDb;
@@ -106,8 +114,11 @@ class PrismaStorage implements StorageBackend {
       this.db,
       (tx, threadId) => this.deleteThread(tx, threadId),
       handle.provider,
+      this.policy,
     );
-    this.messages = new PrismaMessageStore(this.db);
+    this.messages = new PrismaMessageStore(this.db, this.policy);
+    this.activity = new PrismaActivityStore(this.db, this.policy);
+    this.checkpoints = new PrismaCheckpointRetention(this.db, handle.provider);
     this.runs = new PrismaRunStore(this.db, handle.provider);
     this.usage = new PrismaUsageStore(this.db, handle.provider);
     this.feedback = new PrismaFeedbackStore(this.db);
@@ -119,6 +130,10 @@ class PrismaStorage implements StorageBackend {
       provider: handle.provider,
     });
     this.store = new PrismaStore(this.db);
+  }
+
+  setSessionPolicy(policy: Partial<SessionPolicy>): void {
+    this.policy.current = { ...this.policy.current, ...policy };
   }
 
   /**

@@ -253,7 +253,7 @@ const SQLITE = {
       @model_used, @parent_id, @metadata, 'checkpoint', @now)`,
   session: `UPDATE sessions SET message_count = ?, projected_checkpoint_id = ? WHERE id = ?`,
   sessionTouched: `UPDATE sessions SET message_count = ?, projected_checkpoint_id = ?,
-    updated_at = ? WHERE id = ?`,
+    updated_at = ?, last_activity_at = ? WHERE id = ?`,
 };
 
 /** How Prisma's SQLite adapter stores a DateTime (its default `iso8601` format). */
@@ -298,7 +298,7 @@ export function projectOnSqlite(session: SqliteSession, request: ProjectionReque
   if (writes.countChanged)
     session
       .prepare(SQLITE.sessionTouched)
-      .run(writes.messageCount, request.checkpointId, now, sessionId);
+      .run(writes.messageCount, request.checkpointId, now, now, sessionId);
   else session.prepare(SQLITE.session).run(writes.messageCount, request.checkpointId, sessionId);
   return writes.messageCount;
 }
@@ -329,7 +329,7 @@ const POSTGRES_TEXT = {
     FROM unnest(${PROJECTED_ARRAYS}) AS v(${PROJECTED_NAMES})`,
   session: 'UPDATE sessions SET message_count = $1, projected_checkpoint_id = $2 WHERE id = $3',
   sessionTouched: `UPDATE sessions SET message_count = $1, projected_checkpoint_id = $2,
-    updated_at = ${PG_NOW('$4')} WHERE id = $3`,
+    updated_at = ${PG_NOW('$4')}, last_activity_at = ${PG_NOW('$4')} WHERE id = $3`,
 };
 
 /** Named (server-side prepared) statements: parsed and planned once per pooled connection. */

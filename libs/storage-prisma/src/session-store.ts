@@ -19,7 +19,17 @@ import { z } from 'zod';
 import type { PrismaDb, PrismaTx } from './db';
 import type { DatabaseProvider } from './migrate';
 import { guard, isUniqueViolation } from './errors';
-import { mapToRows, metadataWhere, scopeWhere, SESSION_INCLUDE, toSession } from './mapping';
+import type { PolicyRef } from './mapping';
+import {
+  expiredWhere,
+  liveWhere,
+  mapToRows,
+  metadataWhere,
+  presentSession,
+  scopeWhere,
+  SESSION_INCLUDE,
+  statusWhere,
+} from './mapping';
 import type { Prisma } from './generated/postgres/client';
 
 const DeltaSchema = z.number().int().safe();
@@ -36,7 +46,12 @@ export class PrismaSessionStore implements SessionStore {
     private readonly db: PrismaDb,
     private readonly cleanupThread: ThreadCleanup,
     private readonly provider: DatabaseProvider,
+    private readonly policy: PolicyRef,
   ) {}
+
+  private present(row: Parameters<typeof presentSession>[0]): Session {
+    return presentSession(row, this.policy.current);
+  }
 
   async create(input: CreateSessionInput, scope: Scope): Promise<Session> {
     const data = parseInput(CreateSessionInputSchema, input, 'session');
@@ -54,6 +69,11 @@ export class PrismaSessionStore implements SessionStore {
             config: JSON.stringify(data.config),
             parentId: data.parentId ?? null,
             workspacePath: data.workspacePath ?? null,
+            systemPrompt: data.systemPrompt ?? null,
+            task: data.task ?? null,
+            expiresAt: data.expiresAt ?? null,
+            checkpointRetention: data.checkpointRetention ?? null,
+            lastActivityAt: now,
             createdAt: now,
             updatedAt: now,
             scopes: { createMany: { data: mapToRows(scopes) } },
@@ -61,7 +81,7 @@ export class PrismaSessionStore implements SessionStore {
           },
           include: SESSION_INCLUDE,
         });
-        return toSession(row);
+        return this.present(row);
       } catch (error) {
         if (isUniqueViolation(error)) {
           throw new StorageError('CONFLICT', `Session already exists: ${id}`, { cause: error });
@@ -75,19 +95,24 @@ export class PrismaSessionStore implements SessionStore {
     const scopes = parseScope(scope);
     return guard('get session', async () => {
       const row = await this.db.session.findFirst({
-        where: { id, AND: scopeWhere(scopes) },
+        where: { id, AND: [...scopeWhere(scopes), liveWhere(this.policy.current)] },
         include: SESSION_INCLUDE,
       });
-      return row ? toSession(row) : null;
+      return row ? this.present(row) : null;
     });
   }
 
   async list(query: ListSessionsQuery, scope: Scope): Promise<SessionPage> {
     const q = parseInput(ListSessionsQuerySchema, query, 'session query');
     const scopes = parseScope(scope);
+    const policy = this.policy.current;
     const where: Prisma.SessionWhereInput = {
-      AND: [...scopeWhere(scopes), ...metadataWhere(q.metadata)],
-      ...(q.status ? { status: q.status } : {}),
+      AND: [
+        ...scopeWhere(scopes),
+        ...metadataWhere(q.metadata),
+        liveWhere(policy),
+        statusWhere(q.status, policy),
+      ],
       ...(q.agentName ? { agentName: q.agentName } : {}),
     };
     return guard('list sessions', async () => {
@@ -104,7 +129,7 @@ export class PrismaSessionStore implements SessionStore {
         }),
         this.db.session.count({ where }),
       ]);
-      return { sessions: rows.map(toSession), total };
+      return { sessions: rows.map((row) => this.present(row)), total };
     });
   }
 
@@ -130,26 +155,35 @@ export class PrismaSessionStore implements SessionStore {
   async update(id: string, input: UpdateSessionInput, scope: Scope): Promise<Session> {
     const data = parseInput(UpdateSessionInputSchema, input, 'session update');
     const scopes = parseScope(scope);
+    const now = new Date();
     return guard('update session', () =>
       this.db.$transaction(async (tx) => {
         const changed = await tx.session.updateMany({
           where: {
             id,
             ...(data.expectedVersion === undefined ? {} : { version: data.expectedVersion }),
-            AND: scopeWhere(scopes),
+            AND: [...scopeWhere(scopes), liveWhere(this.policy.current)],
           },
           data: {
             ...(data.title !== undefined ? { title: data.title } : {}),
             ...(data.status !== undefined ? { status: data.status } : {}),
             ...(data.agentName !== undefined ? { agentName: data.agentName } : {}),
             ...(data.config !== undefined ? { config: JSON.stringify(data.config) } : {}),
+            ...(data.systemPrompt !== undefined ? { systemPrompt: data.systemPrompt } : {}),
+            ...(data.task !== undefined ? { task: data.task } : {}),
+            ...(data.endedAt !== undefined ? { endedAt: data.endedAt } : {}),
+            ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+            ...(data.checkpointRetention !== undefined
+              ? { checkpointRetention: data.checkpointRetention }
+              : {}),
             version: { increment: 1 },
-            updatedAt: new Date(),
+            updatedAt: now,
+            lastActivityAt: now,
           },
         });
         if (changed.count === 0) {
           const current = await tx.session.findFirst({
-            where: { id, AND: scopeWhere(scopes) },
+            where: { id, AND: [...scopeWhere(scopes), liveWhere(this.policy.current)] },
             select: { version: true },
           });
           if (!current) throw StorageError.sessionNotFound(id);
@@ -165,7 +199,7 @@ export class PrismaSessionStore implements SessionStore {
           });
         }
         const row = await tx.session.findUniqueOrThrow({ where: { id }, include: SESSION_INCLUDE });
-        return toSession(row);
+        return this.present(row);
       }),
     );
   }
@@ -193,7 +227,7 @@ export class PrismaSessionStore implements SessionStore {
     return guard('delete session', () =>
       this.db.$transaction(async (tx) => {
         const session = await tx.session.findFirst({
-          where: { id, AND: scopeWhere(scopes) },
+          where: { id, AND: [...scopeWhere(scopes), liveWhere(this.policy.current)] },
           select: { threadId: true },
         });
         if (!session) return false;
@@ -202,6 +236,39 @@ export class PrismaSessionStore implements SessionStore {
         return deleted.count > 0;
       }),
     );
+  }
+
+  /**
+   * Picks up to `limit` expired sessions, then deletes each in a transaction of its own that
+   * re-checks the expiry under the row's lock (`DELETE … WHERE id = ? AND <expired>` decides):
+   * a process that lost the race to another sweeper, or a session touched meanwhile, deletes
+   * nothing. So several nodes may sweep one database at once.
+   */
+  async sweepExpired(limit: number): Promise<string[]> {
+    const take = parseInput(z.number().int().min(1).max(10_000), limit, 'sweep limit');
+    return guard('sweep expired sessions', async () => {
+      const candidates = await this.db.session.findMany({
+        where: expiredWhere(this.policy.current),
+        select: { id: true, threadId: true },
+        orderBy: { lastActivityAt: 'asc' },
+        take,
+      });
+      const deleted: string[] = [];
+      for (const candidate of candidates) {
+        const gone = await this.db.$transaction(async (tx) => {
+          const claimed = await tx.session.updateMany({
+            where: { id: candidate.id, AND: [expiredWhere(this.policy.current)] },
+            data: { messageCount: { increment: 0 } },
+          });
+          if (claimed.count === 0) return false;
+          await this.cleanupThread(tx, candidate.threadId);
+          const removed = await tx.session.deleteMany({ where: { id: candidate.id } });
+          return removed.count > 0;
+        });
+        if (gone) deleted.push(candidate.id);
+      }
+      return deleted;
+    });
   }
 }
 

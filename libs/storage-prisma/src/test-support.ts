@@ -45,6 +45,7 @@ export function modelScript(provider: DatabaseProvider): Promise<string> {
 
 /** Every table the backend writes, children first (the migrations table is kept). */
 const DATA_TABLES = [
+  'session_activity',
   'messages',
   'callback_attempts',
   'runs',

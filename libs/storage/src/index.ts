@@ -9,3 +9,5 @@ export * from './store-filter';
 export * from './artifacts';
 export * from './analytics';
 export * from './search-text';
+export * from './time-travel';
+export * from './retention';

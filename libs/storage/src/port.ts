@@ -9,7 +9,11 @@ import type {
   MessagePage,
   PendingRunInput,
   MessagePageQuery,
+  NewSessionActivity,
   Run,
+  SessionActivity,
+  SessionActivityPage,
+  SessionActivityQuery,
   Session,
   SessionPage,
   StringMap,
@@ -52,6 +56,109 @@ export interface SessionStore {
    * checkpoints of its thread and its thread-scoped store items. false when missing or outside scope.
    */
   delete(id: string, scope: Scope): Promise<boolean>;
+  /**
+   * The TTL sweep step: deletes (as `delete` does) at most `limit` sessions that are expired at
+   * the policy's `now()` and returns their ids. Safe with several processes sweeping one
+   * database: each expired session is deleted by exactly one of them, the others skip it.
+   */
+  sweepExpired(limit: number): Promise<string[]>;
+}
+
+/**
+ * Read-time rules of sessions (see `StorageBackend.setSessionPolicy`):
+ * - `abandonAfterSeconds` (0: off): an `active` session with `lastActivityAt` at or before
+ *   `now − abandonAfterSeconds` reads as `abandoned` (`readStatusOf` of the contracts), and the
+ *   list filter `status: 'abandoned'` selects exactly those in the database (`status: 'active'`
+ *   then excludes them);
+ * - `ttlSeconds` (0: never): a session is expired when its `expiresAt` is at or before `now`,
+ *   or, without `expiresAt`, when its `lastActivityAt` is at or before `now − ttlSeconds`.
+ *   Expired sessions are never returned by any read (get, list, messages, activity) and are
+ *   refused by writes as missing, before `sweepExpired` deletes them;
+ * - `now`: the clock of these rules (injectable for tests); timestamps written keep real time.
+ */
+export interface SessionPolicy {
+  abandonAfterSeconds: number;
+  ttlSeconds: number;
+  now: () => Date;
+}
+
+/** The policy of a backend nobody configured: abandon after 1800 s, no TTL, the real clock. */
+export const DEFAULT_SESSION_POLICY: SessionPolicy = {
+  abandonAfterSeconds: 1800,
+  ttlSeconds: 0,
+  now: () => new Date(),
+};
+
+/** Whether `session` is expired under `policy` (the rule every backend applies in its reads). */
+export function isSessionExpired(
+  session: { expiresAt: Date | null; lastActivityAt: Date },
+  policy: SessionPolicy,
+): boolean {
+  const now = policy.now().getTime();
+  if (session.expiresAt !== null) return session.expiresAt.getTime() <= now;
+  return (
+    policy.ttlSeconds > 0 && session.lastActivityAt.getTime() <= now - policy.ttlSeconds * 1000
+  );
+}
+
+/** One root checkpoint of a thread, as retention sees it. */
+export interface StoredCheckpointRef {
+  checkpointId: string;
+  /** When it was written. */
+  createdAt: Date;
+}
+
+/** What a thread's checkpoints occupy: counts and the bytes of their serialized payloads. */
+export interface CheckpointFootprint {
+  checkpoints: number;
+  writes: number;
+  bytes: number;
+}
+
+/**
+ * The storage side of checkpoint retention (root namespace only). Pruning never touches message
+ * rows, the thread's other namespaces, or its head (the newest checkpoint).
+ */
+export interface CheckpointRetentionStore {
+  /** The thread's root checkpoints, newest first (greatest id first). */
+  list(threadId: string): Promise<StoredCheckpointRef[]>;
+  /**
+   * Deletes these root checkpoints of the thread with their pending writes, in one transaction,
+   * except the thread's head at that moment (re-read inside the transaction). Ids already gone
+   * are skipped, so several processes may prune one thread at once. Returns how many were deleted.
+   */
+  delete(threadId: string, checkpointIds: readonly string[]): Promise<number>;
+  /** What the thread's checkpoints and writes (every namespace) occupy. */
+  footprint(threadId: string): Promise<CheckpointFootprint>;
+}
+
+/**
+ * The persisted, scoped session activity log (what the session pipeline's events leave behind).
+ * Entries go with their session when it is deleted.
+ */
+export interface SessionActivityStore {
+  /**
+   * Appends one entry; returns it with its id (ids increase in append order, across sessions).
+   * null (nothing stored) when the session does not exist.
+   */
+  append(entry: NewSessionActivity): Promise<SessionActivity | null>;
+  /**
+   * Appends several entries of one session in one write, in order; returns them with their ids
+   * ([] and nothing stored when the session does not exist).
+   */
+  appendMany(entries: readonly NewSessionActivity[]): Promise<SessionActivity[]>;
+  /** Newest first; SESSION_NOT_FOUND when the session is missing or outside the scope. */
+  page(sessionId: string, query: SessionActivityQuery, scope: Scope): Promise<SessionActivityPage>;
+  /**
+   * Entries with an id greater than `afterId`, oldest first, at most `limit`, of the sessions
+   * visible to `scope` (only `sessionId`'s when given): the replay of a watch stream.
+   */
+  listAfter(
+    afterId: number,
+    limit: number,
+    scope: Scope,
+    sessionId?: string,
+  ): Promise<SessionActivity[]>;
 }
 
 export interface MessageStore {
@@ -62,7 +169,10 @@ export interface MessageStore {
   create(input: CreateMessageInput): Promise<Message>;
   /** null when missing, belonging to another session, or the session is outside scope. */
   get(sessionId: string, messageId: string, scope: Scope): Promise<Message | null>;
-  /** Thread order (oldest first), stable across calls; SESSION_NOT_FOUND outside scope. */
+  /**
+   * Thread order (oldest first) or, with `order: 'desc'`, newest first; offsets count in the
+   * chosen order and pages are stable across calls. SESSION_NOT_FOUND outside scope.
+   */
   page(sessionId: string, query: MessagePageQuery, scope: Scope): Promise<MessagePage>;
   /** Every message of the session in thread order. */
   listAll(sessionId: string, scope: Scope): Promise<Message[]>;
@@ -215,6 +325,10 @@ export interface StorageBackend {
   readonly feedback: FeedbackStore;
   /** Full-text search over message contents (kept current by every write of the messages). */
   readonly search: SearchStore;
+  /** The session activity log, deleted with its session. */
+  readonly activity: SessionActivityStore;
+  /** Checkpoint retention: listing, measuring and pruning a thread's root checkpoints. */
+  readonly checkpoints: CheckpointRetentionStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */
@@ -229,6 +343,8 @@ export interface StorageBackend {
    * accepted but not yet checkpointed are kept) and recomputes messageCount.
    */
   rebuildMessageProjection(sessionId: string): Promise<{ messages: number }>;
+  /** Replaces the read-time session rules (abandoned status, TTL, their clock); see SessionPolicy. */
+  setSessionPolicy(policy: Partial<SessionPolicy>): void;
   /**
    * Removes a run as if it had never been sent (double-texting `rollback`), in one atomic step:
    * the run with its callback records, its user message and every message after it, and the

@@ -1,4 +1,4 @@
-import type { SessionSort, SessionStatus } from '@cognition/client';
+import type { SessionReadStatus, SessionSort } from '@cognition/client';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Empty, ErrorView, Loading, TableHead } from '../components/states';
@@ -7,7 +7,15 @@ import { useTRPC } from '../trpc';
 import { usd } from '../components/money';
 
 const PAGE_SIZE = 20;
-const STATUSES: SessionStatus[] = ['active', 'suspended', 'completed', 'failed', 'error'];
+// `abandoned`: active sessions idle past the server's threshold (computed when read).
+const STATUSES: SessionReadStatus[] = [
+  'active',
+  'abandoned',
+  'suspended',
+  'completed',
+  'failed',
+  'error',
+];
 const SORTS: { value: SessionSort; label: string }[] = [
   { value: 'updated_at', label: 'last activity' },
   { value: 'created_at', label: 'created' },
@@ -23,7 +31,7 @@ const REFRESH_MS = 3000;
  */
 export function SessionsPage() {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<SessionStatus | ''>('');
+  const [status, setStatus] = useState<SessionReadStatus | ''>('');
   const [metaKey, setMetaKey] = useState('');
   const [metaValue, setMetaValue] = useState('');
   const [agent, setAgent] = useState('');
@@ -58,7 +66,7 @@ export function SessionsPage() {
             name="status"
             value={status}
             onChange={(e) => {
-              setStatus(e.target.value as SessionStatus | '');
+              setStatus(e.target.value as SessionReadStatus | '');
               resetPage();
             }}
           >

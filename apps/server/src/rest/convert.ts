@@ -45,13 +45,34 @@ function configToBody(config: SessionConfig): SessionConfigBodyT {
   return body;
 }
 
+function lifecycleInput(body: {
+  system_prompt?: string | null | undefined;
+  task?: string | null | undefined;
+  expires_at?: Date | null | undefined;
+  checkpoint_retention?: string | null | undefined;
+}) {
+  return {
+    ...(body.system_prompt !== undefined ? { systemPrompt: body.system_prompt } : {}),
+    ...(body.task !== undefined ? { task: body.task } : {}),
+    ...(body.expires_at !== undefined ? { expiresAt: body.expires_at } : {}),
+    ...(body.checkpoint_retention !== undefined
+      ? { checkpointRetention: body.checkpoint_retention }
+      : {}),
+  };
+}
+
 export function createSessionInput(body: z.output<typeof CreateSessionBody>): {
   title?: string | null;
   agentName?: string;
   metadata?: StringMap;
   config?: SessionConfig;
+  systemPrompt?: string | null;
+  task?: string | null;
+  expiresAt?: Date | null;
+  checkpointRetention?: string | null;
 } {
   return {
+    ...lifecycleInput(body),
     ...(body.title !== undefined ? { title: body.title } : {}),
     ...(body.agent_name !== undefined ? { agentName: body.agent_name } : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
@@ -67,6 +88,7 @@ export function updateSessionInput(id: string, body: z.output<typeof UpdateSessi
     ...(body.agent_name !== undefined ? { agentName: body.agent_name } : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     ...(body.config !== undefined ? { config: configFromBody(body.config) } : {}),
+    ...lifecycleInput(body),
     ...(body.expected_version !== undefined ? { expectedVersion: body.expected_version } : {}),
   };
 }
@@ -86,6 +108,12 @@ export function sessionToBody(session: SessionWithUsage): SessionBodyT {
     version: session.version,
     parent_id: session.parentId,
     workspace_path: session.workspacePath,
+    system_prompt: session.systemPrompt,
+    task: session.task,
+    ended_at: session.endedAt?.toISOString() ?? null,
+    last_activity_at: session.lastActivityAt.toISOString(),
+    expires_at: session.expiresAt?.toISOString() ?? null,
+    checkpoint_retention: session.checkpointRetention,
     created_at: session.createdAt.toISOString(),
     updated_at: session.updatedAt.toISOString(),
   };
@@ -151,17 +179,9 @@ export function healthToBody(health: {
       ...(storage.pool ? { pool: { ...storage.pool } } : {}),
       ...(storage.error !== undefined ? { error: storage.error } : {}),
     },
-    circuit_breakers: health.circuitBreakers.map((b) => ({
-      name: b.name,
-      state: b.state,
-      ...(b.totalCalls !== undefined ? { total_calls: b.totalCalls } : {}),
-      ...(b.failedCalls !== undefined ? { failed_calls: b.failedCalls } : {}),
-      ...(b.rejectedCalls !== undefined ? { rejected_calls: b.rejectedCalls } : {}),
-      ...(b.consecutiveFailures !== undefined
-        ? { consecutive_failures: b.consecutiveFailures }
-        : {}),
-      ...(b.openedAt !== undefined ? { opened_at: b.openedAt?.toISOString() ?? null } : {}),
-    })),
+    circuit_breakers: Object.fromEntries(
+      health.circuitBreakers.map((b) => [b.name, breakerToBody(b)]),
+    ),
     node: health.node && {
       id: health.node.id,
       owned_runs: health.node.ownedRuns,
@@ -172,6 +192,18 @@ export function healthToBody(health: {
         ...(health.node.redis.error !== undefined ? { error: health.node.redis.error } : {}),
       },
     },
+  };
+}
+
+/** One breaker as the original reports it: keyed by name, states in lower case. */
+function breakerToBody(b: BreakerFigures): HealthBodyT['circuit_breakers'][string] {
+  return {
+    state: b.state.toLowerCase() as 'closed' | 'open' | 'half_open',
+    ...(b.totalCalls !== undefined ? { total_calls: b.totalCalls } : {}),
+    ...(b.failedCalls !== undefined ? { failed_calls: b.failedCalls } : {}),
+    ...(b.rejectedCalls !== undefined ? { rejected_calls: b.rejectedCalls } : {}),
+    ...(b.consecutiveFailures !== undefined ? { consecutive_failures: b.consecutiveFailures } : {}),
+    ...(b.openedAt !== undefined ? { opened_at: b.openedAt?.toISOString() ?? null } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { ARTIFACT_ROUTES } from './artifact-routes';
 import { RUN_ROUTES } from './run-routes';
 import { SEARCH_ROUTES } from './search-routes';
 import { USAGE_ROUTES } from './usage-routes';
+import { SESSION_LIFECYCLE_ROUTES } from './session-routes';
 import { defineRoute } from './route';
 import {
   ContextWindowBody,
@@ -195,7 +196,10 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/sessions/{id}/messages',
     operationId: 'listMessages',
     summary: 'List the messages of a session',
-    description: 'Thread order, oldest first; `limit` defaults to 50.',
+    description:
+      'Newest first by default (`order=desc`, as the original API: the first page is the most ' +
+      'recent messages); `order=asc` gives thread order. Offsets count in the chosen order; ' +
+      '`limit` defaults to 50.',
     tag: 'messages',
     caller: 'required',
     request: { params: SessionIdParams, query: ListMessagesQuery },
@@ -210,6 +214,7 @@ export const REST_ROUTES: RestRoute[] = [
         sessionId: params.id,
         ...(query.limit !== undefined ? { limit: query.limit } : {}),
         ...(query.offset !== undefined ? { offset: query.offset } : {}),
+        order: query.order ?? 'desc',
       });
       return {
         status: 200,
@@ -316,6 +321,7 @@ export const REST_ROUTES: RestRoute[] = [
   }),
   ...RUN_ROUTES,
   ...ARTIFACT_ROUTES,
+  ...SESSION_LIFECYCLE_ROUTES,
 ];
 
 function repeatedQuery(name: string): ApiError {

@@ -12,6 +12,9 @@ import {
   RunStatusSchema,
   SESSION_TITLE_MAX,
   SessionConfigSchema,
+  CheckpointRetentionSchema,
+  SESSION_PROMPT_MAX,
+  SessionReadStatusSchema,
   SessionSortSchema,
   SessionStatusSchema,
   StringMapSchema,
@@ -41,7 +44,28 @@ export const SessionConfigBody = z
     description: 'Per-session LLM overrides; unset means server default.',
   });
 
-const TitleSchema = z.string().max(SESSION_TITLE_MAX).nullable();
+export const TitleSchema = z.string().max(SESSION_TITLE_MAX).nullable();
+const PromptSchema = z.string().max(SESSION_PROMPT_MAX).nullable();
+/** An ISO 8601 timestamp with a time zone, as text (`2026-11-25T10:00:00Z`). */
+const TimestampInput = z.iso
+  .datetime({ offset: true, error: 'expected an ISO 8601 date-time with a time zone' })
+  .transform((text) => new Date(text));
+const lifecycleFields = {
+  system_prompt: PromptSchema.optional().meta({
+    description: "This session's system prompt, used instead of the agent's (null: the agent's)",
+  }),
+  task: PromptSchema.optional().meta({
+    description: 'The task the session works on, shown to the agent in its system context',
+  }),
+  expires_at: TimestampInput.nullable().optional().meta({
+    description:
+      'When the session expires (wins over COGNITION_SESSION_TTL_SECONDS); null: the TTL applies',
+  }),
+  checkpoint_retention: CheckpointRetentionSchema.nullable().optional().meta({
+    description:
+      "This session's checkpoint retention (all | keep_latest | keep_last:<n> | max_age:<n><s|m|h|d>); null: the server's",
+  }),
+};
 
 export const CreateSessionBody = z
   .object({
@@ -49,6 +73,7 @@ export const CreateSessionBody = z
     agent_name: AgentNameSchema.optional(),
     metadata: StringMapSchema.optional(),
     config: SessionConfigBody.optional(),
+    ...lifecycleFields,
   })
   .strict()
   .meta({
@@ -63,6 +88,7 @@ export const UpdateSessionBody = z
     agent_name: AgentNameSchema.optional(),
     metadata: StringMapSchema.optional(),
     config: SessionConfigBody.optional(),
+    ...lifecycleFields,
     expected_version: z.number().int().min(1).optional(),
   })
   .strict()
@@ -73,14 +99,17 @@ export const UpdateSessionBody = z
     example: { title: 'Renamed', expected_version: 1 },
   });
 
-const Timestamp = z.string().meta({ format: 'date-time' });
+export const Timestamp = z.string().meta({ format: 'date-time' });
 
 export const SessionBody = z
   .object({
     id: IdSchema,
     thread_id: IdSchema,
     title: z.string().nullable(),
-    status: SessionStatusSchema,
+    status: SessionReadStatusSchema.meta({
+      description:
+        '`abandoned` is computed at read time: an active session idle for COGNITION_SESSION_ABANDON_AFTER_SECONDS',
+    }),
     agent_name: z.string(),
     config: SessionConfigBody,
     scopes: StringMapSchema,
@@ -89,6 +118,12 @@ export const SessionBody = z
     version: z.number().int().min(1),
     parent_id: z.string().nullable(),
     workspace_path: z.string().nullable(),
+    system_prompt: z.string().nullable(),
+    task: z.string().nullable(),
+    ended_at: Timestamp.nullable(),
+    last_activity_at: Timestamp,
+    expires_at: Timestamp.nullable(),
+    checkpoint_retention: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
     usage: SessionUsageBody,
@@ -140,8 +175,7 @@ export const ErrorBodySchema = z
 
 export const BreakerSnapshotBody = z
   .object({
-    name: z.string(),
-    state: z.enum(['CLOSED', 'OPEN', 'HALF_OPEN']),
+    state: z.enum(['closed', 'open', 'half_open']),
     total_calls: z.number().int().optional(),
     failed_calls: z.number().int().optional(),
     rejected_calls: z.number().int().optional(),
@@ -182,7 +216,9 @@ export const HealthBody = z
           'Runs of this process: executing, waiting for a slot (`queued`), and the limit (COGNITION_MAX_CONCURRENT_RUNS); null for callers that did not identify themselves.',
       }),
     storage: StorageHealthBody,
-    circuit_breakers: z.array(BreakerSnapshotBody),
+    circuit_breakers: z.record(z.string(), BreakerSnapshotBody).meta({
+      description: 'Breakers keyed by name (e.g. `llm:openai`), as the original API reports them',
+    }),
     node: z
       .object({
         id: z.string().nullable().meta({ description: 'COGNITION_NODE_ID; null on one node' }),
@@ -231,7 +267,10 @@ export const METADATA_QUERY_PREFIX = 'metadata.';
  */
 export const ListSessionsQuery = z
   .object({
-    status: SessionStatusSchema.optional(),
+    status: SessionReadStatusSchema.optional().meta({
+      description:
+        '`abandoned`: active sessions idle past the threshold (`active` then excludes them)',
+    }),
     agent_name: AgentNameSchema.optional().meta({ description: 'Only sessions of this agent' }),
     title_contains: z
       .string()
@@ -250,6 +289,9 @@ export const ListMessagesQuery = z
   .object({
     limit: queryInt(1, PAGE_LIMIT_MAX, `Page size (default ${PAGE_LIMIT_DEFAULT})`).optional(),
     offset: queryInt(0, 1_000_000_000, 'Messages to skip (default 0)').optional(),
+    order: z.enum(['asc', 'desc']).optional().meta({
+      description: 'desc (default, as the original API): newest first; asc: thread order',
+    }),
   })
   .strict();
 

@@ -7,6 +7,8 @@ import {
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
+  SessionService,
+  silentLogger,
 } from '@cognition/runtime';
 import type { AgentDefinition, EventListener, EventLog, EventReplay } from '@cognition/runtime';
 import type { AgentEventEnvelope } from '@cognition/contracts';
@@ -65,6 +67,8 @@ export interface TestApp {
   state: ServerState;
   runs: RunManager;
   context: ContextInspector;
+  /** The breakers `/health` reports. */
+  breakers: CircuitBreakerRegistry;
   eventLog: CountingEventLog;
   /** The app's own Prometheus series (served on `/metrics`). */
   metrics: ServerMetrics;
@@ -165,6 +169,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     services: {
       storage,
       runs,
+      sessions: new SessionService({
+        storage,
+        runs,
+        logger: silentLogger,
+        workspaceRoot: workspace,
+      }),
       context,
       breakers,
       version: '0.0.0-test',
@@ -182,6 +192,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     state,
     runs,
     context,
+    breakers,
     eventLog,
     metrics,
     model,

@@ -1,4 +1,6 @@
+import { SessionService, silentLogger } from '@cognition/runtime';
 import type { StorageBackend } from '@cognition/storage';
+import type { SessionLifecycle } from '../session-service';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
@@ -15,6 +17,8 @@ export interface TestApiServerOptions {
   storage: StorageBackend;
   /** The runtime behind `messages.send` / `runs.*` (e.g. a `RunManager` on a scripted model). */
   runs: RunService;
+  /** The session model; default: the runtime's `SessionService` on `storage` and `runs`. */
+  sessions?: SessionLifecycle;
   /** The context-window view behind `sessions.context` (e.g. the runtime's `ContextInspector`). */
   context: ContextViewService;
   sandbox?: SandboxReleaser;
@@ -49,6 +53,9 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
   const services: ApiServices = {
     storage: options.storage,
     runs: options.runs,
+    sessions:
+      options.sessions ??
+      new SessionService({ storage: options.storage, runs: options.runs, logger: silentLogger }),
     context: options.context,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     breakers: options.breakers ?? { snapshots: () => [] },

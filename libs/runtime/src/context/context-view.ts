@@ -1,6 +1,9 @@
 import type { ContextWindowView } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
+import type { ClearedMark } from '../graph/agent-graph';
+import { visibleHistory } from '../graph/agent-graph';
+import { sessionSystemPrompt } from '../sessions/system-prompt';
 import type { AgentRegistry } from '../agents/registry';
 import { RuntimeError } from '../errors';
 import type { ProviderRegistry } from '../providers/registry';
@@ -55,13 +58,15 @@ export class ContextInspector {
     const values = (tuple?.checkpoint.channel_values ?? {}) as {
       messages?: BaseMessage[];
       context?: ContextState | null;
+      cleared?: ClearedMark | null;
     };
-    const history = values.messages ?? [];
+    // After a `clear`, the thread the model works with starts after the clear mark.
+    const history = visibleHistory(values.messages ?? [], values.cleared);
     const none = settings.strategy === 'none';
     const state = none ? null : (values.context ?? null);
     const measured = measureContext(history, state, {
       counter,
-      systemPrompt: agent.systemPrompt,
+      systemPrompt: sessionSystemPrompt(session, agent.systemPrompt),
       toolSchemaTokens: toolSchemaTokens(this.catalog.forAgent(agent, agents.subagents()), counter),
       toolOutputMaxTokens: none ? Number.POSITIVE_INFINITY : settings.toolOutputMaxTokens,
     });

@@ -24,7 +24,42 @@ export const AgentStateAnnotation = Annotation.Root({
     reducer: (_previous, next) => next,
     default: () => null,
   }),
+  /**
+   * Set by the session action `clear`: the model sees only the messages after this mark (the
+   * checkpoint and the message history keep all of them).
+   */
+  cleared: Annotation<ClearedMark | null>({
+    reducer: (_previous, next) => next,
+    default: () => null,
+  }),
 });
+
+/** Where a cleared thread starts for the model: after `message_count` messages ending at `last_message_id`. */
+export interface ClearedMark {
+  message_count: number;
+  last_message_id: string | null;
+}
+
+/** The channel names of the agent state that session actions rewrite (clear, fork). */
+export const AGENT_STATE_CHANNELS = {
+  messages: 'messages',
+  context: 'context',
+  eventMark: 'eventMark',
+  cleared: 'cleared',
+} as const;
+
+/**
+ * The part of the thread the model is shown: everything after the clear mark. A mark that no
+ * longer matches the thread (its message is gone) shows the whole thread.
+ */
+export function visibleHistory(
+  messages: readonly BaseMessage[],
+  cleared: ClearedMark | null | undefined,
+): BaseMessage[] {
+  if (!cleared || cleared.last_message_id === null) return [...messages];
+  const index = messages.findIndex((m) => m.id === cleared.last_message_id);
+  return index < 0 ? [...messages] : messages.slice(index + 1);
+}
 export type AgentState = typeof AgentStateAnnotation.State;
 
 /** The behaviour the graph delegates to the run that executes it. */
@@ -65,7 +100,10 @@ function lastAiMessage(messages: readonly BaseMessage[]): AIMessage | undefined 
 export function createAgentGraph(steps: AgentGraphSteps, checkpointer?: BaseCheckpointSaver) {
   return new StateGraph(AgentStateAnnotation)
     .addNode('model', async (state: AgentState) => {
-      const { message, context } = await steps.callModel(state.messages, state.context);
+      const { message, context } = await steps.callModel(
+        visibleHistory(state.messages, state.cleared),
+        state.context,
+      );
       const messages = message ? [message] : [];
       const eventMark = await steps.eventMark();
       return context === undefined ? { messages, eventMark } : { messages, context, eventMark };

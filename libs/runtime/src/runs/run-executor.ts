@@ -13,6 +13,7 @@ import { runArtifacts } from '../artifacts/run-artifacts';
 import { createCompactor } from '../context/setup';
 import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
+import { sessionSystemPrompt } from '../sessions/system-prompt';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
 import { inRunSpan, setRunOutcome } from '../telemetry/spans';
@@ -138,7 +139,8 @@ export class RunExecutor {
       const interruptedCalls = new Set<string>();
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
       const systemPrompt =
-        agent.systemPrompt + (await artifactContext(artifacts.store, artifacts.access));
+        sessionSystemPrompt(session, agent.systemPrompt) +
+        (await artifactContext(artifacts.store, artifacts.access));
       turn = new AgentTurn({
         agent,
         tools,

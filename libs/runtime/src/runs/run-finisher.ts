@@ -27,7 +27,22 @@ export const INTERRUPTED_MESSAGE = 'The server shut down during the run';
  * completion payload to the callback dispatcher. Never throws: storage failures are logged, and
  * the terminal event is emitted regardless so no stream waits forever.
  */
+/**
+ * Writes the session status a run's outcome decided (`active` after a completed run, `error`
+ * after a failed one). The server routes it through the session pipeline (hooks, events,
+ * activity log); without one the finisher updates storage directly.
+ */
+export type SessionStatusWriter = (
+  sessionId: string,
+  scope: Scope,
+  status: 'active' | 'error',
+  runId: string,
+) => Promise<void>;
+
 export class RunFinisher {
+  /** Set by `RunManager.useSessionStatusWriter`; null: a direct storage update. */
+  statusWriter: SessionStatusWriter | null = null;
+
   constructor(
     private readonly storage: StorageBackend,
     private readonly callbacks: Pick<CallbackDispatcher, 'dispatch'>,
@@ -98,7 +113,7 @@ export class RunFinisher {
       this.logger.error({ err: error, runId }, 'could not record the end of a run');
     }
     await this.deleteScratch(runId, outcome);
-    await this.updateSessionStatus(session, scope, outcome);
+    await this.updateSessionStatus(session, scope, outcome, runId);
     let assistant: Message | null = null;
     if (ending.lastAssistantId) {
       try {
@@ -183,6 +198,7 @@ export class RunFinisher {
     session: Session,
     scope: Scope,
     outcome: Outcome,
+    runId: string,
   ): Promise<void> {
     const next =
       outcome.kind === 'completed' ? 'active' : outcome.kind === 'failed' ? 'error' : null;
@@ -190,9 +206,12 @@ export class RunFinisher {
     try {
       const current = await this.storage.sessions.get(session.id, scope);
       if (!current) return;
-      const movable = current.status === 'active' || current.status === 'error';
-      if (movable && current.status !== next) {
-        await this.storage.sessions.update(session.id, { status: next }, scope);
+      // `abandoned` is an active session read after a long idle time: still movable.
+      const stored = current.status === 'abandoned' ? 'active' : current.status;
+      const movable = stored === 'active' || stored === 'error';
+      if (movable && stored !== next) {
+        if (this.statusWriter) await this.statusWriter(session.id, scope, next, runId);
+        else await this.storage.sessions.update(session.id, { status: next }, scope);
       }
     } catch (error) {
       this.logger.error(

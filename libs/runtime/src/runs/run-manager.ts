@@ -27,6 +27,7 @@ import type { RunContext } from './run-context';
 import { sleep } from './run-context';
 import { RunExecutor } from './run-executor';
 import { RunFinisher } from './run-finisher';
+import type { SessionStatusWriter } from './run-finisher';
 import type { ClusterOptions } from './run-leases';
 import { RunLeases } from './run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
@@ -424,6 +425,22 @@ export class RunManager {
    * For the API to call after deleting a session: cancels its run, forgets its events and
    * releases its sandbox.
    */
+  /**
+   * Routes the session status a run's outcome decides (active / error) through `writer` (the
+   * server passes the session pipeline's), instead of a direct storage update.
+   */
+  useSessionStatusWriter(writer: SessionStatusWriter): void {
+    this.finisher.statusWriter = writer;
+  }
+
+  /**
+   * Starts the session's oldest pending run if none is active and the session accepts messages
+   * (after a suspended session is resumed). Never throws.
+   */
+  startPending(sessionId: string): Promise<void> {
+    return this.scheduler.startNext(sessionId);
+  }
+
   async forgetSession(sessionId: string): Promise<void> {
     const local = this.active.forSession(sessionId);
     if (local) {

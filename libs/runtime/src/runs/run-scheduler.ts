@@ -298,6 +298,9 @@ export class RunScheduler {
     if (!this.accepting || (await storage.runs.getActive(sessionId))) return;
     const next = (await storage.runs.listPending(sessionId))[0];
     if (!next) return;
+    // A suspended or ended session starts nothing: its pending runs wait (resume starts them).
+    const current = await storage.sessions.get(sessionId, {});
+    if (!current || NOT_ACCEPTING.includes(current.status)) return;
     const run = await storage.runs.promote(next.id);
     const session = await storage.sessions.get(sessionId, {});
     const message = session ? await ensureInputMessage(storage, run) : null;

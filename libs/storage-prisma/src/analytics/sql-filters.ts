@@ -35,25 +35,16 @@ export interface SessionFilter {
 }
 
 /**
- * The last activity of session `s` with usage row `u` (LEFT JOINed): the later of its last run
- * activity and its own `updated_at` (messages, edits).
- */
-function activityExpr(provider: DatabaseProvider): string {
-  return provider === 'sqlite'
-    ? 'MAX(COALESCE(u.last_activity_at, s.updated_at), s.updated_at)'
-    : 'GREATEST(u.last_activity_at, s.updated_at)';
-}
-
-/**
- * Whether session `s` counts under `status`: `abandoned` for active sessions idle since
- * `idleSince`, `active` for the other active ones, the stored status otherwise.
+ * Whether session `s` counts under `status`, by the sessions' own read rule (`readStatusOf` in
+ * @cognition/contracts): `abandoned` for active sessions whose `last_activity_at` is at or
+ * before `idleSince`, `active` for the other active ones, the stored status otherwise.
  */
 export function statusCondition(sql: SqlBuilder, status: StatsStatus, idleSince: Date): string {
   switch (status) {
     case 'abandoned':
-      return `s.status = 'active' AND ${activityExpr(sql.provider)} < ${sql.time(idleSince)}`;
+      return `s.status = 'active' AND s.last_activity_at <= ${sql.time(idleSince)}`;
     case 'active':
-      return `s.status = 'active' AND ${activityExpr(sql.provider)} >= ${sql.time(idleSince)}`;
+      return `s.status = 'active' AND s.last_activity_at > ${sql.time(idleSince)}`;
     case 'suspended':
     case 'completed':
     case 'failed':

@@ -4,6 +4,9 @@ import { useFreshBackend } from './context';
 import type { StorageHarnessFactory } from './harness';
 import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
+import { lifecycleTests } from './lifecycle-conformance';
+import { timeTravelTests } from './time-travel-conformance';
+import { retentionTests } from './retention-conformance';
 import { leaseTests } from './lease-conformance';
 import { messageTests } from './messages-conformance';
 import { multitaskTests } from './multitask-conformance';
@@ -50,6 +53,9 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     usageTests(ctx);
     aggregateTests(ctx);
     searchTests(ctx);
+    lifecycleTests(ctx);
+    timeTravelTests(ctx);
+    retentionTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {

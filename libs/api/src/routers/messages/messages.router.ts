@@ -7,9 +7,11 @@ import { listMessagesHandler } from './list.handler';
 import {
   GetMessageApiInputSchema,
   ListMessagesApiInputSchema,
+  RebuildMessagesApiInputSchema,
   SendMessageApiInputSchema,
 } from './schemas';
 import { sendMessageHandler } from './send.handler';
+import { rebuildMessagesHandler } from './rebuild.handler';
 
 export const messagesRouter = router({
   list: publicProcedure.input(ListMessagesApiInputSchema).query(listMessagesHandler),
@@ -20,4 +22,5 @@ export const messagesRouter = router({
   deleteFeedback: publicProcedure
     .input(DeleteFeedbackApiInputSchema)
     .mutation(deleteFeedbackHandler),
+  rebuild: publicProcedure.input(RebuildMessagesApiInputSchema).mutation(rebuildMessagesHandler),
 });

@@ -7,9 +7,13 @@ import {
 } from '@cognition/contracts';
 import { z } from 'zod';
 
+/** `order` defaults to `asc` (thread order, oldest first) on tRPC; REST defaults to `desc`. */
 export const ListMessagesApiInputSchema = MessagePageQuerySchema.extend({
   sessionId: IdSchema,
 }).strict();
+
+export const RebuildMessagesApiInputSchema = z.object({ sessionId: IdSchema }).strict();
+export type RebuildMessagesApiInput = z.output<typeof RebuildMessagesApiInputSchema>;
 export type ListMessagesApiInput = z.output<typeof ListMessagesApiInputSchema>;
 
 export const GetMessageApiInputSchema = z

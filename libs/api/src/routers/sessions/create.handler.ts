@@ -17,7 +17,7 @@ export async function createSessionHandler({
   input: CreateSessionApiInput;
 }): Promise<SessionWithUsage> {
   ctx.services.runs.validateSessionInput({ agentName: input.agentName, config: input.config });
-  const session = await ctx.services.storage.sessions.create(input, ctx.caller.scope);
+  const session = await ctx.services.sessions.create(input, ctx.caller.scope);
   const [withTotals] = await withUsage(ctx, [session]);
   return withTotals as SessionWithUsage;
 }

@@ -2,6 +2,8 @@ import {
   CreateSessionInputSchema,
   IdSchema,
   ListSessionsQuerySchema,
+  PageQuerySchema,
+  StringMapSchema,
   UpdateSessionInputSchema,
 } from '@cognition/contracts';
 import { z } from 'zod';
@@ -12,6 +14,10 @@ export const CreateSessionApiInputSchema = CreateSessionInputSchema.pick({
   agentName: true,
   metadata: true,
   config: true,
+  systemPrompt: true,
+  task: true,
+  expiresAt: true,
+  checkpointRetention: true,
 }).strict();
 export type CreateSessionApiInput = z.output<typeof CreateSessionApiInputSchema>;
 
@@ -22,7 +28,87 @@ export type SessionIdInput = z.output<typeof SessionIdInputSchema>;
 export const ListSessionsApiInputSchema = ListSessionsQuerySchema.prefault({});
 export type ListSessionsApiInput = z.output<typeof ListSessionsApiInputSchema>;
 
-export const UpdateSessionApiInputSchema = UpdateSessionInputSchema.extend({
-  id: IdSchema,
-}).strict();
+/** PATCH: `endedAt` is the pipeline's (set by a terminal status), never the caller's. */
+export const UpdateSessionApiInputSchema = UpdateSessionInputSchema.omit({ endedAt: true })
+  .extend({ id: IdSchema })
+  .strict();
 export type UpdateSessionApiInput = z.output<typeof UpdateSessionApiInputSchema>;
+
+const ExpectedVersion = z.number().int().min(1).optional();
+
+/** suspend, resume, complete, clear. */
+export const SessionActionApiInputSchema = z
+  .object({ id: IdSchema, expectedVersion: ExpectedVersion })
+  .strict();
+export type SessionActionApiInput = z.output<typeof SessionActionApiInputSchema>;
+
+export const FailSessionApiInputSchema = SessionActionApiInputSchema.extend({
+  reason: z.string().min(1).max(2000).optional(),
+}).strict();
+export type FailSessionApiInput = z.output<typeof FailSessionApiInputSchema>;
+
+function onePoint(value: { checkpointId?: string | undefined; messageId?: string | undefined }) {
+  return !(value.checkpointId !== undefined && value.messageId !== undefined);
+}
+
+export const ForkSessionApiInputSchema = z
+  .object({
+    id: IdSchema,
+    title: CreateSessionInputSchema.shape.title,
+    checkpointId: IdSchema.optional(),
+    messageId: IdSchema.optional(),
+  })
+  .strict()
+  .refine(onePoint, {
+    path: ['checkpointId'],
+    message: 'give checkpointId or messageId, not both',
+  });
+export type ForkSessionApiInput = z.output<typeof ForkSessionApiInputSchema>;
+
+export const RewindSessionApiInputSchema = z
+  .object({
+    id: IdSchema,
+    checkpointId: IdSchema.optional(),
+    messageId: IdSchema.optional(),
+    expectedVersion: ExpectedVersion,
+  })
+  .strict()
+  .refine((v) => (v.checkpointId === undefined) !== (v.messageId === undefined), {
+    path: ['checkpointId'],
+    message: 'give exactly one of checkpointId and messageId',
+  });
+export type RewindSessionApiInput = z.output<typeof RewindSessionApiInputSchema>;
+
+const MetadataKey = StringMapSchema.keyType;
+
+export const SetMetadataApiInputSchema = z
+  .object({
+    id: IdSchema,
+    key: MetadataKey,
+    value: StringMapSchema.valueType,
+    expectedVersion: ExpectedVersion,
+  })
+  .strict();
+export type SetMetadataApiInput = z.output<typeof SetMetadataApiInputSchema>;
+
+export const DeleteMetadataApiInputSchema = z
+  .object({ id: IdSchema, key: MetadataKey, expectedVersion: ExpectedVersion })
+  .strict();
+export type DeleteMetadataApiInput = z.output<typeof DeleteMetadataApiInputSchema>;
+
+/** history and activity: newest first. */
+export const SessionPageApiInputSchema = PageQuerySchema.extend({ id: IdSchema }).strict();
+export type SessionPageApiInput = z.output<typeof SessionPageApiInputSchema>;
+
+/**
+ * `sessions.watch`: the activity of one session, or of every session of the caller's scope.
+ * `lastEventId` (set by the client on reconnect) replays the stored entries after it.
+ */
+export const WatchSessionsApiInputSchema = z
+  .object({
+    sessionId: IdSchema.optional(),
+    lastEventId: z.string().regex(/^\d+$/, 'must be an activity id').nullish(),
+  })
+  .strict()
+  .prefault({});
+export type WatchSessionsApiInput = z.output<typeof WatchSessionsApiInputSchema>;

@@ -9,8 +9,30 @@ import {
   ListSessionsApiInputSchema,
   SessionIdInputSchema,
   UpdateSessionApiInputSchema,
+  DeleteMetadataApiInputSchema,
+  FailSessionApiInputSchema,
+  ForkSessionApiInputSchema,
+  RewindSessionApiInputSchema,
+  SessionActionApiInputSchema,
+  SessionPageApiInputSchema,
+  SetMetadataApiInputSchema,
+  WatchSessionsApiInputSchema,
 } from './schemas';
 import { updateSessionHandler } from './update.handler';
+import {
+  clearSessionHandler,
+  completeSessionHandler,
+  deleteMetadataHandler,
+  failSessionHandler,
+  forkSessionHandler,
+  resumeSessionHandler,
+  rewindSessionHandler,
+  sessionActivityHandler,
+  sessionHistoryHandler,
+  setMetadataHandler,
+  suspendSessionHandler,
+  watchSessionsHandler,
+} from './lifecycle.handlers';
 import {
   costByModelHandler,
   sessionQaHandler,
@@ -30,4 +52,18 @@ export const sessionsRouter = router({
   stats: publicProcedure.input(StatsApiInputSchema).query(sessionStatsHandler),
   costByModel: publicProcedure.input(CostByModelApiInputSchema).query(costByModelHandler),
   qa: publicProcedure.input(QaApiInputSchema).query(sessionQaHandler),
+  suspend: publicProcedure.input(SessionActionApiInputSchema).mutation(suspendSessionHandler),
+  resume: publicProcedure.input(SessionActionApiInputSchema).mutation(resumeSessionHandler),
+  complete: publicProcedure.input(SessionActionApiInputSchema).mutation(completeSessionHandler),
+  fail: publicProcedure.input(FailSessionApiInputSchema).mutation(failSessionHandler),
+  clear: publicProcedure.input(SessionActionApiInputSchema).mutation(clearSessionHandler),
+  fork: publicProcedure.input(ForkSessionApiInputSchema).mutation(forkSessionHandler),
+  rewind: publicProcedure.input(RewindSessionApiInputSchema).mutation(rewindSessionHandler),
+  setMetadata: publicProcedure.input(SetMetadataApiInputSchema).mutation(setMetadataHandler),
+  deleteMetadata: publicProcedure
+    .input(DeleteMetadataApiInputSchema)
+    .mutation(deleteMetadataHandler),
+  history: publicProcedure.input(SessionPageApiInputSchema).query(sessionHistoryHandler),
+  activity: publicProcedure.input(SessionPageApiInputSchema).query(sessionActivityHandler),
+  watch: publicProcedure.input(WatchSessionsApiInputSchema).subscription(watchSessionsHandler),
 });

@@ -6,7 +6,8 @@ import { withUsage } from './usage.handlers';
 /**
  * Applies a partial update (metadata and config replace the stored values whole). A new agent or
  * config is checked against the runtime first (422 naming the field). With `expectedVersion` the
- * write only happens if nobody wrote in between (VERSION_CONFLICT otherwise).
+ * write only happens if nobody wrote in between (VERSION_CONFLICT otherwise). Goes through the
+ * session pipeline as the action `update` (hooks, events, activity log).
  */
 export async function updateSessionHandler({
   ctx,
@@ -20,7 +21,7 @@ export async function updateSessionHandler({
     ...(changes.agentName !== undefined ? { agentName: changes.agentName } : {}),
     ...(changes.config !== undefined ? { config: changes.config } : {}),
   });
-  const session = await ctx.services.storage.sessions.update(id, changes, ctx.caller.scope);
+  const session = await ctx.services.sessions.update(id, changes, ctx.caller.scope);
   const [withTotals] = await withUsage(ctx, [session]);
   return withTotals as SessionWithUsage;
 }
