@@ -177,9 +177,8 @@ describe('three nodes behind HAProxy on one PostgreSQL and one Redis', () => {
     expect(resumedAt - killedAt).toBeLessThan(LEASE_SECONDS * 2 * 1000);
     const newOwner = (await http(cluster.url, 'GET', `/sessions/${sessionId}/runs/${runId}`)).json;
     expect(newOwner?.['status']).toBe('completed');
-    const rows = (await http(cluster.url, 'GET', `/sessions/${sessionId}/messages`)).json?.[
-      'messages'
-    ] as Json[];
+    const rows = (await http(cluster.url, 'GET', `/sessions/${sessionId}/messages?order=asc`))
+      .json?.['messages'] as Json[];
     expect(rows.map((m) => [m['role'], m['content']])).toEqual([
       ['user', 'slow story'],
       ['assistant', ANSWER],

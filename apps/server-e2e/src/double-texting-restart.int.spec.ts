@@ -57,7 +57,7 @@ function describeRestarts(
 
     const rows = async (url: string, sessionId: string) =>
       (
-        (await http(url, 'GET', `/sessions/${sessionId}/messages?limit=100`)).json?.[
+        (await http(url, 'GET', `/sessions/${sessionId}/messages?limit=100&order=asc`)).json?.[
           'messages'
         ] as Json[]
       ).map((m) => `${String(m['role'])}:${String(m['content'])}`);
