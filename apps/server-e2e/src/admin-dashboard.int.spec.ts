@@ -205,6 +205,7 @@ test('the analytics page adds up usage and cost by model, saying when prices are
   // Each session's cost in the list: a lower bound where runs used the unpriced model.
   await page.getByRole('link', { name: 'Sessions' }).click();
   await page.getByRole('columnheader', { name: 'Cost' }).waitFor();
+  await rowsToBe(4); // header + 3 sessions
   const costs = await page.locator('tbody tr td:nth-child(6)').allTextContents();
   expect(costs).toHaveLength(3);
   expect(costs.some((cost) => /^≥ \$0/.test(cost))).toBe(true);

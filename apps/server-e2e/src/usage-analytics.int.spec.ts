@@ -141,7 +141,7 @@ describe('usage and cost over two models, aggregates, feedback and recall (built
     ]);
 
     // Feedback round-trips and shows in the QA entries.
-    const messages = (await get(`/sessions/${large}/messages`)).messages as Json[];
+    const messages = (await get(`/sessions/${large}/messages?order=asc`)).messages as Json[];
     const answer = messages.filter((m) => m.role === 'assistant')[1] as Json;
     const put = await http(
       server.url,

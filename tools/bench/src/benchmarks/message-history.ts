@@ -103,7 +103,7 @@ async function measureProvider(
     });
     try {
       const pageUrl = (offset: number): string =>
-        `${server.url}/sessions/${sessionId}/messages?limit=${PAGE}&offset=${offset}`;
+        `${server.url}/sessions/${sessionId}/messages?limit=${PAGE}&offset=${offset}&order=asc`;
       const lastOffset = count - PAGE;
       const firstPage = await getPage(pageUrl(0));
       const lastPage = await getPage(pageUrl(lastOffset));
@@ -150,7 +150,7 @@ export const messageHistoryBenchmark: Benchmark = {
   id: 6,
   title: 'Message history of a 100,000-message session',
   measuredAs:
-    'latency of `GET /sessions/{id}/messages?limit=50&offset=…` on the built server (REST, one client, keep-alive), first and last page',
+    'latency of `GET /sessions/{id}/messages?limit=50&offset=…&order=asc` on the built server (REST, one client, keep-alive), first and last page',
   comparedWith: 'the first page',
   goal: 'last page p50 ≤ 1.5× the first page',
   async run(ctx) {
