@@ -8,9 +8,11 @@ import { FakeOpenAIServer, createSession, eventually, postMessage } from './supp
 import type { TestCluster } from './support/cluster';
 import { startCluster } from './support/cluster';
 import { http } from './support/http';
+import type { PrivatePostgres } from './support/private-postgres';
+import { startPrivatePostgres } from './support/private-postgres';
 
 /**
- * Redis stopped in the middle of a run and started again: the run goes on (its state is in
+ * Redis, then PostgreSQL, stopped in the middle of a run and started again: the run goes on (its state is in
  * PostgreSQL), what needs Redis answers clear 503s meanwhile, a stream followed on another node
  * still gets every event, and the nodes recover by themselves once Redis is back.
  */
@@ -127,5 +129,61 @@ describe('Redis outage in the middle of a run (two nodes)', () => {
     expect(again.status).toBe(200);
     const hangingEvents = eventsOf((await readSse(hanging)).frames);
     expect(hangingEvents.at(-1)).toMatchObject({ event: 'error', data: { code: 'ABORTED' } });
+  }, 120_000);
+});
+
+describe('PostgreSQL outage in the middle of a run (two nodes)', () => {
+  let fake: FakeOpenAIServer;
+  let cluster: TestCluster;
+  let database: PrivatePostgres;
+
+  beforeAll(async () => {
+    database = startPrivatePostgres(await freePort());
+    fake = await FakeOpenAIServer.start({ fallback: reply });
+    cluster = await startCluster({ size: 2, fake, leaseSeconds: 2, databaseUrl: database.url });
+  }, 90_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await fake?.close();
+    database?.remove();
+  });
+
+  it('answers 503 (never 500) while it is down, loses no acknowledged message, recovers by itself', async () => {
+    const [a, b] = [cluster.nodeUrl(0), cluster.nodeUrl(1)];
+    const sessionId = await createSession(a);
+    const origin = await postMessage(a, sessionId, { content: 'tell me' });
+    const messageId = String(origin.headers.get('x-cognition-message-id'));
+    const streaming = readSse(origin);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+
+    database.stop();
+    for (const [url, method, path] of [
+      [a, 'GET', '/sessions'],
+      [b, 'GET', `/sessions/${sessionId}`],
+      [b, 'POST', '/sessions'],
+      [a, 'GET', '/ready'],
+    ] as const) {
+      const answer = await http(url, method, path, method === 'POST' ? { body: {} } : {});
+      expect({ path, status: answer.status }).toEqual({ path, status: 503 });
+    }
+
+    database.start();
+    for (const url of [a, b]) {
+      await eventually(async () => (await http(url, 'GET', '/sessions')).status === 200, 30_000);
+    }
+    // The acknowledged message is there; the run it started ended (finished, or failed when
+    // its writes met the outage) instead of staying active.
+    const stored = await http(b, 'GET', `/sessions/${sessionId}/messages/${messageId}`);
+    expect(stored.json).toMatchObject({ role: 'user', content: 'tell me' });
+    await streaming;
+    await eventually(async () => {
+      const runs = (await http(a, 'GET', `/sessions/${sessionId}/runs`)).json?.['runs'] as Json[];
+      return runs.length === 1 && ['completed', 'failed'].includes(String(runs[0]?.['status']));
+    }, 30_000);
+    // And the session takes the next message, on either node.
+    const next = eventsOf(
+      (await readSse(await postMessage(b, sessionId, { content: 'again' }))).frames,
+    );
+    expect(next.at(-1)?.event).toBe('done');
   }, 120_000);
 });

@@ -76,8 +76,12 @@ export async function startCluster(options: {
   fake: FakeOpenAIServer;
   leaseSeconds: number;
   env?: Record<string, string>;
+  /** A database of the test's own (default: a fresh one on the suite's PostgreSQL). */
+  databaseUrl?: string;
 }): Promise<TestCluster> {
-  const database = await createTestDatabase();
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: () => Promise.resolve() }
+    : await createTestDatabase();
   const workspace = tempWorkspace('cognition-cluster-');
   const keyPrefix = `cognition-e2e:${randomUUID()}:`;
   const nodes: ClusterNode[] = [];
