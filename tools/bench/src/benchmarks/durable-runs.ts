@@ -14,6 +14,7 @@ import {
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import { fakeProviderEnv } from '../support/agent-server';
 import { ensureServerBuilt, serverEnvFor, startServer } from '../support/server-process';
+import { multiNodeRows } from './multi-node';
 import { readTokenStream } from './token-stream';
 
 const PROMPT = 'Write a long answer.';
@@ -177,10 +178,12 @@ async function streamCost(
 
 export const durableRunsBenchmark: Benchmark = {
   id: 9,
-  title: '(9a) Durable runs: restart → first resumed event; cost of the durable event log',
+  title:
+    '(9a) Durable runs: restart → first resumed event; cost of the durable event log. (9b) Several nodes: takeover after a node’s kill -9; load through a balancer, 3 nodes vs 1',
   measuredAs:
-    'kill -9 of the built server (SQLite) mid-stream, then ms from spawning the next process to the `resumed` event read by a client reconnecting with `Last-Event-ID` (p50 over trials); REST tokens/s of a long answer with `COGNITION_EVENT_LOG=durable` (events in SQLite) and `memory`, in the same run',
-  comparedWith: 'the same server with the in-process event log (`COGNITION_EVENT_LOG=memory`)',
+    'kill -9 of the built server (SQLite) mid-stream, then ms from spawning the next process to the `resumed` event read by a client reconnecting with `Last-Event-ID` (p50 over trials); REST tokens/s of a long answer with `COGNITION_EVENT_LOG=durable` (events in SQLite) and `memory`, in the same run; 9b: three nodes on one PostgreSQL and Redis — ms from a node’s kill -9 to the `resumed` event on another node, and concurrent sessions through HAProxy over three nodes and over one',
+  comparedWith:
+    'the same server with the in-process event log (`COGNITION_EVENT_LOG=memory`); 9b: one node behind the same balancer',
   goal: 'reported (no goal set by the issue)',
   async run(ctx) {
     await ensureServerBuilt(ctx.repoRoot);
@@ -192,6 +195,7 @@ export const durableRunsBenchmark: Benchmark = {
     const durable = median(rates.durable);
     const memory = median(rates.memory);
     const n = rates.durable.length;
+    const cluster = await multiNodeRows(ctx);
     const rows: ResultRow[] = [
       {
         case: 'restart → first resumed event (kill -9 mid-stream, SQLite)',
@@ -219,12 +223,15 @@ export const durableRunsBenchmark: Benchmark = {
           `${formatRate(memory, 'tokens/s')} (median, n=${n})`,
         ),
       },
+      ...cluster,
     ];
     return {
       rows,
       notes: [
         'Restart: one server on a SQLite database with the fake OpenAI-compatible model; each trial starts a turn whose model call streams three words and hangs, reads the stream until the third token, kills the server with SIGKILL, spawns a new one on the same database, and times spawn → the `resumed` event on `GET /sessions/{id}/events` with the last event id seen (startup, migrations check, recovery and the replay included).',
         `Stream cost: two servers on their own SQLite databases, one with the durable event log (every event stored, grouped into one transaction per batch, published after it is stored) and one with the in-process ring buffer; both keep the whole run (\`COGNITION_SSE_BUFFER_SIZE\` = tokens + 16). The zero-latency fake model streams ${tokens.toLocaleString('en-US')} one-word chunks; tokens/s is tokens / (send → \`done\`) read by the REST client of benchmark 2; the servers take turns (rotating), after one warm-up each.`,
+        '9b takeover: three nodes (lease 2 s) on one PostgreSQL database and one Redis, the fake model; each trial starts a turn on one node whose model call streams three words and hangs, follows the run from another node (`GET /sessions/{id}/events`), kills the first node with SIGKILL and times the kill → the `resumed` event the follower reads (lease expiry, the sweep of a live node, the resumed step); the killed node is started again before the next trial.',
+        '9b load: every session at once creates a session and sends one message through HAProxy (round robin) and reads the answer to `done` over REST SSE; turns/s is finished turns / wall time; the same with one node behind the balancer. All processes share the machine’s cores, so three nodes do not get three times the CPU: the ratio says what the cluster machinery costs or gains on one machine, not on three.',
       ],
     };
   },
