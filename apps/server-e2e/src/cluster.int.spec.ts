@@ -121,6 +121,32 @@ describe('three nodes behind HAProxy on one PostgreSQL and one Redis', () => {
     }
   });
 
+  it('double-texting holds across nodes: an interrupt sent to another node ends the run', async () => {
+    const sessionId = await createSession(cluster.url);
+    const first = await postMessage(cluster.nodeUrl(0), sessionId, { content: 'hang tight' });
+    const firstRun = String(first.headers.get('x-cognition-run-id'));
+    const firstEvents = readSse(first);
+    expect(await ownerOf(firstRun)).toBe(0);
+    const second = eventsOf(
+      (
+        await readSse(
+          await postMessage(cluster.nodeUrl(1), sessionId, {
+            content: 'something else',
+            multitask_strategy: 'interrupt',
+          }),
+        )
+      ).frames,
+    );
+    expect(second[0]?.event).toBe('queued');
+    expect(second.at(-1)?.event).toBe('done');
+    expect(eventsOf((await firstEvents).frames).at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'UNAVAILABLE' },
+    });
+    const run = await http(cluster.url, 'GET', `/sessions/${sessionId}/runs/${firstRun}`);
+    expect(run.json?.['status']).toBe('interrupted');
+  });
+
   it('a restart of one node never touches runs owned by the others', async () => {
     const sessionId = await createSession(cluster.url);
     const stream = await postMessage(cluster.nodeUrl(0), sessionId, { content: 'hang around' });
