@@ -11,6 +11,7 @@ import {
   median,
   summarizeLatencies,
 } from '../harness/stats';
+import { json, readUntil } from '../support/rest-sse';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import { fakeProviderEnv } from '../support/agent-server';
 import { ensureServerBuilt, serverEnvFor, startServer } from '../support/server-process';
@@ -19,37 +20,6 @@ import { readTokenStream } from './token-stream';
 
 const PROMPT = 'Write a long answer.';
 const WORDS = [' the', ' quick', ' brown', ' fox', ' jumps', ' over', ' a', ' lazy', ' dog.'];
-
-async function json(url: string, init?: RequestInit): Promise<Record<string, unknown>> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
-}
-
-/** Reads the SSE body until an `event` frame of `type`; returns its id. */
-async function readUntil(response: Response, type: string, timeoutMs: number): Promise<string> {
-  if (!response.body) throw new Error('no body');
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const timer = setTimeout(() => void reader.cancel(), timeoutMs);
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the stream ended before a \`${type}\` event`);
-      buffer += decoder.decode(value, { stream: true });
-      const parsed = parseSseBlocks(buffer);
-      buffer = parsed.rest;
-      const hit = parsed.frames.find((frame) => frame.event === type);
-      if (hit) {
-        await reader.cancel();
-        return hit.id ?? '';
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Kill -9 of the built server in the middle of a streamed answer, then a new process on the

@@ -3,11 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing';
 import { createTestDatabase } from '@cognition/storage-prisma';
 import { formatLatency, formatRate, summarizeLatencies } from '../harness/stats';
 import type { BenchContext, ResultRow } from '../harness/types';
 import { fakeProviderEnv } from '../support/agent-server';
+import { json, readUntil } from '../support/rest-sse';
 import type { BenchServer } from '../support/server-process';
 import { freePort, serverEnvFor, startServer } from '../support/server-process';
 
@@ -55,37 +56,6 @@ async function startCluster(ctx: BenchContext, fake: FakeOpenAIServer, size: num
   return cluster;
 }
 
-async function json(url: string, init?: RequestInit): Promise<Record<string, unknown>> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
-}
-
-/** Reads an SSE body until a frame of `type` (resolves its arrival time) or the end. */
-async function readUntil(response: Response, type: string, timeoutMs: number): Promise<number> {
-  if (!response.body) throw new Error('no body');
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const timer = setTimeout(() => void reader.cancel(), timeoutMs);
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the stream ended before a \`${type}\` event`);
-      buffer += decoder.decode(value, { stream: true });
-      const parsed = parseSseBlocks(buffer);
-      buffer = parsed.rest;
-      if (parsed.frames.some((frame) => frame.event === type)) {
-        const at = performance.now();
-        await reader.cancel();
-        return at;
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Kill -9 of the node executing a streamed run; ms from the kill to the `resumed` event read by
  * a client following the run from another node (the takeover: lease expiry, the sweep, the
@@ -113,7 +83,7 @@ async function takeover(ctx: BenchContext): Promise<number[]> {
       const resumed = readUntil(follower, 'resumed', 30_000);
       a.child.kill('SIGKILL');
       const killedAt = performance.now();
-      samples.push((await resumed) - killedAt);
+      samples.push((await resumed).at - killedAt);
       ctx.log(`takeover trial ${trial + 1}: ${(samples.at(-1) ?? 0).toFixed(0)} ms`);
       await a.stop();
       await cluster.start(victim);
