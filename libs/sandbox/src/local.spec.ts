@@ -52,7 +52,9 @@ describe('local backend specifics', () => {
     expect(result.output).toBe('done\n');
     expect(Date.now() - started).toBeLessThan(5000);
     const pid = Number((await backend.read('bg.pid')).trim());
-    expect(isAliveAndNotZombie(pid)).toBe(false);
+    // The group's SIGKILL is sent as the command exits; the kernel takes the process down a
+    // moment later (a busy machine showed it still there right after).
+    expect(await goneWithin(pid, 2000)).toBe(true);
     await factory.release('local-bg');
   });
 
@@ -71,6 +73,14 @@ describe('local backend specifics', () => {
 });
 
 /** Whether a process exists and is not a zombie awaiting its reaper. */
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline;) {
+    if (!isAliveAndNotZombie(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return !isAliveAndNotZombie(pid);
+}
+
 function isAliveAndNotZombie(pid: number): boolean {
   try {
     process.kill(pid, 0);
