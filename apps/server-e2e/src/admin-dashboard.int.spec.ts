@@ -188,6 +188,30 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   expect((await client.sessions.get.query({ id: session.id })).metadata['owner']).toBe('ops');
 });
 
+test('suspends and resumes a session from its page, with the version it shows', async () => {
+  const id = ids['Alpha review'] ?? '';
+  await page.reload();
+  await page.getByRole('heading', { name: 'Lifecycle' }).waitFor();
+  await page.getByRole('button', { name: 'Suspend' }).click();
+  await page.locator('.badge.suspended').waitFor();
+  expect((await client.sessions.get.query({ id })).status).toBe('suspended');
+  await shot('session-suspended');
+  // Someone else changes the session: the page's version is stale, so acting is a conflict.
+  const current = await client.sessions.get.query({ id });
+  await client.sessions.update.mutate({
+    id,
+    title: 'Alpha review',
+    expectedVersion: current.version,
+  });
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByText('Someone changed this session meanwhile').waitFor();
+  expect((await client.sessions.get.query({ id })).status).toBe('suspended');
+  await page.reload();
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByRole('button', { name: 'Suspend' }).waitFor();
+  expect((await client.sessions.get.query({ id })).status).toBe('active');
+});
+
 test('the analytics page adds up usage and cost by model, saying when prices are unknown', async () => {
   await page.getByRole('link', { name: 'Analytics' }).click();
   await page.getByRole('heading', { name: 'Analytics' }).waitFor();

@@ -4,6 +4,7 @@ import { LiveRun } from '../components/live-run';
 import { MessageView } from '../components/message-view';
 import { MetadataEditor } from '../components/metadata-editor';
 import { RunsTable } from '../components/runs-table';
+import { SessionActions } from '../components/session-actions';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
 
@@ -46,6 +47,7 @@ export function SessionPage({ id }: { id: string }) {
         <dt>Updated</dt>
         <dd>{s.updatedAt.toLocaleString()}</dd>
       </dl>
+      <SessionActions session={s} />
       <MetadataEditor session={s} />
       <section aria-labelledby="live-title">
         <h2 id="live-title">Live run</h2>
