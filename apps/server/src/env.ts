@@ -17,197 +17,26 @@ import {
   secretText,
 } from './env-values';
 
-/** `COGNITION_SESSION_*` and `COGNITION_CHECKPOINT_RETENTION`: see docs/sessions.md. */
-export interface SessionLifecycleConfig {
-  /** An active session idle this long reads as `abandoned` (0: never). */
-  abandonAfterSeconds: number;
-  /** Sessions idle this long are deleted (0: never); a session's `expiresAt` wins. */
-  ttlSeconds: number;
-  /** How often this process sweeps expired sessions and prunes checkpoints. */
-  sweepIntervalMs: number;
-  /** Default checkpoint retention (a session's own wins): all | keep_latest | keep_last:<n> | max_age:<d>. */
-  checkpointRetention: string;
-}
+import type {
+  ApiKeyConfig,
+  LlmSettings,
+  PersistenceConfig,
+  ServerConfig,
+  TelemetryConfig,
+} from './server-config';
+import {
+  EVENT_LOG_KINDS,
+  LLM_PROVIDER_KINDS,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  OTLP_PROTOCOLS,
+  PERSISTENCE_BACKENDS,
+  RUN_RECOVERY_MODES,
+  SANDBOX_BACKENDS,
+  WEB_SEARCH_PROVIDER_NAMES,
+} from './server-config';
 
-/**
- * The server's configuration, parsed once from the environment at startup (`loadConfig`).
- * Nothing else in the process reads `process.env`: libraries receive the typed pieces they need.
- */
-export interface ServerConfig {
-  host: string;
-  port: number;
-  /** Absolute path; relative settings (sqlite path) are resolved against it. */
-  workspaceRoot: string;
-  persistence: PersistenceConfig;
-  scoping: { enabled: boolean; keys: string[] };
-  /** Empty means no cross-origin access; `['*']` allows every origin. */
-  corsOrigins: string[];
-  apiKeys: ApiKeyConfig[];
-  maxBodyBytes: number;
-  /** Largest decoded artifact content (`COGNITION_ARTIFACT_MAX_BYTES`). */
-  artifactMaxBytes: number;
-  logLevel: LogLevel;
-  /** `auto`: human-readable on a terminal, JSON lines otherwise. */
-  logFormat: LogFormat;
-  shutdownGraceMs: number;
-  /** Runs executing at once in this process; more wait `queued`. */
-  maxConcurrentRuns: number;
-  /** Session lifecycle rules: read-time `abandoned`, idle TTL and its sweep. */
-  sessions: SessionLifecycleConfig;
-  /** Runs a dead or stopped process left active: `resume` them, or end them `interrupted`. */
-  runRecovery: (typeof RUN_RECOVERY_MODES)[number];
-  /** A run resumed more often than this fails instead. */
-  maxRunRecoveries: number;
-  sandbox: SandboxConfig;
-  llm: LlmSettings;
-  sse: SseConfig;
-  callbacks: CallbackConfig;
-  tools: ToolsConfig;
-  /** Several nodes on one PostgreSQL + Redis (`COGNITION_REDIS_URL`); null: one node. */
-  cluster: ClusterConfig | null;
-  /** Per-tenant budgets per minute; null: not limited. */
-  rateLimits: { requests: number | null; runs: number | null };
-  telemetry: TelemetryConfig;
-}
-
-export interface ClusterConfig {
-  redisUrl: string;
-  /** Prefix of the Redis keys and channels (several deployments may share one Redis). */
-  keyPrefix: string;
-  nodeId: string;
-  leaseMs: number;
-}
-
-/** `/metrics` and OpenTelemetry tracing (docs/observability.md). */
-export interface TelemetryConfig {
-  metrics: {
-    /** `COGNITION_METRICS_ENABLED`: false removes `/metrics` (and stops collecting). */
-    enabled: boolean;
-    /** `COGNITION_METRICS_TOKEN`: a bearer token scrapes must send instead of an API key. */
-    token: string | null;
-  };
-  tracing: TracingConfig;
-}
-
-export interface TracingConfig {
-  /** Where spans are POSTed (OTLP/HTTP); null: tracing is off. */
-  tracesUrl: string | null;
-  /** `OTEL_EXPORTER_OTLP_PROTOCOL`: protobuf (OpenTelemetry's default) or JSON bodies. */
-  protocol: OtlpProtocol;
-  /** `OTEL_EXPORTER_OTLP_HEADERS`: sent with every export (may hold credentials). */
-  headers: Record<string, string>;
-  serviceName: string;
-  /** `OTEL_BSP_SCHEDULE_DELAY`: the batch processor's export interval (ms). */
-  exportDelayMs: number;
-}
-
-export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
-export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
-
-/** The built-in tools that reach the network. */
-export interface ToolsConfig {
-  /** `web_fetch` may reach loopback/private/link-local addresses (default false: refused). */
-  webFetchAllowPrivateNetwork: boolean;
-  /** null: no provider, so `web_search` is not offered. */
-  webSearch: { provider: WebSearchProviderName; url: string | null; apiKey: string | null } | null;
-}
-
-export const WEB_SEARCH_PROVIDER_NAMES = ['searxng', 'brave', 'tavily'] as const;
-export type WebSearchProviderName = (typeof WEB_SEARCH_PROVIDER_NAMES)[number];
-
-export type PersistenceConfig =
-  | { backend: 'memory' }
-  | { backend: 'sqlite'; path: string }
-  | { backend: 'postgres'; url: string; poolSize: number };
-
-/**
- * One accepted API key. `id` is a fingerprint of the key (safe to log); the key itself never
- * leaves this object. `scopes`, when set, are fixed for every request made with the key.
- */
-export interface ApiKeyConfig {
-  id: string;
-  key: string;
-  scopes?: Record<string, string>;
-}
-
-export interface SandboxConfig {
-  backend: 'local' | 'docker';
-  docker: {
-    image: string;
-    network: string;
-    memoryLimit: string;
-    cpuLimit: number;
-    timeoutSeconds: number;
-    /** `DOCKER_HOST` as given (`unix:///path` or `tcp://host:port`); null: the default socket. */
-    dockerHost: string | null;
-    /** `DOCKER_TLS_VERIFY=1`. */
-    tlsVerify: boolean;
-    /** `DOCKER_CERT_PATH`: directory holding `ca.pem`, `cert.pem`, `key.pem` (TLS). */
-    certPath: string | null;
-  };
-}
-
-export const LLM_PROVIDER_KINDS = ['openai', 'anthropic', 'openai_compatible'] as const;
-
-/**
- * The LLM settings as plain values. The runtime's `loadLlmConfig` validates their combination
- * (and the providers file's content) at startup; here only each value's own shape is checked.
- * Secrets stay in this object and are never logged.
- */
-export interface LlmSettings {
-  provider: (typeof LLM_PROVIDER_KINDS)[number] | null;
-  model: string | null;
-  openaiApiKey: string | null;
-  anthropicApiKey: string | null;
-  openaiCompatibleBaseUrl: string | null;
-  openaiCompatibleApiKey: string | null;
-  /** Absolute path of the providers file (JSON or YAML), resolved against the workspace. */
-  providersFile: string | null;
-  /** Absolute path of the prices file (JSON or YAML), resolved against the workspace. */
-  pricesFile: string | null;
-}
-
-/** The REST SSE stream's knobs. */
-export interface SseConfig {
-  /**
-   * Events kept per session for replay after a reconnect (the durable log applies it when a
-   * run ends, so a running run's events are all kept).
-   */
-  bufferSize: number;
-  /**
-   * Where run events are kept: `durable` in the storage backend (streams survive a restart;
-   * memory storage has nothing to outlive, so it always uses the in-process log), or `memory`.
-   */
-  eventLog: EventLogKind;
-  /** The `retry:` hint sent first on every stream (ms). */
-  retryMs: number;
-  /** Interval of `: ping` comments on an open stream (ms). */
-  heartbeatMs: number;
-}
-
-/** Completion callback delivery. */
-export interface CallbackConfig {
-  /** HMAC-SHA256 key; when set every callback carries `X-Cognition-Signature: sha256=<hex>`. */
-  secret: string | null;
-  maxAttempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-  timeoutMs: number;
-  /** Deliver to loopback/private/link-local addresses too (default false: refused). */
-  allowPrivateNetwork: boolean;
-}
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
-export const PERSISTENCE_BACKENDS = ['sqlite', 'postgres', 'memory'] as const;
-export const SANDBOX_BACKENDS = ['local', 'docker'] as const;
-export const EVENT_LOG_KINDS = ['durable', 'memory'] as const;
-export const RUN_RECOVERY_MODES = ['resume', 'interrupt'] as const;
-export type EventLogKind = (typeof EVENT_LOG_KINDS)[number];
-
+export * from './server-config';
 /** Thrown by `loadConfig` with every invalid setting, so one restart fixes them all. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
