@@ -268,3 +268,14 @@ export function runDetailToBody(
     })),
   };
 }
+
+/** A REST page query (`limit`, `offset`) as the API's input: only the parts the request sent. */
+export function pageOf(query: { limit?: number | undefined; offset?: number | undefined }): {
+  limit?: number;
+  offset?: number;
+} {
+  return {
+    ...(query.limit !== undefined ? { limit: query.limit } : {}),
+    ...(query.offset !== undefined ? { offset: query.offset } : {}),
+  };
+}

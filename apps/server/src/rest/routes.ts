@@ -5,6 +5,7 @@ import {
   messageToBody,
   sessionToBody,
   updateSessionInput,
+  pageOf,
 } from './convert';
 import type { RestRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
@@ -110,8 +111,7 @@ export const REST_ROUTES: RestRoute[] = [
         ...(query.title_contains !== undefined ? { titleContains: query.title_contains } : {}),
         ...(query.sort !== undefined ? { sort: query.sort } : {}),
         ...(query.order !== undefined ? { order: query.order } : {}),
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        ...(query.offset !== undefined ? { offset: query.offset } : {}),
+        ...pageOf(query),
         ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
       });
       return {
@@ -212,8 +212,7 @@ export const REST_ROUTES: RestRoute[] = [
     async handle({ api, params, query }) {
       const page = await api.messages.list({
         sessionId: params.id,
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        ...(query.offset !== undefined ? { offset: query.offset } : {}),
+        ...pageOf(query),
         order: query.order ?? 'desc',
       });
       return {

@@ -8,6 +8,7 @@ import {
 } from '@cognition/contracts';
 import { z } from 'zod';
 import type { RestRoute } from './route';
+import { pageOf } from './convert';
 import { defineRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { queryInt, SessionIdParams } from './schemas';
@@ -80,8 +81,7 @@ function searchInput(query: z.output<typeof SessionSearchQuery>) {
     ...(query.role !== undefined ? { role: query.role } : {}),
     ...(query.from !== undefined ? { from: query.from } : {}),
     ...(query.to !== undefined ? { to: query.to } : {}),
-    ...(query.limit !== undefined ? { limit: query.limit } : {}),
-    ...(query.offset !== undefined ? { offset: query.offset } : {}),
+    ...pageOf(query),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { SessionActivity, ThreadCheckpoint } from '@cognition/contracts';
 import type { z } from 'zod';
-import { sessionToBody } from './convert';
+import { sessionToBody, pageOf } from './convert';
 import type { RestRoute } from './route';
 import { defineRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
@@ -289,8 +289,7 @@ export const SESSION_LIFECYCLE_ROUTES: RestRoute[] = [
     async handle({ api, params, query }) {
       const page = await api.sessions.history({
         id: params.id,
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        ...(query.offset !== undefined ? { offset: query.offset } : {}),
+        ...pageOf(query),
       });
       return {
         status: 200,
@@ -318,8 +317,7 @@ export const SESSION_LIFECYCLE_ROUTES: RestRoute[] = [
     async handle({ api, params, query }) {
       const page = await api.sessions.activity({
         id: params.id,
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        ...(query.offset !== undefined ? { offset: query.offset } : {}),
+        ...pageOf(query),
       });
       return {
         status: 200,
