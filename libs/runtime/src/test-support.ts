@@ -104,6 +104,27 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
   };
 }
 
+/**
+ * Another `RunManager` on the same storage, sandbox, agents and event log as `rt`: the next
+ * process after a crash, or a second node of a cluster.
+ */
+export function anotherManager(
+  rt: TestRuntime,
+  model: ScriptedChatModel,
+  options: Partial<RunManagerOptions> = {},
+): RunManager {
+  return new RunManager({
+    storage: rt.storage,
+    sandbox: rt.sandbox,
+    agents: rt.agents,
+    providers: rt.providers,
+    eventLog: rt.log,
+    workspaceRoot: rt.workspace,
+    chatModelFactory: () => model,
+    ...options,
+  });
+}
+
 /** Every envelope of the stream until it ends. */
 export async function collect(
   stream: AsyncIterable<AgentEventEnvelope>,

@@ -1,7 +1,7 @@
 import type { TestRuntime } from '../test-support';
-import { collect, createTestRuntime, waitFor } from '../test-support';
+import { anotherManager, collect, createTestRuntime, waitFor } from '../test-support';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
-import { RunManager } from './run-manager';
+import type { RunManager } from './run-manager';
 
 const LEASE_MS = 300;
 
@@ -19,16 +19,7 @@ describe('run ownership by lease (several nodes)', () => {
   });
 
   const secondNode = (model: ScriptedChatModel) =>
-    new RunManager({
-      storage: rt.storage,
-      sandbox: rt.sandbox,
-      agents: rt.agents,
-      providers: rt.providers,
-      eventLog: rt.log,
-      workspaceRoot: rt.workspace,
-      chatModelFactory: () => model,
-      cluster: { nodeId: 'node-b', leaseMs: LEASE_MS },
-    });
+    anotherManager(rt, model, { cluster: { nodeId: 'node-b', leaseMs: LEASE_MS } });
 
   it('never takes over a run whose owner renews its lease (no step requested twice)', async () => {
     const model = new ScriptedChatModel([{ text: 'working', hang: true }]);

@@ -4,11 +4,11 @@ import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isToolMessage } from '@langchain/core/messages';
 import { eventId } from '../ids';
 import type { TestRuntime } from '../test-support';
-import { collect, createTestRuntime, waitFor } from '../test-support';
+import { anotherManager, collect, createTestRuntime, waitFor } from '../test-support';
 import { hangingCommand } from '../testing/fake-execution-backend';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import type { RunManagerOptions } from './run-manager';
-import { RunManager } from './run-manager';
+import type { RunManager } from './run-manager';
 
 /**
  * A crash is simulated by leaving the first manager's run hanging (never finished, never
@@ -29,14 +29,7 @@ describe('resuming runs after a crash', () => {
     maxRecoveries?: number,
     callbacks?: RunManagerOptions['callbacks'],
   ) =>
-    new RunManager({
-      storage: rt.storage,
-      sandbox: rt.sandbox,
-      agents: rt.agents,
-      providers: rt.providers,
-      eventLog: rt.log,
-      workspaceRoot: rt.workspace,
-      chatModelFactory: () => model,
+    anotherManager(rt, model, {
       ...(maxRecoveries !== undefined ? { maxRecoveries } : {}),
       ...(callbacks ? { callbacks } : {}),
     });
