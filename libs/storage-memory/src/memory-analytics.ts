@@ -24,6 +24,7 @@ import {
 import type {
   FeedbackStore,
   FigureRow,
+  ModelContribution,
   RunContribution,
   Scope,
   SearchStore,
@@ -32,6 +33,7 @@ import type {
 import {
   addFigureRow,
   bucketStart,
+  addModelFigures,
   compareModelRows,
   contributionDelta,
   emptyFigureSums,
@@ -50,18 +52,7 @@ import { searchMessages } from './memory-search';
 
 interface UsageRecord {
   totals: Omit<SessionUsage, 'costComplete'> & { unpricedCalls: number };
-  models: Map<
-    string,
-    {
-      provider: string;
-      model: string;
-      calls: number;
-      tokensIn: number;
-      tokensOut: number;
-      costUsd: number;
-      unpricedCalls: number;
-    }
-  >;
+  models: Map<string, ModelContribution>;
   feedbackCount: number;
   feedbackScoreSum: number;
 }
@@ -369,23 +360,7 @@ function applyDelta(record: UsageRecord, delta: RunContribution): void {
   t.estimatedTokensOut += delta.estimatedTokensOut;
   t.costUsd += delta.costUsd;
   t.unpricedCalls += delta.unpricedCalls;
-  for (const [key, m] of delta.models) {
-    const row = record.models.get(key) ?? {
-      provider: m.provider,
-      model: m.model,
-      calls: 0,
-      tokensIn: 0,
-      tokensOut: 0,
-      costUsd: 0,
-      unpricedCalls: 0,
-    };
-    row.calls += m.calls;
-    row.tokensIn += m.tokensIn;
-    row.tokensOut += m.tokensOut;
-    row.costUsd += m.costUsd;
-    row.unpricedCalls += m.unpricedCalls;
-    record.models.set(key, row);
-  }
+  for (const m of delta.models.values()) addModelFigures(record.models, m);
 }
 
 function toUsage(record: UsageRecord): SessionUsage {

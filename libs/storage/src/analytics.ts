@@ -99,6 +99,29 @@ export function modelKey(provider: string, model: string): string {
   return `${provider}\u0000${model}`;
 }
 
+/** Adds `figures` to the row of its provider/model in `models` (created at zero when absent). */
+export function addModelFigures(
+  models: Map<string, ModelContribution>,
+  figures: ModelContribution,
+): void {
+  const key = modelKey(figures.provider, figures.model);
+  const row = models.get(key) ?? {
+    provider: figures.provider,
+    model: figures.model,
+    calls: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    costUsd: 0,
+    unpricedCalls: 0,
+  };
+  row.calls += figures.calls;
+  row.tokensIn += figures.tokensIn;
+  row.tokensOut += figures.tokensOut;
+  row.costUsd += figures.costUsd;
+  row.unpricedCalls += figures.unpricedCalls;
+  models.set(key, row);
+}
+
 /**
  * A run's contribution to its session's records: one run; an error when `failed`; an abort when
  * `aborted`; its usage per model (runs recorded without a breakdown count as one call of their
@@ -158,22 +181,15 @@ export function runContribution(run: Pick<Run, 'status' | 'usage'> | null): RunC
     const unpriced = entry.costUsd === null ? Math.max(entry.calls, 1) : 0;
     out.costUsd += entry.costUsd ?? 0;
     out.unpricedCalls += unpriced;
-    const key = modelKey(entry.provider, entry.model);
-    const model = out.models.get(key) ?? {
+    addModelFigures(out.models, {
       provider: entry.provider,
       model: entry.model,
-      calls: 0,
-      tokensIn: 0,
-      tokensOut: 0,
-      costUsd: 0,
-      unpricedCalls: 0,
-    };
-    model.calls += entry.calls;
-    model.tokensIn += entry.inputTokens;
-    model.tokensOut += entry.outputTokens;
-    model.costUsd += entry.costUsd ?? 0;
-    model.unpricedCalls += unpriced;
-    out.models.set(key, model);
+      calls: entry.calls,
+      tokensIn: entry.inputTokens,
+      tokensOut: entry.outputTokens,
+      costUsd: entry.costUsd ?? 0,
+      unpricedCalls: unpriced,
+    });
   }
   return out;
 }
