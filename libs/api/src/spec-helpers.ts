@@ -32,6 +32,9 @@ export const TEST_AGENTS: AgentDefinition[] = [
     model: null,
     temperature: null,
     systemPrompt: 'Research.',
+    interruptOn: {},
+    mcpServers: [],
+    skills: null,
     source: 'test',
   },
   {
@@ -42,6 +45,9 @@ export const TEST_AGENTS: AgentDefinition[] = [
     model: null,
     temperature: null,
     systemPrompt: 'Help.',
+    interruptOn: {},
+    mcpServers: [],
+    skills: null,
     source: 'test',
   },
 ];

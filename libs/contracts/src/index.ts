@@ -1,6 +1,7 @@
 export * from './common';
 export * from './errors';
 export * from './session';
+export * from './agent';
 export * from './session-activity';
 export * from './message';
 export * from './run';

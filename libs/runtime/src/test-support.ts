@@ -191,6 +191,9 @@ export function contextAgent(
     temperature: null,
     systemPrompt: 'You are a patient assistant.',
     context: ContextSettingsSchema.parse(context),
+    interruptOn: {},
+    mcpServers: [],
+    skills: null,
     source: 'test',
   };
 }

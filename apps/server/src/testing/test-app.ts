@@ -106,6 +106,9 @@ const AUDITOR: AgentDefinition = {
   model: null,
   temperature: null,
   systemPrompt: 'You audit code.',
+  interruptOn: {},
+  mcpServers: [],
+  skills: null,
   source: '/workspace/.cognition/agents/auditor.md',
 };
 

@@ -1,4 +1,4 @@
-import type { ContextSettings } from '@cognition/contracts';
+import type { ContextSettings, InterruptOn, McpServerConfig } from '@cognition/contracts';
 import type { ToolName } from '../tools/names';
 import { TOOL_NAMES } from '../tools/names';
 
@@ -25,6 +25,15 @@ export interface AgentDefinition {
    * the defaults (`summarize`, budget a share of the model's window).
    */
   context?: ContextSettings;
+  /**
+   * Tools whose calls wait for a person's decision before they run (human in the loop); empty:
+   * every call runs unasked. Keys are tool names, built-in or `mcp__<server>__<tool>`.
+   */
+  interruptOn: InterruptOn;
+  /** Model Context Protocol servers whose tools the agent is offered (`mcp__<server>__<tool>`). */
+  mcpServers: readonly McpServerConfig[];
+  /** The workspace skills the agent is told about (names); null = every skill. */
+  skills: readonly string[] | null;
   /** `builtin`, or the absolute path of the file that defined the agent. */
   source: string;
 }
@@ -48,6 +57,9 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     model: null,
     temperature: null,
     systemPrompt: DEFAULT_PROMPT,
+    interruptOn: {},
+    mcpServers: [],
+    skills: null,
     source: 'builtin',
   },
   {
@@ -58,6 +70,9 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     model: null,
     temperature: null,
     systemPrompt: READONLY_PROMPT,
+    interruptOn: {},
+    mcpServers: [],
+    skills: null,
     source: 'builtin',
   },
 ];

@@ -1,7 +1,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { FieldIssue } from '@cognition/contracts';
-import { AgentNameSchema, ContextSettingsSchema, toFieldIssues } from '@cognition/contracts';
+import {
+  AgentNameSchema,
+  ContextSettingsSchema,
+  InterruptOnSchema,
+  McpServerConfigSchema,
+  McpToolNamePattern,
+  normalizeInterruptOn,
+  toFieldIssues,
+} from '@cognition/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RuntimeError } from '../errors';
@@ -21,7 +29,37 @@ const CommonFieldsSchema = z.strictObject({
   model: z.string().min(1).max(256).optional(),
   temperature: z.number().min(0).max(2).optional(),
   context: ContextSettingsSchema.optional(),
+  interrupt_on: InterruptOnSchema.optional(),
+  mcp_servers: z.array(McpServerConfigSchema).optional(),
+  skills: z.array(z.string().min(1).max(64)).optional(),
 });
+
+/** Cross-field rules: `interrupt_on` names tools that exist; MCP server names are unique. */
+function checkReferences(fields: z.infer<typeof CommonFieldsSchema>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const servers = new Set<string>();
+  (fields.mcp_servers ?? []).forEach((server, index) => {
+    if (servers.has(server.name)) {
+      issues.push({
+        path: `mcp_servers.${index}.name`,
+        message: `duplicate server "${server.name}"`,
+      });
+    }
+    servers.add(server.name);
+  });
+  for (const tool of Object.keys(fields.interrupt_on ?? {})) {
+    const known =
+      (TOOL_NAMES as readonly string[]).includes(tool) ||
+      (McpToolNamePattern.test(tool) && servers.has(tool.split('__')[1] ?? ''));
+    if (!known) {
+      issues.push({
+        path: `interrupt_on.${tool}`,
+        message: `unknown tool "${tool}" (a built-in tool, or mcp__<server>__<tool> of a server in mcp_servers)`,
+      });
+    }
+  }
+  return issues;
+}
 
 const MarkdownFrontmatterSchema = CommonFieldsSchema;
 const YamlAgentSchema = CommonFieldsSchema.extend({ system_prompt: z.string().min(1) });
@@ -87,6 +125,8 @@ export function parseAgentFile(file: string, text: string): AgentDefinition {
     fields = rest;
     systemPrompt = system_prompt.trim();
   }
+  const referenceIssues = checkReferences(fields);
+  if (referenceIssues.length > 0) throw fileError(file, referenceIssues);
   const name = fields.name ?? basename(file, extname(file));
   const nameCheck = AgentNameSchema.safeParse(name);
   if (!nameCheck.success) {
@@ -100,6 +140,9 @@ export function parseAgentFile(file: string, text: string): AgentDefinition {
     model: fields.model ?? null,
     temperature: fields.temperature ?? null,
     ...(fields.context ? { context: fields.context } : {}),
+    interruptOn: normalizeInterruptOn(fields.interrupt_on),
+    mcpServers: fields.mcp_servers ?? [],
+    skills: fields.skills ?? null,
     systemPrompt,
     source: file,
   };

@@ -110,4 +110,47 @@ describe('agent registry', () => {
       issues: [{ path: 'agentName', message: match.containing('unknown agent "ghost"') }],
     });
   });
+
+  it('reads interrupt_on, mcp_servers and skills, and names a tool interrupt_on cannot know', () => {
+    const agent = parseAgentFile(
+      '/x/guarded.yaml',
+      [
+        'description: asks first',
+        'system_prompt: P',
+        'interrupt_on:',
+        '  execute: true',
+        '  write_file: {allowed: [approve, reject]}',
+        '  mcp__notes__add: {allowed: [approve]}',
+        'mcp_servers:',
+        '  - {name: notes, command: node, args: [server.js]}',
+        '  - {name: web, url: "http://127.0.0.1:9/mcp", allow_private: true}',
+        'skills: [deploy]',
+      ].join('\n'),
+    );
+    expect(agent.interruptOn).toEqual({
+      execute: ['approve', 'edit', 'reject'],
+      write_file: ['approve', 'reject'],
+      mcp__notes__add: ['approve'],
+    });
+    expect(agent.mcpServers.map((server) => server.name)).toEqual(['notes', 'web']);
+    expect(agent.skills).toEqual(['deploy']);
+    expect(
+      thrownBy(() =>
+        parseAgentFile(
+          '/x/bad.md',
+          '---\ndescription: d\ninterrupt_on:\n  exec: true\n  mcp__nope__x: true\n  read_file: {allowed: [maybe]}\n---\nP\n',
+        ),
+      ),
+    ).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      issues: expect.arrayContaining([
+        expect.objectContaining({ path: match.containing('interrupt_on.read_file') }),
+      ]),
+    });
+    expect(
+      thrownBy(() =>
+        parseAgentFile('/x/bad.md', '---\ndescription: d\ninterrupt_on:\n  exec: true\n---\nP\n'),
+      ),
+    ).toMatchObject({ issues: [{ path: '/x/bad.md: interrupt_on.exec' }] });
+  });
 });
