@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { MUTATING_TOOLS, TOOL_NAMES } from '../tools/names';
 import { AGENTS_DIR, parseAgentFile } from './load-agents';
 import { AgentRegistry } from './registry';
+import type { RuntimeError } from '../errors';
 import { match, thrownBy } from '../test-support';
 
 describe('agent registry', () => {
@@ -134,19 +135,16 @@ describe('agent registry', () => {
     });
     expect(agent.mcpServers.map((server) => server.name)).toEqual(['notes', 'web']);
     expect(agent.skills).toEqual(['deploy']);
-    expect(
-      thrownBy(() =>
-        parseAgentFile(
-          '/x/bad.md',
-          '---\ndescription: d\ninterrupt_on:\n  exec: true\n  mcp__nope__x: true\n  read_file: {allowed: [maybe]}\n---\nP\n',
-        ),
+    const bad = thrownBy(() =>
+      parseAgentFile(
+        '/x/bad.md',
+        '---\ndescription: d\ninterrupt_on:\n  exec: true\n  read_file: {allowed: [maybe]}\n---\nP\n',
       ),
-    ).toMatchObject({
-      code: 'VALIDATION_ERROR',
-      issues: expect.arrayContaining([
-        expect.objectContaining({ path: match.containing('interrupt_on.read_file') }),
-      ]),
-    });
+    ) as RuntimeError;
+    expect(bad.code).toBe('VALIDATION_ERROR');
+    expect(bad.issues.map((issue) => issue.path)).toContainEqual(
+      match.containing('interrupt_on.read_file'),
+    );
     expect(
       thrownBy(() =>
         parseAgentFile('/x/bad.md', '---\ndescription: d\ninterrupt_on:\n  exec: true\n---\nP\n'),
