@@ -10,7 +10,6 @@ import type { AIMessageChunk, BaseMessage, MessageContent } from '@langchain/cor
 import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { ToolCall as LcToolCall } from '@langchain/core/messages/tool';
-import { toFieldIssues } from '@cognition/contracts';
 import type { AgentDefinition } from '../agents/agent';
 import type { ContextCompactor, Prepared } from '../context/compactor';
 import type { ContextState } from '../context/window';
@@ -23,6 +22,7 @@ import type { UsageMeter } from '../providers/usage';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
 import { endModelCallSpan, inToolSpan, startModelCallSpan } from '../telemetry/spans';
 import type { ArtifactToolContext, RuntimeTool, ToolResult } from '../tools/types';
+import { checkToolArgs } from '../tools/types';
 
 export type BoundChatModel = Runnable<BaseLanguageModelInput, AIMessageChunk>;
 
@@ -331,9 +331,9 @@ export class AgentTurn implements AgentGraphSteps {
         exitCode: TOOL_EXIT.unknownTool,
       };
     }
-    const parsed = tool.schema.safeParse(args);
-    if (!parsed.success) {
-      const problems = toFieldIssues(parsed.error)
+    const parsed = checkToolArgs(tool, args);
+    if (!parsed.ok) {
+      const problems = parsed.issues
         .map((issue) => `${issue.path}: ${issue.message}`)
         .join('; ');
       return {
@@ -342,7 +342,7 @@ export class AgentTurn implements AgentGraphSteps {
       };
     }
     try {
-      return await tool.run(parsed.data, {
+      return await tool.run(parsed.value, {
         backend: this.options.backend,
         signal,
         emit: (event) => {

@@ -1,4 +1,5 @@
-import type { AgentEvent, Todo } from '@cognition/contracts';
+import type { AgentEvent, FieldIssue, Todo } from '@cognition/contracts';
+import { toFieldIssues } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import type { ArtifactAccess, ArtifactStore } from '@cognition/storage';
 import type { z } from 'zod';
@@ -59,4 +60,18 @@ export function capOutput(text: string, max: number = TOOL_OUTPUT_MAX_CHARS): st
 /** Declares a tool while keeping its argument type tied to its schema. */
 export function defineTool<S extends z.ZodType>(tool: RuntimeTool<S>): RuntimeTool {
   return tool;
+}
+
+/**
+ * Checks a tool call's arguments against the tool's schema: what a model wrote, and what a person
+ * wrote when editing a paused call (human in the loop). The one place arguments are validated.
+ */
+export function checkToolArgs(
+  tool: RuntimeTool,
+  args: unknown,
+): { ok: true; value: unknown } | { ok: false; issues: FieldIssue[] } {
+  const parsed = tool.schema.safeParse(args);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: toFieldIssues(parsed.error) };
 }
