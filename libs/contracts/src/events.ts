@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HitlDecisionTypeSchema, PendingToolCallSchema } from './agent';
 import { IdSchema, StringMapSchema } from './common';
 import { ErrorCodeSchema } from './errors';
 import type { Message } from './message';
@@ -168,6 +169,20 @@ export const QueuedEventSchema = z.object({
   ahead: z.number().int().min(0),
 });
 
+/**
+ * The run paused before running tool calls its agent lists in `interrupt_on` (human in the
+ * loop): its status is `requires_action` and this event ends the stream (no `done`). The run
+ * goes on, with the same id and the next event ids, once `POST
+ * /sessions/{id}/runs/{run_id}/resume` (tRPC `runs.resume`) gives one decision per call; a
+ * client re-attaches after this event's id. `allowed` maps each call id to its decisions.
+ */
+export const InterruptEventSchema = z.object({
+  type: z.literal('interrupt'),
+  run_id: z.string(),
+  tool_calls: z.array(PendingToolCallSchema),
+  allowed: z.record(z.string(), z.array(HitlDecisionTypeSchema)),
+});
+
 export const AgentEventSchema = z.discriminatedUnion('type', [
   QueuedEventSchema,
   TokenEventSchema,
@@ -184,6 +199,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   DoneEventSchema,
   ReconnectedEventSchema,
   ResumedEventSchema,
+  InterruptEventSchema,
 ]);
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
@@ -192,6 +208,14 @@ export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type:
 /** Every run ends with exactly one terminal event: `done` on success, `error` otherwise. */
 export function isTerminalEvent(event: AgentEvent): boolean {
   return event.type === 'done' || event.type === 'error';
+}
+
+/**
+ * Whether a stream following a run stops after this event: its terminal event, or an
+ * `interrupt` (the run waits for a person; a later resume continues it under the same id).
+ */
+export function endsRunStream(event: AgentEvent): boolean {
+  return isTerminalEvent(event) || event.type === 'interrupt';
 }
 
 /**

@@ -2,16 +2,20 @@ import { z } from 'zod';
 import { ErrorCodeSchema } from './errors';
 import { IdSchema } from './common';
 import { ModelUsageSchema } from './usage';
+import { PendingActionSchema } from './agent';
 
 /**
  * `queued` and `running` are active; a session has at most one active run at a time. `pending`
  * runs wait behind the active one (a message sent with `multitask_strategy` `enqueue`,
- * `interrupt` or `rollback`): not active yet, they start in creation order.
+ * `interrupt` or `rollback`): not active yet, they start in creation order. `requires_action`:
+ * the run paused for a person's decision on tool calls (human in the loop); no process executes
+ * it, but it still holds its session (see `holdsSession`) until it is resumed or aborted.
  */
 export const RunStatusSchema = z.enum([
   'pending',
   'queued',
   'running',
+  'requires_action',
   'completed',
   'failed',
   'aborted',
@@ -23,6 +27,14 @@ export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'running'];
 export const MAX_PENDING_RUNS = 50;
 export function isActiveRunStatus(status: RunStatus): boolean {
   return status === 'queued' || status === 'running';
+}
+/**
+ * Whether a run in this status holds its session: an active run, or one paused for a decision.
+ * Storage keeps at most one such run per session, so no other run starts while a run waits for
+ * a person (a new message is refused, pending runs stay pending).
+ */
+export function holdsSession(status: RunStatus): boolean {
+  return isActiveRunStatus(status) || status === 'requires_action';
 }
 
 /**
@@ -74,6 +86,8 @@ export const RunSchema = z.object({
   ownerNode: z.string().nullable(),
   /** Until when the owner's claim holds; another node takes the run over only after it. */
   leaseExpiresAt: z.date().nullable(),
+  /** What a `requires_action` run waits for: the tool calls to decide on (null otherwise). */
+  pendingAction: PendingActionSchema.nullable(),
   usage: UsageSchema.nullable(),
   error: RunErrorSchema.nullable(),
   createdAt: z.date(),
@@ -118,6 +132,7 @@ export const UpdateRunInputSchema = z
     finishedAt: z.date().nullable().optional(),
     /** The thread's head checkpoint when the run started (what a rollback returns to). */
     baseCheckpointId: z.string().nullable().optional(),
+    pendingAction: PendingActionSchema.nullable().optional(),
   })
   .strict();
 export type UpdateRunInput = z.input<typeof UpdateRunInputSchema>;

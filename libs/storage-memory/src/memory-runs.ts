@@ -10,8 +10,10 @@ import {
   CallbackAttemptSchema,
   CreateRunInputSchema,
   UpdateRunInputSchema,
+  holdsSession,
   isActiveRunStatus,
 } from '@cognition/contracts';
+import type { SettlePausedChange } from '@cognition/storage';
 import { StorageError, parseInput } from '@cognition/storage';
 import { clone } from './clone';
 import type { MemoryState, RunExtras } from './memory-state';
@@ -32,7 +34,7 @@ export class MemoryRuns {
 
   private activeRunOf(sessionId: string): Run | undefined {
     for (const run of this.state.runs.values()) {
-      if (run.sessionId === sessionId && isActiveRunStatus(run.status)) return run;
+      if (run.sessionId === sessionId && holdsSession(run.status)) return run;
     }
     return undefined;
   }
@@ -68,6 +70,7 @@ export class MemoryRuns {
       callbackUrl: data.callbackUrl ?? null,
       ownerNode: data.ownerNode ?? null,
       leaseExpiresAt: data.leaseExpiresAt ?? null,
+      pendingAction: null,
       usage: null,
       error: null,
       createdAt: now,
@@ -88,7 +91,7 @@ export class MemoryRuns {
     const data = parseInput(UpdateRunInputSchema, input, 'run update');
     const current = this.state.runs.get(id);
     if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
-    if (data.status !== undefined && isActiveRunStatus(data.status)) {
+    if (data.status !== undefined && holdsSession(data.status)) {
       const active = this.activeRunOf(current.sessionId);
       if (active && active.id !== id) {
         throw new StorageError(
@@ -104,6 +107,7 @@ export class MemoryRuns {
       error: data.error !== undefined ? data.error : current.error,
       startedAt: data.startedAt !== undefined ? data.startedAt : current.startedAt,
       finishedAt: data.finishedAt !== undefined ? data.finishedAt : current.finishedAt,
+      pendingAction: data.pendingAction !== undefined ? data.pendingAction : current.pendingAction,
       updatedAt: this.now(),
     };
     this.state.runs.set(id, copy(next));
@@ -112,6 +116,33 @@ export class MemoryRuns {
     if (extras && data.baseCheckpointId !== undefined)
       extras.baseCheckpointId = data.baseCheckpointId;
     return next;
+  }
+
+  settlePaused(id: string, change: SettlePausedChange): Run | null {
+    const current = this.state.runs.get(id);
+    if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+    if (current.status !== 'requires_action') return null;
+    const next: Run =
+      change.status === 'queued'
+        ? {
+            ...current,
+            status: 'queued',
+            pendingAction: null,
+            ownerNode: change.ownerNode ?? null,
+            leaseExpiresAt: change.leaseExpiresAt ?? null,
+            updatedAt: this.now(),
+          }
+        : {
+            ...current,
+            status: 'aborted',
+            pendingAction: null,
+            error: change.error,
+            finishedAt: change.finishedAt,
+            updatedAt: this.now(),
+          };
+    this.state.runs.set(id, copy(next));
+    this.onChanged(current, next);
+    return copy(next);
   }
 
   get(id: string): Run | null {

@@ -176,6 +176,7 @@ export class MemoryStorage implements StorageBackend {
       create: (input) => this.run(() => runs.create(input)),
       update: (id, input) => this.run(() => runs.update(id, input)),
       promote: (id) => this.run(() => runs.promote(id)),
+      settlePaused: (id, change) => this.run(() => runs.settlePaused(id, change)),
       claim: (id, node, now, until) => this.run(() => runs.claim(id, node, now, until)),
       renewLease: (id, node, until) => this.run(() => runs.renewLease(id, node, until)),
       get: (id) => this.run(() => runs.get(id)),

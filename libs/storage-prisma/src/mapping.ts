@@ -7,6 +7,7 @@ import type {
   SessionConfig,
   StringMap,
   ToolCall,
+  PendingAction,
   Usage,
 } from '@cognition/contracts';
 import { abandonedCutoff, readStatusOf } from '@cognition/contracts';
@@ -156,6 +157,7 @@ export function toRun(row: RunRow): Run {
     callbackUrl: row.callbackUrl,
     ownerNode: row.ownerNode,
     leaseExpiresAt: row.leaseExpiresAt,
+    pendingAction: parseJson<PendingAction | null>(row.pendingAction, null),
     usage: parseJson<Usage | null>(row.usage, null),
     error: parseJson<RunError | null>(row.error, null),
     createdAt: row.createdAt,

@@ -9,11 +9,11 @@ import type {
 import {
   CallbackAttemptSchema,
   CreateRunInputSchema,
-  isActiveRunStatus,
+  holdsSession,
   PendingRunInputSchema,
   UpdateRunInputSchema,
 } from '@cognition/contracts';
-import type { PendingCallback, RunStore } from '@cognition/storage';
+import type { PendingCallback, RunStore, SettlePausedChange } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import { applyRunUsage, lockRunRow } from './analytics/usage-records';
 import type { PrismaDb } from './db';
@@ -115,6 +115,9 @@ export class PrismaRunStore implements RunStore {
       if (data.startedAt !== undefined) patch.startedAt = data.startedAt;
       if (data.finishedAt !== undefined) patch.finishedAt = data.finishedAt;
       if (data.baseCheckpointId !== undefined) patch.baseCheckpointId = data.baseCheckpointId;
+      if (data.pendingAction !== undefined)
+        patch.pendingAction =
+          data.pendingAction === null ? null : JSON.stringify(data.pendingAction);
       try {
         // The run row is locked, then its contribution to the session's usage records is
         // replaced in the same transaction: concurrent writers of one run or one session queue.
@@ -124,7 +127,7 @@ export class PrismaRunStore implements RunStore {
           if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
           if (data.status !== undefined) {
             patch.status = data.status;
-            patch.activeSessionId = isActiveRunStatus(data.status) ? current.sessionId : null;
+            patch.activeSessionId = holdsSession(data.status) ? current.sessionId : null;
           }
           const updated = toRun(await tx.run.update({ where: { id }, data: patch }));
           await applyRunUsage(tx, toRun(current), updated);
@@ -183,12 +186,45 @@ export class PrismaRunStore implements RunStore {
     });
   }
 
+  /** The run row is locked, so of several settlers exactly one reads `requires_action`. */
+  async settlePaused(id: string, change: SettlePausedChange): Promise<Run | null> {
+    return guard('settle paused run', async () =>
+      this.db.$transaction(async (tx) => {
+        await lockRunRow(tx, this.provider, id);
+        const current = await tx.run.findUnique({ where: { id } });
+        if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+        if (current.status !== 'requires_action') return null;
+        const data: Prisma.RunUncheckedUpdateInput =
+          change.status === 'queued'
+            ? {
+                status: 'queued',
+                ownerNode: change.ownerNode ?? null,
+                leaseExpiresAt: change.leaseExpiresAt ?? null,
+              }
+            : {
+                status: 'aborted',
+                activeSessionId: null,
+                error: JSON.stringify(change.error),
+                finishedAt: change.finishedAt,
+              };
+        const updated = toRun(
+          await tx.run.update({
+            where: { id },
+            data: { ...data, pendingAction: null, updatedAt: new Date() },
+          }),
+        );
+        await applyRunUsage(tx, toRun(current), updated);
+        return updated;
+      }),
+    );
+  }
+
   claim(id: string, node: string, now: Date, until: Date): Promise<boolean> {
     return guard('claim run', async () => {
       const { count } = await this.db.run.updateMany({
         where: {
           id,
-          activeSessionId: { not: null },
+          status: { in: ['queued', 'running'] },
           OR: [{ ownerNode: null }, { ownerNode: node }, { leaseExpiresAt: { lt: now } }],
         },
         data: { ownerNode: node, leaseExpiresAt: until },
@@ -200,7 +236,7 @@ export class PrismaRunStore implements RunStore {
   renewLease(id: string, node: string, until: Date): Promise<boolean> {
     return guard('renew run lease', async () => {
       const { count } = await this.db.run.updateMany({
-        where: { id, ownerNode: node, activeSessionId: { not: null } },
+        where: { id, ownerNode: node, status: { in: ['queued', 'running'] } },
         data: { leaseExpiresAt: until },
       });
       return count === 1;
@@ -251,7 +287,7 @@ export class PrismaRunStore implements RunStore {
   async listActive(): Promise<Run[]> {
     return guard('list active runs', async () => {
       const rows = await this.db.run.findMany({
-        where: { activeSessionId: { not: null } },
+        where: { status: { in: ['queued', 'running'] } },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       });
       return rows.map(toRun);

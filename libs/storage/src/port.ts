@@ -11,6 +11,7 @@ import type {
   MessagePageQuery,
   NewSessionActivity,
   Run,
+  RunError,
   SessionActivity,
   SessionActivityPage,
   SessionActivityQuery,
@@ -197,6 +198,11 @@ export interface PendingCallback {
   nextAttemptAt: Date;
 }
 
+/** How `RunStore.settlePaused` ends a pause: resumed (`queued`) or `aborted`. */
+export type SettlePausedChange =
+  | { status: 'queued'; ownerNode?: string | null; leaseExpiresAt?: Date | null }
+  | { status: 'aborted'; error: RunError; finishedAt: Date };
+
 export interface RunStore {
   /**
    * Creates a run. At most one active (`queued` | `running`) run per session, enforced
@@ -220,6 +226,15 @@ export interface RunStore {
   claim(id: string, node: string, now: Date, until: Date): Promise<boolean>;
   /** Extends `node`'s lease of an active run to `until`; false when `node` no longer owns it. */
   renewLease(id: string, node: string, until: Date): Promise<boolean>;
+  /**
+   * Ends a run's pause for a person's decision (status `requires_action`), atomically: of
+   * several callers (two resumes, a resume and an abort, on any node) exactly one gets the
+   * updated run; the others get null, as does a run that is not paused. `queued` resumes it
+   * (it keeps its session, claimed by `ownerNode` until `leaseExpiresAt` when given); `aborted`
+   * ends it (`error`, `finishedAt`). Either way its `pendingAction` is cleared.
+   * RUN_NOT_FOUND when missing.
+   */
+  settlePaused(id: string, change: SettlePausedChange): Promise<Run | null>;
   /** Pending runs, oldest first: of one session, or of every session when omitted. */
   listPending(sessionId?: string): Promise<Run[]>;
   /** The message a run was created `pending` with (kept after it started); null otherwise. */
@@ -229,8 +244,15 @@ export interface RunStore {
   get(id: string): Promise<Run | null>;
   /** Runs of a session, newest first. */
   list(sessionId: string): Promise<Run[]>;
+  /**
+   * The run holding the session (see `holdsSession`): its active run, or the run paused for a
+   * decision. At most one.
+   */
   getActive(sessionId: string): Promise<Run | null>;
-  /** Every active run across sessions (startup recovery marks them `interrupted`). */
+  /**
+   * Every active (`queued` | `running`) run across sessions, for recovery; paused runs are not
+   * listed (no process executes them, none needs to).
+   */
   listActive(): Promise<Run[]>;
   /**
    * Records one completion-callback delivery attempt on its run. Attempts go with their run

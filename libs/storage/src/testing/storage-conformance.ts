@@ -8,6 +8,7 @@ import { lifecycleTests } from './lifecycle-conformance';
 import { timeTravelTests } from './time-travel-conformance';
 import { retentionTests } from './retention-conformance';
 import { leaseTests } from './lease-conformance';
+import { pausedTests } from './paused-conformance';
 import { messageTests } from './messages-conformance';
 import { multitaskTests } from './multitask-conformance';
 import { projectionTests } from './projection-conformance';
@@ -46,6 +47,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     pendingCallbackTests(ctx);
     multitaskTests(ctx);
     leaseTests(ctx);
+    pausedTests(ctx);
     eventTests(ctx);
     projectionTests(ctx);
     isolationTests(ctx);
