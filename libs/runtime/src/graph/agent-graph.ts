@@ -1,8 +1,15 @@
-import type { Todo } from '@cognition/contracts';
+import type { HitlDecision, PendingToolCall, Todo } from '@cognition/contracts';
 import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { isAIMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { Annotation, END, START, StateGraph, messagesStateReducer } from '@langchain/langgraph';
+import {
+  Annotation,
+  END,
+  START,
+  StateGraph,
+  interrupt,
+  messagesStateReducer,
+} from '@langchain/langgraph';
 import type { ContextState } from '../context/window';
 
 /**
@@ -72,11 +79,21 @@ export interface AgentGraphSteps {
     messages: BaseMessage[],
     context: ContextState | null,
   ): Promise<{ message: AIMessage | null; context?: ContextState | null }>;
-  /** Answers every tool call of `message`, in order. Never throws for a tool failure. */
+  /**
+   * The tool calls of `message` that wait for a person's decision before anything runs (the
+   * agent's `interrupt_on`); empty: none.
+   */
+  callsToDecide(message: AIMessage): PendingToolCall[];
+  /**
+   * Answers every tool call of `message`, in order, following `decisions` where a person gave
+   * one (an edited call also replaces `message` with the edited arguments). Never throws for a
+   * tool failure.
+   */
   runTools(
     message: AIMessage,
     todos: readonly Todo[],
-  ): Promise<{ messages: ToolMessage[]; todos?: Todo[] }>;
+    decisions?: readonly HitlDecision[],
+  ): Promise<{ messages: (ToolMessage | AIMessage)[]; todos?: Todo[] }>;
   /** True once the run was aborted: the loop ends after the current step. */
   stopped(): boolean;
   /**
@@ -92,10 +109,20 @@ function lastAiMessage(messages: readonly BaseMessage[]): AIMessage | undefined 
   return last && isAIMessage(last) ? last : undefined;
 }
 
+/** What the graph's `interrupt()` carries when a run pauses for a person's decision. */
+export interface DecisionRequest {
+  tool_calls: PendingToolCall[];
+}
+
 /**
  * model -> (tool calls?) tools -> model ... -> END. An assistant message with tool calls always
  * goes through `tools`, even after an abort (which then answers "not run"), so the checkpoint
  * never holds a tool call without its result — providers reject such a history.
+ *
+ * Human in the loop: when calls of the message need a decision, `tools` first calls LangGraph's
+ * `interrupt()` — before any tool runs, so nothing runs twice when the node is redone — and the
+ * graph stops with the thread checkpointed after the model step. Invoking it with
+ * `new Command({ resume: decisions })` redoes `tools`, where `interrupt()` returns them.
  */
 export function createAgentGraph(steps: AgentGraphSteps, checkpointer?: BaseCheckpointSaver) {
   return new StateGraph(AgentStateAnnotation)
@@ -111,7 +138,12 @@ export function createAgentGraph(steps: AgentGraphSteps, checkpointer?: BaseChec
     .addNode('tools', async (state: AgentState) => {
       const message = lastAiMessage(state.messages);
       if (!message) return { messages: [] };
-      const result = await steps.runTools(message, state.todos);
+      const toDecide = steps.stopped() ? [] : steps.callsToDecide(message);
+      const decisions =
+        toDecide.length > 0
+          ? interrupt<DecisionRequest, HitlDecision[]>({ tool_calls: toDecide })
+          : undefined;
+      const result = await steps.runTools(message, state.todos, decisions);
       const eventMark = await steps.eventMark();
       return result.todos
         ? { messages: result.messages, todos: result.todos, eventMark }

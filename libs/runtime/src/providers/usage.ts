@@ -161,23 +161,7 @@ export class UsageMeter {
           estimated: meter.ownEstimated,
         };
         const seen = merged.get(key);
-        merged.set(
-          key,
-          seen
-            ? {
-                ...seen,
-                calls: seen.calls + own.calls,
-                inputTokens: seen.inputTokens + own.inputTokens,
-                outputTokens: seen.outputTokens + own.outputTokens,
-                cachedInputTokens: seen.cachedInputTokens + own.cachedInputTokens,
-                costUsd:
-                  seen.costUsd === null || own.costUsd === null
-                    ? null
-                    : Math.round((seen.costUsd + own.costUsd) * 1e6) / 1e6,
-                estimated: seen.estimated || own.estimated,
-              }
-            : own,
-        );
+        merged.set(key, seen ? mergeModelUsage(seen, own) : own);
       }
       meter.nested.forEach(visit);
     };
@@ -196,4 +180,45 @@ export class UsageMeter {
       models: this.byModel(),
     };
   }
+}
+
+/**
+ * One run's usage over several executions (before and after a pause for a decision): token
+ * figures and per-model figures add up; the cost is null when either part's is.
+ */
+export function combineUsage(before: Usage | null, after: Usage | null): Usage | null {
+  if (!before) return after;
+  if (!after) return before;
+  const models = new Map<string, ModelUsage>();
+  for (const entry of [...(before.models ?? []), ...(after.models ?? [])]) {
+    const key = `${entry.provider}\u0000${entry.model}`;
+    const seen = models.get(key);
+    models.set(key, seen ? mergeModelUsage(seen, entry) : entry);
+  }
+  return {
+    inputTokens: before.inputTokens + after.inputTokens,
+    outputTokens: before.outputTokens + after.outputTokens,
+    costUsd: addCosts(before.costUsd, after.costUsd),
+    model: after.model ?? before.model,
+    provider: after.provider ?? before.provider,
+    estimated: before.estimated || after.estimated,
+    models: [...models.values()],
+  };
+}
+
+/** Two figures of the same provider/model added up. */
+function mergeModelUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
+  return {
+    ...a,
+    calls: a.calls + b.calls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    costUsd: addCosts(a.costUsd, b.costUsd),
+    estimated: a.estimated || b.estimated,
+  };
+}
+
+function addCosts(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : Math.round((a + b) * 1e6) / 1e6;
 }

@@ -1,6 +1,6 @@
 import type { CircuitBreaker } from '@cognition/circuit-breaker';
 import { isCircuitOpenError } from '@cognition/circuit-breaker';
-import type { AgentEvent, Todo } from '@cognition/contracts';
+import type { AgentEvent, HitlDecision, PendingToolCall, Todo } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
@@ -23,6 +23,7 @@ import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
 import { endModelCallSpan, inToolSpan, startModelCallSpan } from '../telemetry/spans';
 import type { ArtifactToolContext, RuntimeTool, ToolResult } from '../tools/types';
 import { checkToolArgs } from '../tools/types';
+import { applyDecisions, callsToDecide } from './decisions';
 
 export type BoundChatModel = Runnable<BaseLanguageModelInput, AIMessageChunk>;
 
@@ -67,6 +68,8 @@ export interface AgentTurnOptions {
 export const TOOL_EXIT = {
   failed: 1,
   badArguments: 2,
+  /** A person rejected the call (human in the loop): it did not run. */
+  rejected: 126,
   unknownTool: 127,
   aborted: 130,
 } as const;
@@ -263,18 +266,31 @@ export class AgentTurn implements AgentGraphSteps {
     return calls;
   }
 
+  callsToDecide(message: AIMessage): PendingToolCall[] {
+    // A call with unparseable arguments is answered with the error, never put to a person.
+    return callsToDecide(message, this.options.agent.interruptOn, (id) =>
+      this.invalidCalls.has(id),
+    );
+  }
+
   async runTools(
     message: AIMessage,
     todos: readonly Todo[],
-  ): Promise<{ messages: ToolMessage[]; todos?: Todo[] }> {
-    const messages: ToolMessage[] = [];
+    decisions?: readonly HitlDecision[],
+  ): Promise<{ messages: (ToolMessage | AIMessage)[]; todos?: Todo[] }> {
+    const { calls, edited } = applyDecisions(message, decisions);
+    const messages: (ToolMessage | AIMessage)[] = edited ? [edited] : [];
     let plan: readonly Todo[] = todos;
     let planChanged = false;
-    for (const call of message.tool_calls ?? []) {
-      const id = call.id ?? `call_${newMessageId()}`;
-      const result = await inToolSpan({ id, name: call.name }, () =>
-        this.runTool(id, call.name, call.args, plan),
-      );
+    for (const call of calls) {
+      const { id, name } = call;
+      if (this.options.streamToClient && call.run && call.edited) {
+        // The edited call, as it will run (same id as the call the model made).
+        this.options.emit({ type: 'tool_call', id, name, args: call.args });
+      }
+      const result: ToolResult = call.run
+        ? await inToolSpan({ id, name }, () => this.runTool(id, name, call.args, plan))
+        : { output: call.rejection, exitCode: TOOL_EXIT.rejected };
       if (result.todos) {
         plan = result.todos;
         planChanged = true;
@@ -291,7 +307,7 @@ export class AgentTurn implements AgentGraphSteps {
         new ToolMessage({
           id: newMessageId(),
           tool_call_id: id,
-          name: call.name,
+          name,
           content: result.output,
           status: result.exitCode === 0 ? 'success' : 'error',
           additional_kwargs: this.kwargs({ exitCode: String(result.exitCode) }),
@@ -333,9 +349,7 @@ export class AgentTurn implements AgentGraphSteps {
     }
     const parsed = checkToolArgs(tool, args);
     if (!parsed.ok) {
-      const problems = parsed.issues
-        .map((issue) => `${issue.path}: ${issue.message}`)
-        .join('; ');
+      const problems = parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
       return {
         output: `Invalid arguments for ${name}: ${problems}`,
         exitCode: TOOL_EXIT.badArguments,

@@ -35,7 +35,8 @@ const END_CHECK_MS = 200;
 /**
  * Subscribes at once (so nothing appended from now on is missed, even before iteration starts),
  * then on iteration replays the log after the cursor and follows live events, de-duplicated by
- * id, until the target run's terminal event. Ends early, without error, when a signal aborts.
+ * id, until the target run's terminal event, or its `interrupt` while it waits for a decision.
+ * Ends early, without error, when a signal aborts.
  * The consumer must iterate to the end, `return()` the iterator, or abort a signal: that is what
  * releases the subscription.
  */
@@ -65,15 +66,26 @@ export function openEventStream(
       let last = p.cursor;
       /** Re-reads of the log, once the followed run ended elsewhere, for its last events. */
       let endChecks = END_CHECKS;
-      /** 'skip' | 'yield' | 'end' for one candidate event. */
-      const classify = (envelope: AgentEventEnvelope): 'skip' | 'yield' | 'yield-end' => {
+      /**
+       * For one candidate event: skip it, yield it, yield it and end, or yield it and end unless
+       * the run goes on (`interrupt`: it paused for a decision, and may have been resumed since).
+       */
+      const classify = (
+        envelope: AgentEventEnvelope,
+      ): 'skip' | 'yield' | 'yield-end' | 'yield-pause' => {
         if (last !== undefined && envelope.id <= last) return 'skip';
         last = envelope.id;
         if (p.onlyRunId !== null && envelope.runId !== p.onlyRunId) return 'skip';
-        return isTerminalEvent(envelope.event) && envelope.runId === p.targetRunId
-          ? 'yield-end'
-          : 'yield';
+        if (envelope.runId !== p.targetRunId) return 'yield';
+        if (isTerminalEvent(envelope.event)) return 'yield-end';
+        return envelope.event.type === 'interrupt' ? 'yield-pause' : 'yield';
       };
+      /** After a paused run's `interrupt`: whether it resumed (later events, or active again). */
+      const resumedAfter = async (
+        envelope: AgentEventEnvelope,
+        later: readonly AgentEventEnvelope[],
+      ): Promise<boolean> =>
+        later.some((e) => e.runId === envelope.runId) || (await p.isActive(envelope.runId));
 
       const replay = await p.log.readAfter(p.sessionId, p.cursor);
       if (stopped()) return;
@@ -89,12 +101,15 @@ export function openEventStream(
         yield p.prelude;
         if (last === undefined || p.prelude.id > last) last = p.prelude.id;
       }
-      for (const envelope of replay.events) {
+      for (const [index, envelope] of replay.events.entries()) {
         if (stopped()) return;
         const verdict = classify(envelope);
         if (verdict === 'skip') continue;
         yield envelope;
         if (verdict === 'yield-end') return;
+        if (verdict === 'yield-pause') {
+          if (!(await resumedAfter(envelope, replay.events.slice(index + 1)))) return;
+        }
       }
       for (;;) {
         if (stopped()) return;
@@ -117,6 +132,7 @@ export function openEventStream(
           if (verdict === 'skip') continue;
           yield envelope;
           if (verdict === 'yield-end') return;
+          if (verdict === 'yield-pause' && !(await resumedAfter(envelope, queue))) return;
           if (stopped()) return;
         }
         if (p.targetRunId === null) return;

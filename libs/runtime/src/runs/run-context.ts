@@ -1,4 +1,5 @@
 import type { CircuitBreakerRegistry, CircuitBreakerOptions } from '@cognition/circuit-breaker';
+import type { PendingAction } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
@@ -24,6 +25,8 @@ export type Outcome =
   | { kind: 'rolled_back' }
   /** This node lost the run's lease: another node executes it now; nothing is recorded here. */
   | { kind: 'lost' }
+  /** The run waits for a person's decision on tool calls (status `requires_action`). */
+  | { kind: 'paused'; action: PendingAction }
   | { kind: 'failed'; error: RuntimeError };
 
 /**

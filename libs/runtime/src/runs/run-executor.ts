@@ -1,18 +1,20 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Message, Session } from '@cognition/contracts';
+import type { HitlDecision, Message, Session, Usage } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
+import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
 import type { Span } from '@opentelemetry/api';
 import { artifactContext } from '../artifacts/artifact-context';
 import { runArtifacts } from '../artifacts/run-artifacts';
 import { createCompactor } from '../context/setup';
 import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
+import type { DecisionRequest } from '../graph/agent-graph';
 import { sessionSystemPrompt } from '../sessions/system-prompt';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
@@ -37,6 +39,11 @@ export interface RunInput {
    * checkpoint (the cut-off step is redone) instead of starting from the user message.
    */
   resumed?: boolean;
+  /**
+   * A person's decisions on the tool calls the run paused for (human in the loop): the graph
+   * continues from its checkpoint with them.
+   */
+  decisions?: HitlDecision[];
 }
 
 /**
@@ -95,8 +102,11 @@ export class RunExecutor {
     let turn: AgentTurn | null = null;
     let lastAssistantId: string | null = null;
     let outcome: Outcome;
+    let priorUsage: Usage | null = null;
     try {
       const stored = await ctx.storage.runs.get(active.runId);
+      // Spent before a pause for a decision (or before a crash that came after one).
+      priorUsage = stored?.usage ?? null;
       // The head the thread stands on before the run first starts: what a rollback returns to
       // (a resumed run keeps the one recorded then).
       const firstStart = !stored?.startedAt;
@@ -110,7 +120,7 @@ export class RunExecutor {
         startedAt: stored?.startedAt ?? new Date(),
         ...(firstStart ? { baseCheckpointId: head?.checkpoint.id ?? null } : {}),
       });
-      if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
+      if (!input.resumed || input.decisions) emitter.emit({ type: 'status', status: 'thinking' });
       const agent = ctx.agents.get(session.agentName);
       if (!agent) {
         throw new RuntimeError(
@@ -185,7 +195,10 @@ export class RunExecutor {
       const state = await graph.getState(config);
       const history = (state.values as { messages?: BaseMessage[] }).messages ?? [];
       let final: { messages?: BaseMessage[] };
-      if (input.resumed && history.some((m) => m.id === userMessage.id)) {
+      if (input.decisions) {
+        // Redoes the `tools` step the run paused in, where `interrupt()` returns the decisions.
+        final = await graph.invoke(new Command({ resume: input.decisions }), config);
+      } else if (input.resumed && history.some((m) => m.id === userMessage.id)) {
         // The checkpoint holds this run's turn: continue it. LangGraph applies the writes of
         // steps that completed after the last checkpoint and redoes the one that was cut off
         // (nothing, if only the finishing was).
@@ -202,7 +215,14 @@ export class RunExecutor {
       }
       lastAssistantId =
         turn.lastAssistantId ?? lastAssistantOf(final.messages ?? [], userMessage.id);
-      outcome = signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
+      const request = isInterrupted<DecisionRequest>(final)
+        ? final[INTERRUPT][0]?.value
+        : undefined;
+      outcome = signal.aborted
+        ? cancelledOutcome(active.cancelReason)
+        : request
+          ? { kind: 'paused', action: { tool_calls: request.tool_calls } }
+          : { kind: 'completed' };
     } catch (error) {
       outcome =
         signal.aborted && !(error instanceof RuntimeError)
@@ -214,6 +234,7 @@ export class RunExecutor {
       meter,
       lastAssistantId: lastAssistantId ?? turn?.lastAssistantId ?? null,
       callbackUrl: input.callbackUrl,
+      priorUsage,
     });
   }
 

@@ -1,9 +1,18 @@
-import type { ErrorCode, Message, RunStatus, Session } from '@cognition/contracts';
+import type {
+  AgentEvent,
+  ErrorCode,
+  Message,
+  PendingAction,
+  RunStatus,
+  Session,
+  Usage,
+} from '@cognition/contracts';
 import { toWireMessage } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callback-dispatcher';
 import type { Logger } from '../logger';
 import type { UsageMeter } from '../providers/usage';
+import { combineUsage } from '../providers/usage';
 import type { RunObserver } from '../telemetry/observer';
 import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ActiveRun, Outcome } from './run-context';
@@ -17,6 +26,11 @@ export interface RunEnding {
   /** The id of the last assistant message the run checkpointed, if any. */
   lastAssistantId: string | null;
   callbackUrl: string | null;
+  /**
+   * What the run had used before this execution (it paused for a decision, then resumed):
+   * added to `meter`'s figures. null: nothing before.
+   */
+  priorUsage?: Usage | null;
 }
 
 export const INTERRUPTED_MESSAGE = 'The server shut down during the run';
@@ -83,17 +97,24 @@ export class RunFinisher {
       await this.rollBack(active);
       return;
     }
-    const usage = meter && meter.calls > 0 ? meter.toUsage() : null;
-    if (usage && meter) {
+    const usage = combineUsage(
+      ending.priorUsage ?? null,
+      meter && meter.calls > 0 ? meter.toUsage() : null,
+    );
+    if (usage) {
       emitter.emit({
         type: 'usage',
         input_tokens: usage.inputTokens,
         output_tokens: usage.outputTokens,
         estimated_cost: usage.costUsd,
-        provider: meter.provider,
-        model: meter.model,
+        provider: meter?.provider ?? usage.provider ?? '',
+        model: meter?.model ?? usage.model ?? '',
         estimated: usage.estimated,
       });
+    }
+    if (outcome.kind === 'paused') {
+      await this.pause(active, session, outcome.action, usage);
+      return;
     }
     const status: RunStatus = outcome.kind;
     const runError =
@@ -162,6 +183,34 @@ export class RunFinisher {
   }
 
   /**
+   * A run that waits for a person's decision: `requires_action` with what it waits for and its
+   * usage so far, then the `interrupt` event that ends its stream. It keeps its session (no
+   * pending run starts) and sends no callback: it has not ended.
+   */
+  private async pause(
+    active: ActiveRun,
+    session: Session,
+    action: PendingAction,
+    usage: Usage | null,
+  ): Promise<void> {
+    const { emitter, runId } = active;
+    try {
+      await this.storage.runs.update(runId, {
+        status: 'requires_action',
+        pendingAction: action,
+        usage,
+      });
+    } catch (error) {
+      this.logger.error({ err: error, runId }, 'could not record the pause of a run');
+    }
+    emitter.emit({ type: 'status', status: 'idle' });
+    emitter.emit(interruptEvent(runId, action));
+    await emitter.flush();
+    this.observer.runEnded({ runId, sessionId: session.id, outcome: 'paused' });
+    this.onFinished(active);
+  }
+
+  /**
    * A run a newer message replaced (`rollback`): it is removed with its user message, what it
    * produced and its checkpoints, as if never sent; its stream still ends, with `error ABORTED`.
    * No completion callback is sent for a run that no longer exists.
@@ -220,4 +269,14 @@ export class RunFinisher {
       );
     }
   }
+}
+
+/** The event that ends the stream of a run paused for a decision (also repaired after a crash). */
+export function interruptEvent(runId: string, action: PendingAction): AgentEvent {
+  return {
+    type: 'interrupt',
+    run_id: runId,
+    tool_calls: action.tool_calls,
+    allowed: Object.fromEntries(action.tool_calls.map((call) => [call.id, call.allowed])),
+  };
 }

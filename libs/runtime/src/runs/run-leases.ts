@@ -61,6 +61,19 @@ export class RunLeases {
     };
   }
 
+  /**
+   * The claim a paused run this node resumes carries from the write that resumes it: it runs
+   * here even when every slot is taken (it waits for one `queued`), since a node adopting it
+   * unclaimed would start it without the decisions it was resumed with.
+   */
+  resumeClaim(): { ownerNode: string; leaseExpiresAt: Date } | Record<string, never> {
+    if (!this.cluster) return {};
+    return {
+      ownerNode: this.cluster.nodeId,
+      leaseExpiresAt: new Date(Date.now() + this.cluster.leaseMs),
+    };
+  }
+
   /** Claims `runId` for this node (always true on a single node). */
   async claim(runId: string): Promise<boolean> {
     if (!this.cluster) return true;

@@ -1,6 +1,12 @@
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { CircuitBreakerOptions, CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
-import type { AgentEventEnvelope, CallbackAttempt, Run, SessionConfig } from '@cognition/contracts';
+import type {
+  AgentEventEnvelope,
+  CallbackAttempt,
+  HitlDecision,
+  Run,
+  SessionConfig,
+} from '@cognition/contracts';
 import { EventIdSchema } from '@cognition/contracts';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { Scope, StorageBackend } from '@cognition/storage';
@@ -22,6 +28,7 @@ import { ToolCatalog } from '../tools/catalog';
 import { ActiveRuns } from './active-runs';
 import { openEventStream } from './event-stream';
 import { InProcessRunControl } from './in-process-run-control';
+import { PausedRuns } from './paused-runs';
 import type { RunControlChannel, RunQueue } from './ports';
 import type { RunContext } from './run-context';
 import { sleep } from './run-context';
@@ -144,6 +151,7 @@ export class RunManager {
   private readonly scheduler: RunScheduler;
   private readonly finisher: RunFinisher;
   private readonly recovery: RunRecovery;
+  private readonly paused: PausedRuns;
   private readonly recoveryMode: RecoveryMode;
   private readonly callbacks: CallbackDispatcher;
   private readonly abortWaitMs: number;
@@ -206,6 +214,13 @@ export class RunManager {
       logger,
       allowPrivateCallbacks: callbackOptions.allowPrivateNetwork === true,
     });
+    this.paused = new PausedRuns({
+      ctx: this.ctx,
+      active: this.active,
+      executor,
+      finisher: this.finisher,
+      leases: this.leases,
+    });
     this.recoveryMode = options.recovery ?? 'resume';
     this.recovery = new RunRecovery({
       storage: options.storage,
@@ -242,19 +257,36 @@ export class RunManager {
   /**
    * Cancels the session's active run through the control channel: the model request and any
    * running tool are aborted, what was produced so far is checkpointed (hence projected), the
-   * run ends `aborted` and subscribers receive the final events. Waits (bounded) for a run of
+   * run ends `aborted` and subscribers receive the final events. A run paused for a decision
+   * ends `aborted` at once. Waits (bounded) for a run of
    * this process to wind down.
    * @throws RuntimeError SESSION_NOT_FOUND.
    */
   async abort(sessionId: string, scope: Scope): Promise<AbortResult> {
     const { storage } = this.ctx;
-    await requireSession(storage, sessionId, scope);
+    const session = await requireSession(storage, sessionId, scope);
     const local = this.active.forSession(sessionId);
-    const runId = local?.runId ?? (await storage.runs.getActive(sessionId))?.id;
+    const held = local ? null : await storage.runs.getActive(sessionId);
+    if (held?.status === 'requires_action') {
+      // Paused for a decision: no process executes it, so it is ended here.
+      const run = await this.paused.abort(session, held, scope);
+      return { run: run ?? (await storage.runs.get(held.id)), aborted: run !== null };
+    }
+    const runId = local?.runId ?? held?.id;
     if (runId === undefined) return { run: null, aborted: false };
     const delivered = await this.control.cancel(runId, 'aborted');
     if (local) await Promise.race([local.done, sleep(this.abortWaitMs)]);
     return { run: await storage.runs.get(runId), aborted: delivered };
+  }
+
+  /**
+   * Resumes a run paused for a person's decision (`requires_action`) with one decision per
+   * pending tool call; it executes here, streaming on its run id after its `interrupt` event.
+   * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND, CONFLICT (not paused, or settled by
+   *   a concurrent resume or abort), VALIDATION_ERROR (the decision at fault named).
+   */
+  resume(sessionId: string, runId: string, decisions: HitlDecision[], scope: Scope): Promise<Run> {
+    return this.paused.resume(sessionId, runId, decisions, scope);
   }
 
   /**

@@ -10,6 +10,7 @@ import type { RunLeases } from './run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
 import { ensureInputMessage } from './run-scheduler';
+import { interruptEvent } from './run-finisher';
 
 export const STOPPED_MESSAGE = 'The server stopped while the run was active';
 
@@ -233,7 +234,7 @@ export class RunRecovery {
 
 /**
  * A process that died after storing a run's end and before storing its terminal event leaves
- * a finished run whose stream never ends. Gives such a run its terminal events (`status idle`,
+ * a finished run whose stream never ends (or a paused run without its `interrupt`). Gives such a run its terminal events (`status idle`,
  * then `done` with the run's last assistant message, or `error` with the run's error), with the
  * next ids of its sequence. Idempotent: nothing happens when the log holds a terminal event (two
  * concurrent repairs write the same ids, which the log stores once).
@@ -244,18 +245,21 @@ export async function repairTerminalEvent(
   logger: Logger,
   run: Run,
 ): Promise<void> {
-  if (run.status === 'queued' || run.status === 'running') return;
+  if (run.status === 'queued' || run.status === 'running' || run.status === 'pending') return;
   const own = (await log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
     (e) => e.runId === run.id,
   );
+  if (run.status === 'requires_action') {
+    // Paused: its stream ends with its `interrupt`, which the process may not have stored.
+    if (run.pendingAction && own.at(-1)?.event.type !== 'interrupt') {
+      const emitter = new RunEmitter(log, run.sessionId, run.id, logger, seqOf(own));
+      emitter.emit(interruptEvent(run.id, run.pendingAction));
+      await emitter.flush();
+    }
+    return;
+  }
   if (own.length === 0 || own.some((e) => isTerminalEvent(e.event))) return;
-  const emitter = new RunEmitter(
-    log,
-    run.sessionId,
-    run.id,
-    logger,
-    seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0,
-  );
+  const emitter = new RunEmitter(log, run.sessionId, run.id, logger, seqOf(own));
   emitter.emit({ type: 'status', status: 'idle' });
   if (run.status === 'completed') {
     const messages = await storage.messages.listAll(run.sessionId, {});
@@ -271,4 +275,8 @@ export async function repairTerminalEvent(
     });
   }
   await emitter.flush();
+}
+
+function seqOf(own: readonly AgentEventEnvelope[]): number {
+  return seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0;
 }

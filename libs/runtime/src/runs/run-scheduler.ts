@@ -240,6 +240,14 @@ export class RunScheduler {
     waiting: number,
   ): Promise<SendResult> {
     const strategy = input.multitaskStrategy ?? 'reject';
+    if (active?.status === 'requires_action') {
+      // Whatever the strategy: the paused run's tool calls need an answer before the thread
+      // can take another message.
+      throw new RuntimeError(
+        'RUN_IN_PROGRESS',
+        `Session ${session.id} has run ${active.id} waiting for a decision on its tool calls: resume it (POST /sessions/${session.id}/runs/${active.id}/resume) or abort it`,
+      );
+    }
     if (strategy === 'reject') {
       throw new RuntimeError(
         'RUN_IN_PROGRESS',

@@ -1,0 +1,129 @@
+import type { HitlDecision, Run, Session } from '@cognition/contracts';
+import type { Scope } from '@cognition/storage';
+import { RuntimeError } from '../errors';
+import { seqOfEventId } from '../ids';
+import type { ActiveRuns } from './active-runs';
+import { validateDecisions } from './decisions';
+import type { RunContext } from './run-context';
+import type { RunExecutor } from './run-executor';
+import type { RunFinisher } from './run-finisher';
+import type { RunLeases } from './run-leases';
+import { ensureInputMessage, requireSession } from './run-scheduler';
+
+export const ABORTED_WHILE_PAUSED = 'The run was aborted while it waited for a decision';
+
+export interface PausedRunsOptions {
+  ctx: RunContext;
+  active: ActiveRuns;
+  executor: Pick<RunExecutor, 'execute'>;
+  finisher: Pick<RunFinisher, 'finish'>;
+  leases: Pick<RunLeases, 'resumeClaim'>;
+}
+
+/**
+ * Runs paused for a person's decision (human in the loop): resuming one with decisions, and
+ * aborting one. Both start from the run row, not from anything in memory, so any node can do
+ * either after any restart; storage's `settlePaused` lets exactly one of concurrent callers act.
+ */
+export class PausedRuns {
+  constructor(private readonly o: PausedRunsOptions) {}
+
+  /**
+   * Checks the decisions against what the run waits for, resumes it (same run id, event ids
+   * continuing after its `interrupt`) and executes it here.
+   * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND (not a run of this session),
+   *   CONFLICT (not waiting for a decision: never paused, or resumed or aborted meanwhile),
+   *   VALIDATION_ERROR naming the decision at fault.
+   */
+  async resume(
+    sessionId: string,
+    runId: string,
+    decisions: HitlDecision[],
+    scope: Scope,
+  ): Promise<Run> {
+    const { storage } = this.o.ctx;
+    const session = await requireSession(storage, sessionId, scope);
+    const run = await this.runOf(session, runId);
+    if (run.status !== 'requires_action' || !run.pendingAction) {
+      throw new RuntimeError(
+        'CONFLICT',
+        `Run ${run.id} is ${run.status}, not waiting for a decision`,
+      );
+    }
+    validateDecisions(run.pendingAction, decisions, this.toolsOf(session));
+    const resumed = await storage.runs.settlePaused(run.id, {
+      status: 'queued',
+      ...this.o.leases.resumeClaim(),
+    });
+    if (!resumed) {
+      throw new RuntimeError(
+        'CONFLICT',
+        `Run ${run.id} is no longer waiting for a decision (resumed or aborted meanwhile)`,
+      );
+    }
+    const message = await ensureInputMessage(storage, resumed);
+    if (!message) {
+      throw new RuntimeError('CONFLICT', `The message run ${run.id} answers is gone`);
+    }
+    const active = this.o.active.add(run.id, session.id, scope, await this.lastSeq(run));
+    active.done = this.o.executor
+      .execute(active, {
+        session,
+        userMessage: message,
+        callbackUrl: run.callbackUrl,
+        resumed: true,
+        decisions,
+      })
+      .catch((error: unknown) => {
+        this.o.ctx.logger.error({ err: error, runId: run.id }, 'resumed run execution crashed');
+        this.o.active.remove(run.id);
+      });
+    return resumed;
+  }
+
+  /**
+   * Ends a paused run `aborted`: its stream gets its terminal events and its callback is sent,
+   * like any aborted run. null when it was no longer paused (another caller settled it first).
+   */
+  async abort(session: Session, run: Run, scope: Scope): Promise<Run | null> {
+    const { storage } = this.o.ctx;
+    const aborted = await storage.runs.settlePaused(run.id, {
+      status: 'aborted',
+      error: { code: 'ABORTED', message: ABORTED_WHILE_PAUSED },
+      finishedAt: new Date(),
+    });
+    if (!aborted) return null;
+    const active = this.o.active.add(run.id, session.id, scope, await this.lastSeq(run));
+    await this.o.finisher.finish(active, session, {
+      outcome: { kind: 'aborted' },
+      meter: null,
+      lastAssistantId: null,
+      callbackUrl: run.callbackUrl,
+      priorUsage: run.usage,
+    });
+    return storage.runs.get(run.id);
+  }
+
+  private async runOf(session: Session, runId: string): Promise<Run> {
+    const run = await this.o.ctx.storage.runs.get(runId);
+    if (!run || run.sessionId !== session.id) {
+      throw new RuntimeError('RUN_NOT_FOUND', `Run not found: ${runId}`);
+    }
+    return run;
+  }
+
+  /** The tools a run of the session's agent is offered: an edited call must fit one of them. */
+  private toolsOf(session: Session) {
+    const { agents, catalog } = this.o.ctx;
+    const agent = agents.get(session.agentName);
+    return agent ? catalog.forAgent(agent, agents.subagents()) : [];
+  }
+
+  /** The sequence number of the run's last stored event: the resumed run continues after it. */
+  private async lastSeq(run: Run): Promise<number> {
+    const own = (await this.o.ctx.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
+      (e) => e.runId === run.id,
+    );
+    return seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0;
+  }
+}
