@@ -7,6 +7,7 @@ export type { ContextViewService } from './context-service';
 export type {
   CallbackAttemptRecord,
   RunAbortResult,
+  RunResumeResult,
   RunAdmission,
   RunEventsOptions,
   RunSendInput,

@@ -2,6 +2,7 @@ import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   AgentEventEnvelope,
   CallbackAttempt,
+  HitlDecision,
   Message,
   MultitaskStrategy,
   Run,
@@ -58,6 +59,12 @@ export interface RunAbortResult {
   aborted: boolean;
 }
 
+/** A resumed run, and the id of its `interrupt` event: follow the run after it. */
+export interface RunResumeResult {
+  run: Run;
+  lastEventId: string | null;
+}
+
 export interface RunEventsOptions {
   /** Only this run's events, ending with its terminal event. Default: the session's current run. */
   runId?: string;
@@ -91,8 +98,20 @@ export interface RunService {
   validateSessionInput(input: { agentName?: string; config?: SessionConfig }): void;
   /** Persists the user message, creates the run and starts it in the background. */
   send(input: RunSendInput): Promise<RunSendResult>;
-  /** Cancels the session's active run (bounded wait for it to wind down). */
+  /** Cancels the session's active run (bounded wait for it to wind down), or a paused one. */
   abort(sessionId: string, scope: Scope): Promise<RunAbortResult>;
+  /**
+   * Resumes a run paused for a decision (`requires_action`) with one decision per pending tool
+   * call; it goes on under the same id, its events following its `interrupt`.
+   * @throws RUN_NOT_FOUND, CONFLICT (not paused, or settled by a concurrent resume or abort),
+   *   VALIDATION_ERROR naming the decision at fault (`decisions.<i>.<field>`).
+   */
+  resume(
+    sessionId: string,
+    runId: string,
+    decisions: HitlDecision[],
+    scope: Scope,
+  ): Promise<RunResumeResult>;
   /**
    * The session's events: replay after `lastEventId` (or from the followed run's start), then
    * live until the followed run's terminal event. Subscribed when the promise resolves.

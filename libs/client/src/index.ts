@@ -1,7 +1,13 @@
 export { cognitionHeaders, createCognitionClient } from './client';
 export type { CognitionClient, CognitionClientOptions, EventSourceClass } from './client';
-export { streamMessage } from './stream-message';
-export type { SendMessageInput, SendMessageResult, StreamMessageOptions } from './stream-message';
+export { resumeRun, streamMessage } from './stream-message';
+export type {
+  ResumeRunInput,
+  ResumeRunResult,
+  SendMessageInput,
+  SendMessageResult,
+  StreamMessageOptions,
+} from './stream-message';
 export type {
   AppRouter,
   CallbackAttemptRecord,
@@ -22,6 +28,7 @@ export type {
   ErrorBody,
   ErrorCode,
   FieldIssue,
+  HitlDecision,
   Message,
   MessageFeedback,
   MessagePage,
@@ -29,6 +36,8 @@ export type {
   MessageSearchPage,
   ModelUsage,
   ModelUsageTotals,
+  PendingAction,
+  PendingToolCall,
   QaEntry,
   Run,
   RunError,

@@ -16,6 +16,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** A custom agent that asks a person before it executes a command (human in the loop). */
+const GATED_AGENT = {
+  name: 'gated',
+  description: 'Executes only what a person approves.',
+  mode: 'primary' as const,
+  tools: ['execute' as const],
+  model: null,
+  temperature: null,
+  systemPrompt: 'Ask first.',
+  interruptOn: { execute: ['approve' as const, 'reject' as const] },
+  mcpServers: [],
+  skills: null,
+  source: 'test',
+};
+
 export interface TestBackend {
   storage: StorageBackend;
   runs: RunManager;
@@ -31,7 +46,7 @@ export async function createTestBackend(): Promise<TestBackend> {
   await storage.initialize();
   const workspace = await mkdtemp(join(tmpdir(), 'cognition-client-'));
   const model = new ScriptedChatModel();
-  const agents = new AgentRegistry();
+  const agents = new AgentRegistry([GATED_AGENT]);
   const providers = new ProviderRegistry({
     providers: [
       {

@@ -7,7 +7,7 @@ import { createCognitionClient } from './client';
 import type { TestBackend } from './spec-helpers';
 import { createTestBackend, startScopedApiServer } from './spec-helpers';
 import type { SendMessageResult } from './stream-message';
-import { streamMessage } from './stream-message';
+import { resumeRun, streamMessage } from './stream-message';
 
 const API_KEY = 'sk-stream';
 
@@ -213,5 +213,50 @@ describe('streamMessage over HTTP', () => {
     expect(
       server.requests.slice(before).filter((r) => r.path.includes('runs.events')),
     ).toHaveLength(1);
+  });
+
+  it('ends at the interrupt of a run that waits for a decision, and resumeRun goes on from it', async () => {
+    const gated = await alice.sessions.create.mutate({ title: 'gated', agentName: 'gated' });
+    backend.model.push({ toolCalls: [{ name: 'execute', args: { command: 'ls' }, id: 'c1' }] });
+    const first = await drain(streamMessage(alice, { sessionId: gated.id, content: 'list' }));
+    const interrupt = first[first.length - 1];
+    expect(interrupt?.event).toMatchObject({
+      type: 'interrupt',
+      tool_calls: [{ id: 'c1', name: 'execute', allowed: ['approve', 'reject'] }],
+    });
+    const runId = interrupt?.runId ?? '';
+    const { runs } = await alice.runs.list.query({
+      sessionId: gated.id,
+      status: 'requires_action',
+    });
+    expect(runs.map((run) => run.id)).toEqual([runId]);
+
+    const refused = await rejectionOf(
+      drain(
+        resumeRun(alice, {
+          sessionId: gated.id,
+          runId,
+          decisions: [{ tool_call_id: 'c1', type: 'edit', args: { command: 'ls -la' } }],
+        }),
+      ),
+    );
+    expect(refused).toBeInstanceOf(TRPCClientError);
+    expect((refused as TRPCClientError<AppRouter>).data?.code).toBe('VALIDATION_ERROR');
+
+    backend.model.push({ text: 'Listed.' });
+    const rest = await drain(
+      resumeRun(alice, {
+        sessionId: gated.id,
+        runId,
+        decisions: [{ tool_call_id: 'c1', type: 'approve' }],
+      }),
+    );
+    expect(rest[0]?.event).toEqual({
+      type: 'reconnected',
+      last_event_id: interrupt?.id,
+      truncated: false,
+    });
+    expect(rest.map((e) => e.event.type).slice(-2)).toEqual(['status', 'done']);
+    expect(rest.every((e) => e.runId === runId)).toBe(true);
   });
 });

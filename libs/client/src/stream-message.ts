@@ -15,17 +15,19 @@ export interface StreamMessageOptions {
 }
 
 /**
- * Mirrors `isTerminalEvent` of the contracts; kept local so the client bundle does not carry the
- * contracts' zod schemas for a two-value check.
+ * Whether the stream of a run ends after this event: its terminal `done` or `error`, or an
+ * `interrupt` (the run paused for a decision). Mirrors `endsRunStream` of the contracts; kept
+ * local so the client bundle does not carry the contracts' zod schemas for a three-value check.
  */
-function isTerminal(event: AgentEvent): boolean {
-  return event.type === 'done' || event.type === 'error';
+function endsStream(event: AgentEvent): boolean {
+  return event.type === 'done' || event.type === 'error' || event.type === 'interrupt';
 }
 
 /**
  * Sends a message and yields the events of the run it starts, ending after the run's terminal
  * event (`done`, or `error` — an aborted run ends with `error { code: 'ABORTED' }`, which is
- * yielded, not thrown). The generator's return value is the send result.
+ * yielded, not thrown), or after an `interrupt` when the run pauses for a person's decision
+ * (continue it with `resumeRun`). The generator's return value is the send result.
  *
  * Guarantees:
  * - nothing is missed between the send and the subscription: the stream is opened for the
@@ -49,7 +51,49 @@ export async function* streamMessage(
   const sent = await client.messages.send.mutate(input, signal ? { signal } : undefined);
   options.onSent?.(sent);
   signal?.throwIfAborted();
+  yield* followRun(client, { sessionId: input.sessionId, runId: sent.run.id }, signal);
+  return sent;
+}
 
+/** Input of `runs.resume` (and of `resumeRun`): one decision per tool call the run waits on. */
+export type ResumeRunInput = RouterInputs['runs']['resume'];
+/** What `runs.resume` returns: the run and the id of its `interrupt` event. */
+export type ResumeRunResult = RouterOutputs['runs']['resume'];
+
+/**
+ * Resumes a run paused for a person's decision (its stream ended with an `interrupt` event) and
+ * yields what it does from there, on the same run id: a `reconnected` event naming the
+ * interrupt, then its events until its terminal event (or its next `interrupt`). Fails with the
+ * `TRPCClientError` of the resume: 409 (`CONFLICT`) when the run no longer waits, 422
+ * (`VALIDATION_ERROR`, `data.issues` naming `decisions.<i>.<field>`) for a decision that does
+ * not fit.
+ */
+export async function* resumeRun(
+  client: CognitionClient,
+  input: ResumeRunInput,
+  options: { signal?: AbortSignal } = {},
+): AsyncGenerator<AgentEventEnvelope, ResumeRunResult, undefined> {
+  const { signal } = options;
+  const resumed = await client.runs.resume.mutate(input, signal ? { signal } : undefined);
+  signal?.throwIfAborted();
+  yield* followRun(
+    client,
+    {
+      sessionId: input.sessionId,
+      runId: input.runId,
+      ...(resumed.lastEventId !== null ? { lastEventId: resumed.lastEventId } : {}),
+    },
+    signal,
+  );
+  return resumed;
+}
+
+/** The events of one run from the `runs.events` subscription, until its stream ends. */
+async function* followRun(
+  client: CognitionClient,
+  target: { sessionId: string; runId: string; lastEventId?: string },
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AgentEventEnvelope, void, undefined> {
   const queue: AgentEventEnvelope[] = [];
   let ended = false;
   let failure: { error: unknown } | null = null;
@@ -68,29 +112,26 @@ export async function* streamMessage(
   const onAbort = (): void => finish({ error: signal?.reason });
   signal?.addEventListener('abort', onAbort);
 
-  const subscription = client.runs.events.subscribe(
-    { sessionId: input.sessionId, runId: sent.run.id },
-    {
-      onData: (tracked) => {
-        queue.push(tracked.data);
-        notify();
-      },
-      onError: (error) => finish({ error }),
-      onComplete: () => finish(),
+  const subscription = client.runs.events.subscribe(target, {
+    onData: (tracked) => {
+      queue.push(tracked.data);
+      notify();
     },
-  );
+    onError: (error) => finish({ error }),
+    onComplete: () => finish(),
+  });
   try {
     for (;;) {
       while (queue.length > 0 && !failure) {
         const envelope = queue.shift();
         if (!envelope) break;
         yield envelope;
-        if (envelope.runId === sent.run.id && isTerminal(envelope.event)) return sent;
+        if (envelope.runId === target.runId && endsStream(envelope.event)) return;
       }
       if (failure) throw (failure as { error: unknown }).error;
       if (ended) {
         throw new Error(
-          `The event stream of run ${sent.run.id} ended before its terminal event; ` +
+          `The event stream of run ${target.runId} ended before its terminal event; ` +
             `its outcome is in runs.get({ sessionId, runId })`,
         );
       }

@@ -78,4 +78,17 @@ describe('liveRunReducer', () => {
       fold([envelope({ type: 'error', code: 'PROVIDER_ERROR', message: 'model down' })]).outcome,
     ).toBe('failed: model down');
   });
+
+  it('shows a run paused for a decision as waiting, with the tools it asks about', () => {
+    const state = fold([
+      envelope({
+        type: 'interrupt',
+        run_id: 'r1',
+        tool_calls: [{ id: 'c1', name: 'execute', args: { command: 'ls' }, allowed: ['approve'] }],
+        allowed: { c1: ['approve'] },
+      }),
+    ]);
+    expect(state).toMatchObject({ finished: true, outcome: 'waiting for a decision' });
+    expect(toolLinesOf(state)).toEqual(['⏸ waiting for a decision on execute']);
+  });
 });

@@ -6,7 +6,7 @@ export interface LiveRunState {
   /** Answer text and tool lines, each with the id of the event that produced it. */
   pieces: { id: string; kind: 'text' | 'tool'; text: string }[];
   finished: boolean;
-  /** `completed`, `failed: <message>` or `aborted`. */
+  /** `completed`, `failed: <message>`, `aborted` or `waiting for a decision`. */
   outcome: string;
   /** How many times a new server process took the run up again after a crash. */
   resumes: number;
@@ -79,6 +79,21 @@ export function liveRunReducer(
         ...state,
         resumes: event.attempt,
         pieces: state.pieces.filter((piece) => piece.id <= event.void_after_event_id),
+      };
+    case 'interrupt':
+      // The run paused for a person's decision: its stream ends here until it is resumed.
+      return {
+        ...state,
+        pieces: [
+          ...state.pieces,
+          {
+            id,
+            kind: 'tool',
+            text: `⏸ waiting for a decision on ${event.tool_calls.map((c) => c.name).join(', ')}`,
+          },
+        ],
+        finished: true,
+        outcome: 'waiting for a decision',
       };
     case 'done':
       return { ...state, finished: true, outcome: 'completed' };

@@ -232,6 +232,7 @@ export function runToBody(run: Run): RunBodyT {
     idempotency_key: run.idempotencyKey,
     multitask_strategy: run.multitaskStrategy,
     supersedes_run_id: run.supersedesRunId,
+    pending_action: run.pendingAction,
     usage: run.usage
       ? {
           input_tokens: run.usage.inputTokens,

@@ -13,8 +13,10 @@ import {
   AbortBody,
   EventStreamBody,
   RunDetailBody,
+  ResumeRunBody,
   RunIdParams,
   RunListBody,
+  RunListQuery,
   SendMessageBody,
   SessionIdParams,
   StreamQuery,
@@ -22,7 +24,8 @@ import {
 
 const STREAM: ResponseSpec = {
   description:
-    "The run's events as Server-Sent Events, ending after its terminal `done` or `error` event",
+    "The run's events as Server-Sent Events, ending after its terminal `done` or `error` " +
+    'event, or after an `interrupt` when the run pauses for a decision',
   schema: EventStreamBody,
   contentType: 'text/event-stream',
 };
@@ -218,16 +221,72 @@ export const RUN_ROUTES: RestRoute[] = [
     description: 'Newest first.',
     tag: 'runs',
     caller: 'required',
-    request: { params: SessionIdParams },
+    request: { params: SessionIdParams, query: RunListQuery },
     responses: {
       200: { description: "The session's runs", schema: RunListBody },
       ...CALLER_ERRORS,
       404: errorResponse("Session not found (or outside the caller's scope)"),
       422: INVALID,
     },
-    async handle({ api, params }) {
-      const { runs } = await api.runs.list({ sessionId: params.id });
+    async handle({ api, params, query }) {
+      const { runs } = await api.runs.list({
+        sessionId: params.id,
+        ...(query.status !== undefined ? { status: query.status } : {}),
+      });
       return { status: 200, body: { runs: runs.map(runToBody) } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/sessions/{id}/runs/{run_id}/resume',
+    operationId: 'resumeRun',
+    summary: 'Resume a run paused for a decision, and stream it',
+    description:
+      'A run whose agent lists a tool in `interrupt_on` pauses before running a call to it: ' +
+      'status `requires_action`, its stream ending with an `interrupt` event. This gives one ' +
+      'decision per pending tool call — `approve`, `edit` (with `args`, checked against the ' +
+      "tool's schema) or `reject` (with an optional `message`, which the model gets as the " +
+      "tool's result) — and streams the run from there, on the same run id, as Server-Sent " +
+      'Events (ids continue after the `interrupt`). 409 when the run is not waiting (never ' +
+      'paused, or resumed or aborted meanwhile: of two resumes at once exactly one wins); 422 ' +
+      'naming the decision at fault. A reconnect uses GET /sessions/{id}/events with ' +
+      '`Last-Event-ID`.',
+    tag: 'runs',
+    caller: 'required',
+    request: {
+      params: RunIdParams,
+      body: ResumeRunBody,
+      examples: {
+        approve: { decisions: [{ tool_call_id: 'call_1', type: 'approve' }] },
+        edit: {
+          decisions: [{ tool_call_id: 'call_1', type: 'edit', args: { command: 'ls -la build' } }],
+        },
+        reject: {
+          decisions: [
+            { tool_call_id: 'call_1', type: 'reject', message: 'Do not delete anything.' },
+          ],
+        },
+      },
+    },
+    responses: {
+      200: STREAM,
+      ...CALLER_ERRORS,
+      400: errorResponse('Malformed JSON body'),
+      404: errorResponse("Session or run not found (or outside the caller's scope)"),
+      409: errorResponse('The run is not waiting for a decision'),
+      422: INVALID,
+      503: errorResponse('The server is shutting down'),
+    },
+    async handle({ api, params, body, shuttingDown }) {
+      if (shuttingDown) {
+        throw new ApiError('UNAVAILABLE', 'The server is shutting down: retry on another node');
+      }
+      const resumed = await api.runs.resume({
+        sessionId: params.id,
+        runId: params.run_id,
+        decisions: body.decisions,
+      });
+      return runStream(api, params.id, params.run_id, resumed.lastEventId ?? undefined);
     },
   }),
   defineRoute({

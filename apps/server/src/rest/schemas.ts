@@ -9,6 +9,8 @@ import {
   MultitaskStrategySchema,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
+  PendingActionSchema,
+  ResumeRunBodySchema,
   RunStatusSchema,
   SESSION_TITLE_MAX,
   SessionConfigSchema,
@@ -350,6 +352,11 @@ export const RunBody = z
     supersedes_run_id: IdSchema.nullable().meta({
       description: 'The run that was active when this one was sent',
     }),
+    pending_action: PendingActionSchema.nullable().meta({
+      description:
+        'While the run is `requires_action`: the tool calls it waits for a decision on, each ' +
+        'with the decisions allowed (resume with POST /sessions/{id}/runs/{run_id}/resume)',
+    }),
     usage: UsageBody.nullable(),
     error: z.object({ code: ErrorCodeSchema, message: z.string() }).nullable(),
     created_at: Timestamp,
@@ -379,6 +386,17 @@ export const RunDetailBody = RunBody.extend({
 }).meta({ id: 'RunDetail' });
 
 export const RunListBody = z.object({ runs: z.array(RunBody) }).meta({ id: 'RunList' });
+
+export const RunListQuery = z
+  .object({
+    status: RunStatusSchema.optional().meta({
+      description: 'Only runs in this status (`requires_action`: those waiting for a decision)',
+    }),
+  })
+  .strict();
+
+/** Body of POST /sessions/{id}/runs/{run_id}/resume. */
+export const ResumeRunBody = ResumeRunBodySchema.meta({ id: 'ResumeRun' });
 
 export const AbortBody = z
   .object({

@@ -112,6 +112,21 @@ const AUDITOR: AgentDefinition = {
   source: '/workspace/.cognition/agents/auditor.md',
 };
 
+/** An agent that asks a person before it writes or executes (human in the loop). */
+const GATEKEEPER: AgentDefinition = {
+  name: 'gatekeeper',
+  description: 'Writes and executes only once a person approves.',
+  mode: 'primary',
+  tools: ['read_file', 'write_file', 'execute'],
+  model: null,
+  temperature: null,
+  systemPrompt: 'You ask before acting.',
+  interruptOn: { write_file: ['approve', 'edit', 'reject'], execute: ['approve', 'reject'] },
+  mcpServers: [],
+  skills: null,
+  source: '/workspace/.cognition/agents/gatekeeper.md',
+};
+
 export interface TestAppOptions extends Partial<HttpConfig> {
   /** Replies of the scripted model. */
   script?: ScriptEntry[];
@@ -144,7 +159,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const model = new ScriptedChatModel(script ?? []);
   const breakers = new CircuitBreakerRegistry();
   const eventLog = new CountingEventLog(new InMemoryEventLog({ bufferSize: 1000 }));
-  const agents = new AgentRegistry([AUDITOR]);
+  const agents = new AgentRegistry([AUDITOR, GATEKEEPER]);
   const providers = new ProviderRegistry(TEST_PROVIDERS);
   const runs = new RunManager({
     storage,

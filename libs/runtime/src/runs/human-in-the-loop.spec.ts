@@ -100,7 +100,8 @@ describe('human in the loop', () => {
       [{ tool_call_id: 'w1', type: 'approve' }],
       {},
     );
-    expect(resumed).toMatchObject({ id: runId, status: 'queued', pendingAction: null });
+    expect(resumed.run).toMatchObject({ id: runId, status: 'queued', pendingAction: null });
+    expect(resumed.lastEventId).toBe(lastId);
     const after = await follow(rt.runs, runId, lastId);
     expect(types(after)).toEqual([
       'reconnected',

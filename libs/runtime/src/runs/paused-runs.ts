@@ -1,7 +1,7 @@
 import type { HitlDecision, Run, Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { RuntimeError } from '../errors';
-import { seqOfEventId } from '../ids';
+import { eventId, seqOfEventId } from '../ids';
 import type { ActiveRuns } from './active-runs';
 import { validateDecisions } from './decisions';
 import type { RunContext } from './run-context';
@@ -9,6 +9,13 @@ import type { RunExecutor } from './run-executor';
 import type { RunFinisher } from './run-finisher';
 import type { RunLeases } from './run-leases';
 import { ensureInputMessage, requireSession } from './run-scheduler';
+
+/** A resumed run, and the id of its last event before it resumed (its `interrupt`). */
+export interface ResumedRun {
+  run: Run;
+  /** Follow the run after this id to get exactly what it does from now on (null: no events). */
+  lastEventId: string | null;
+}
 
 export const ABORTED_WHILE_PAUSED = 'The run was aborted while it waited for a decision';
 
@@ -40,7 +47,7 @@ export class PausedRuns {
     runId: string,
     decisions: HitlDecision[],
     scope: Scope,
-  ): Promise<Run> {
+  ): Promise<ResumedRun> {
     const { storage } = this.o.ctx;
     const session = await requireSession(storage, sessionId, scope);
     const run = await this.runOf(session, runId);
@@ -65,7 +72,8 @@ export class PausedRuns {
     if (!message) {
       throw new RuntimeError('CONFLICT', `The message run ${run.id} answers is gone`);
     }
-    const active = this.o.active.add(run.id, session.id, scope, await this.lastSeq(run));
+    const lastSeq = await this.lastSeq(run);
+    const active = this.o.active.add(run.id, session.id, scope, lastSeq);
     active.done = this.o.executor
       .execute(active, {
         session,
@@ -78,7 +86,7 @@ export class PausedRuns {
         this.o.ctx.logger.error({ err: error, runId: run.id }, 'resumed run execution crashed');
         this.o.active.remove(run.id);
       });
-    return resumed;
+    return { run: resumed, lastEventId: lastSeq > 0 ? eventId(run.id, lastSeq) : null };
   }
 
   /**

@@ -29,6 +29,7 @@ import { ActiveRuns } from './active-runs';
 import { openEventStream } from './event-stream';
 import { InProcessRunControl } from './in-process-run-control';
 import { PausedRuns } from './paused-runs';
+import type { ResumedRun } from './paused-runs';
 import type { RunControlChannel, RunQueue } from './ports';
 import type { RunContext } from './run-context';
 import { sleep } from './run-context';
@@ -44,6 +45,7 @@ import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
 
 export type { SendInput, SendResult } from './run-scheduler';
+export type { ResumedRun } from './paused-runs';
 export type { ClusterOptions } from './run-leases';
 export type { RecoveryMode, RecoveryReport } from './run-recovery';
 
@@ -285,7 +287,12 @@ export class RunManager {
    * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND, CONFLICT (not paused, or settled by
    *   a concurrent resume or abort), VALIDATION_ERROR (the decision at fault named).
    */
-  resume(sessionId: string, runId: string, decisions: HitlDecision[], scope: Scope): Promise<Run> {
+  resume(
+    sessionId: string,
+    runId: string,
+    decisions: HitlDecision[],
+    scope: Scope,
+  ): Promise<ResumedRun> {
     return this.paused.resume(sessionId, runId, decisions, scope);
   }
 

@@ -23,8 +23,11 @@ export async function sendMessageHandler({
   try {
     return await ctx.services.runs.send({ ...input, scope: ctx.caller.scope });
   } catch (error) {
-    // Storage and runtime word this differently; callers get one actionable message.
+    // Storage and runtime word this differently; callers get one actionable message — or,
+    // when a run waits for a decision, the runtime's, which names the run to resume.
     if (hasCode(error, 'RUN_IN_PROGRESS')) {
+      const held = await ctx.services.storage.runs.getActive(input.sessionId);
+      if (held?.status === 'requires_action') throw error;
       throw new ApiError(
         'RUN_IN_PROGRESS',
         `A run is in progress on session ${input.sessionId}: wait for its terminal event, abort it, or send with multitaskStrategy enqueue, interrupt or rollback`,

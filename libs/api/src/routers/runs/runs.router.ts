@@ -3,11 +3,19 @@ import { abortRunHandler } from './abort.handler';
 import { runEventsHandler } from './events.handler';
 import { getRunHandler } from './get.handler';
 import { listRunsHandler } from './list.handler';
-import { GetRunApiInputSchema, RunEventsApiInputSchema, RunSessionInputSchema } from './schemas';
+import { resumeRunHandler } from './resume.handler';
+import {
+  GetRunApiInputSchema,
+  ListRunsApiInputSchema,
+  ResumeRunApiInputSchema,
+  RunEventsApiInputSchema,
+  RunSessionInputSchema,
+} from './schemas';
 
 export const runsRouter = router({
   abort: publicProcedure.input(RunSessionInputSchema).mutation(abortRunHandler),
-  list: publicProcedure.input(RunSessionInputSchema).query(listRunsHandler),
+  resume: publicProcedure.input(ResumeRunApiInputSchema).mutation(resumeRunHandler),
+  list: publicProcedure.input(ListRunsApiInputSchema).query(listRunsHandler),
   get: publicProcedure.input(GetRunApiInputSchema).query(getRunHandler),
   events: publicProcedure.input(RunEventsApiInputSchema).subscription(runEventsHandler),
 });
