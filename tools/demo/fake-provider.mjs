@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // An OpenAI-compatible model for demos without an API key: it answers every request with the
-// user questions it was shown, so a transcript makes visible what the model saw. Prints its
+// user questions it was shown, so a transcript makes visible what the model saw; a question
+// quoting a command in backticks makes it call `execute` with that command, and a tool result
+// is answered by quoting it. Prints its
 // base URL (for COGNITION_OPENAI_COMPATIBLE_BASE_URL) and serves until killed.
 //   node tools/demo/fake-provider.mjs
 import { build } from 'esbuild';
@@ -22,9 +24,14 @@ await build({
 const { FakeOpenAIServer } = await import(pathToFileURL(out).href);
 const fake = await FakeOpenAIServer.start({
   fallback: (request) => {
-    const users = (request.body.messages ?? [])
-      .filter((m) => m.role === 'user')
-      .map((m) => String(m.content));
+    const messages = request.body.messages ?? [];
+    const last = messages[messages.length - 1];
+    // A question quoting a command in backticks asks for it to be run (the execute tool);
+    // once a tool answered, the reply quotes what it said.
+    const command = last?.role === 'user' ? /`([^`]+)`/.exec(String(last.content))?.[1] : undefined;
+    if (command) return { toolCalls: [{ name: 'execute', args: { command } }] };
+    if (last?.role === 'tool') return { text: `The tool answered: ${String(last.content).trim()}` };
+    const users = messages.filter((m) => m.role === 'user').map((m) => String(m.content));
     return { text: `I was shown ${users.length} question(s): ${users.join(' / ')}` };
   },
 });
