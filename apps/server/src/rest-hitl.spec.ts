@@ -70,6 +70,11 @@ describe('human in the loop over REST', () => {
       status: 'requires_action',
       pending_action: { tool_calls: [{ id: 'call_w', name: 'write_file' }] },
     });
+    const session = (await (await fetch(`${base}/sessions/${id}`)).json()) as Json;
+    expect(session['pending_action']).toEqual({
+      run_id: runId,
+      tool_calls: [{ ...WRITE, allowed: ['approve', 'edit', 'reject'] }],
+    });
     const bad = await fetch(`${base}/sessions/${id}/runs?status=waiting`);
     expect(bad.status).toBe(422);
 
@@ -100,6 +105,8 @@ describe('human in the loop over REST', () => {
     expect(after.find((e) => e.event === 'tool_result')?.data).toMatchObject({ exit_code: 0 });
     const run = (await (await fetch(`${base}/sessions/${id}/runs/${runId}`)).json()) as Json;
     expect(run).toMatchObject({ status: 'completed', pending_action: null });
+    const settled = (await (await fetch(`${base}/sessions/${id}`)).json()) as Json;
+    expect(settled['pending_action']).toBeNull();
   });
 
   it('rejects with the message the model then gets as the result', async () => {

@@ -23,5 +23,6 @@ export { ApiError, describeError, errorCodeToStatus, toHttpError, toTRPCError } 
 export type { DescribedError } from './errors';
 export type { HealthReport } from './routers/health/health.handler';
 export type { RunDetail } from './routers/runs/get.handler';
+export type { SessionDetail } from './routers/sessions/get.handler';
 export type { RouterInputs, RouterOutputs } from './types';
 export * from './rate-limit';

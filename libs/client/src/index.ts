@@ -15,6 +15,7 @@ export type {
   RouterInputs,
   RouterOutputs,
   RunDetail,
+  SessionDetail,
 } from '@cognition/api';
 export type {
   AgentEvent,
@@ -49,6 +50,7 @@ export type {
   SessionActivityPage,
   SessionEventType,
   SessionPage,
+  SessionPendingAction,
   SessionReadStatus,
   SessionSort,
   SessionStatus,

@@ -109,3 +109,9 @@ export const ResumeRunBodySchema = z.strictObject({
   decisions: z.array(HitlDecisionSchema).min(1).max(100),
 });
 export type ResumeRunBody = z.infer<typeof ResumeRunBodySchema>;
+
+/** What a session shows while its run waits for a decision (`sessions.get`; null otherwise). */
+export interface SessionPendingAction {
+  runId: string;
+  toolCalls: PendingToolCall[];
+}

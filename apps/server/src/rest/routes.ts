@@ -135,7 +135,15 @@ export const REST_ROUTES: RestRoute[] = [
       422: INVALID,
     },
     async handle({ api, params }) {
-      return { status: 200, body: sessionToBody(await api.sessions.get({ id: params.id })) };
+      const session = await api.sessions.get({ id: params.id });
+      const pending = session.pendingAction;
+      return {
+        status: 200,
+        body: {
+          ...sessionToBody(session),
+          pending_action: pending ? { run_id: pending.runId, tool_calls: pending.toolCalls } : null,
+        },
+      };
     },
   }),
   defineRoute({

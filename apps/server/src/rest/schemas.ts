@@ -129,6 +129,15 @@ export const SessionBody = z
     created_at: Timestamp,
     updated_at: Timestamp,
     usage: SessionUsageBody,
+    pending_action: z
+      .object({ run_id: IdSchema, tool_calls: PendingActionSchema.shape.tool_calls })
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'GET /sessions/{id} only: while a run of the session waits for a decision (human in ' +
+          'the loop), the run and the tool calls it waits on; null otherwise',
+      }),
   })
   .meta({ id: 'Session' });
 
