@@ -7,7 +7,7 @@ import {
   startAgentServer,
 } from './support/agent-server';
 import { http } from './support/http';
-import { createTestDatabase } from './support/postgres';
+import { postgresServerDatabase, sqliteServerDatabase } from './support/postgres';
 import type { ServerProcess } from './support/server-process';
 import { tempWorkspace } from './support/server-process';
 
@@ -152,18 +152,6 @@ function describeRestarts(
   });
 }
 
-describeRestarts('SQLite', () => {
-  const dir = tempWorkspace('cognition-multitask-sqlite-');
-  return Promise.resolve({
-    env: { COGNITION_PERSISTENCE_URI: `${dir.dir}/state.db` },
-    drop: () => Promise.resolve(dir.remove()),
-  });
-});
+describeRestarts('SQLite', () => sqliteServerDatabase('cognition-multitask-sqlite-'));
 
-describeRestarts('PostgreSQL', async () => {
-  const db = await createTestDatabase();
-  return {
-    env: { COGNITION_PERSISTENCE_BACKEND: 'postgres', COGNITION_PERSISTENCE_URI: db.url },
-    drop: () => db.drop(),
-  };
-});
+describeRestarts('PostgreSQL', postgresServerDatabase);

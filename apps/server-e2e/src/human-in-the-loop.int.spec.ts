@@ -5,7 +5,7 @@ import { createCognitionClient, resumeRun, streamMessage } from '@cognition/clie
 import type { RecordedRequest } from '@cognition/runtime/testing';
 import { FakeOpenAIServer, createSession, startAgentServer } from './support/agent-server';
 import { http } from './support/http';
-import { createTestDatabase } from './support/postgres';
+import { postgresServerDatabase, sqliteServerDatabase } from './support/postgres';
 import type { ServerProcess } from './support/server-process';
 import { tempWorkspace } from './support/server-process';
 
@@ -119,18 +119,6 @@ function describeOn(
   });
 }
 
-describeOn('SQLite', () => {
-  const dir = tempWorkspace('cognition-hitl-sqlite-');
-  return Promise.resolve({
-    env: { COGNITION_PERSISTENCE_URI: `${dir.dir}/state.db` },
-    drop: () => Promise.resolve(dir.remove()),
-  });
-});
+describeOn('SQLite', () => sqliteServerDatabase('cognition-hitl-sqlite-'));
 
-describeOn('PostgreSQL', async () => {
-  const db = await createTestDatabase();
-  return {
-    env: { COGNITION_PERSISTENCE_BACKEND: 'postgres', COGNITION_PERSISTENCE_URI: db.url },
-    drop: () => db.drop(),
-  };
-});
+describeOn('PostgreSQL', postgresServerDatabase);

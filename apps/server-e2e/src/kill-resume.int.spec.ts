@@ -8,7 +8,7 @@ import {
   startAgentServer,
 } from './support/agent-server';
 import { http } from './support/http';
-import { createTestDatabase } from './support/postgres';
+import { postgresServerDatabase, sqliteServerDatabase } from './support/postgres';
 import type { ServerProcess } from './support/server-process';
 import { tempWorkspace } from './support/server-process';
 
@@ -196,21 +196,6 @@ function describeKillSeries(
   });
 }
 
-describeKillSeries('SQLite', () => {
-  const dir = tempWorkspace('cognition-kill-sqlite-');
-  const path = `${dir.dir}/state.db`;
-  return Promise.resolve({
-    env: { COGNITION_PERSISTENCE_URI: path },
-    storageUrl: path,
-    drop: () => Promise.resolve(dir.remove()),
-  });
-});
+describeKillSeries('SQLite', () => sqliteServerDatabase('cognition-kill-sqlite-'));
 
-describeKillSeries('PostgreSQL', async () => {
-  const db = await createTestDatabase();
-  return {
-    env: { COGNITION_PERSISTENCE_BACKEND: 'postgres', COGNITION_PERSISTENCE_URI: db.url },
-    storageUrl: db.url,
-    drop: () => db.drop(),
-  };
-});
+describeKillSeries('PostgreSQL', postgresServerDatabase);

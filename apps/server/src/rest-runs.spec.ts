@@ -1,28 +1,20 @@
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestApp } from './testing/test-app';
-import { createTestApp } from './testing/test-app';
+import type { ListeningTestApp } from './testing/listen';
+import { listenTestApp } from './testing/listen';
 import { eventsOf, readSse } from '@cognition/runtime/testing';
 
 type Json = Record<string, unknown>;
 
+let served: ListeningTestApp;
 let t: TestApp;
-let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ sse: { retryMs: 1234, heartbeatMs: 40 } });
-  server = createServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await listenTestApp({ sse: { retryMs: 1234, heartbeatMs: 40 } });
+  ({ t, base } = served);
 });
 
-afterAll(async () => {
-  await t.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => served.close());
 
 async function newSession(body: Json = {}): Promise<string> {
   const res = await fetch(`${base}/sessions`, { method: 'POST', body: JSON.stringify(body) });

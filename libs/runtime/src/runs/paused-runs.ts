@@ -6,6 +6,7 @@ import type { ActiveRuns } from './active-runs';
 import { validateDecisions } from './decisions';
 import type { RunContext } from './run-context';
 import type { RunExecutor } from './run-executor';
+import { executeInBackground } from './run-executor';
 import type { RunFinisher } from './run-finisher';
 import type { RunLeases } from './run-leases';
 import { ensureInputMessage, requireSession } from './run-scheduler';
@@ -74,18 +75,12 @@ export class PausedRuns {
     }
     const lastSeq = await this.lastSeq(run);
     const active = this.o.active.add(run.id, session.id, scope, lastSeq);
-    active.done = this.o.executor
-      .execute(active, {
-        session,
-        userMessage: message,
-        callbackUrl: run.callbackUrl,
-        resumed: true,
-        decisions,
-      })
-      .catch((error: unknown) => {
-        this.o.ctx.logger.error({ err: error, runId: run.id }, 'resumed run execution crashed');
-        this.o.active.remove(run.id);
-      });
+    executeInBackground(
+      this.o.executor,
+      active,
+      { session, userMessage: message, callbackUrl: run.callbackUrl, resumed: true, decisions },
+      { runs: this.o.active, logger: this.o.ctx.logger, what: 'resumed run' },
+    );
     return { run: resumed, lastEventId: lastSeq > 0 ? eventId(run.id, lastSeq) : null };
   }
 

@@ -24,7 +24,9 @@ import { delegate } from './delegation';
 import { bindModel, breakerFor } from './model-binding';
 import type { RuntimeTool } from '../tools/types';
 import type { RunQueue } from './ports';
+import type { ActiveRuns } from './active-runs';
 import type { ActiveRun, Outcome, RunContext } from './run-context';
+import type { Logger } from '../logger';
 import { cancelledOutcome, kwargs, toRuntimeError } from './run-context';
 import type { RunEmitter } from './run-emitter';
 import type { RunEnding, RunFinisher } from './run-finisher';
@@ -319,4 +321,21 @@ function lastAssistantOf(messages: readonly BaseMessage[], userMessageId: string
     if (meta?.parentId === userMessageId) return message.id ?? null;
   }
   return null;
+}
+
+/**
+ * Executes `active` in the background: `active.done` settles once the run finished. The
+ * executor never rejects for a failure of the run itself; should it crash, that is logged
+ * (`what`: which kind of start) and the run forgotten, so its session is not stuck.
+ */
+export function executeInBackground(
+  executor: Pick<RunExecutor, 'execute'>,
+  active: ActiveRun,
+  input: RunInput,
+  o: { runs: Pick<ActiveRuns, 'remove'>; logger: Logger; what: string },
+): void {
+  active.done = executor.execute(active, input).catch((error: unknown) => {
+    o.logger.error({ err: error, runId: active.runId }, `${o.what} execution crashed`);
+    o.runs.remove(active.runId);
+  });
 }

@@ -6,6 +6,7 @@ import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
 import type { ActiveRuns } from './active-runs';
 import type { RunExecutor } from './run-executor';
+import { executeInBackground } from './run-executor';
 import type { RunLeases } from './run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
@@ -124,12 +125,12 @@ export class RunRecovery {
     const message = session ? await ensureInputMessage(storage, run) : null;
     if (!session || !message) return false;
     const active = this.o.active.add(run.id, session.id, {});
-    active.done = this.o.executor
-      .execute(active, { session, userMessage: message, callbackUrl: run.callbackUrl })
-      .catch((error: unknown) => {
-        this.o.logger.error({ err: error, runId: run.id }, 'adopted run execution crashed');
-        this.o.active.remove(run.id);
-      });
+    executeInBackground(
+      this.o.executor,
+      active,
+      { session, userMessage: message, callbackUrl: run.callbackUrl },
+      { runs: this.o.active, logger: this.o.logger, what: 'adopted run' },
+    );
     return true;
   }
 
@@ -179,17 +180,12 @@ export class RunRecovery {
       attempt,
     });
     this.o.logger.info({ runId: run.id, attempt, voidAfter }, 'resuming a run cut off by a crash');
-    active.done = this.o.executor
-      .execute(active, {
-        session,
-        userMessage: message,
-        callbackUrl: run.callbackUrl,
-        resumed: true,
-      })
-      .catch((error: unknown) => {
-        this.o.logger.error({ err: error, runId: run.id }, 'resumed run execution crashed');
-        this.o.active.remove(run.id);
-      });
+    executeInBackground(
+      this.o.executor,
+      active,
+      { session, userMessage: message, callbackUrl: run.callbackUrl, resumed: true },
+      { runs: this.o.active, logger: this.o.logger, what: 'resumed run' },
+    );
     return run;
   }
 

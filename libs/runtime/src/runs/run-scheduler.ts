@@ -22,6 +22,7 @@ import { refuseNonPublicHost } from '../net/public-address';
 import type { ActiveRuns } from './active-runs';
 import type { RunControlChannel } from './ports';
 import type { RunExecutor } from './run-executor';
+import { executeInBackground } from './run-executor';
 import type { RunLeases } from './run-leases';
 
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
@@ -325,12 +326,12 @@ export class RunScheduler {
     if (this.o.leases.deferStart()) return;
     if (!(await this.o.leases.claim(run.id))) return;
     const active = this.o.active.add(run.id, session.id, scope);
-    active.done = this.o.executor
-      .execute(active, { session, userMessage: message, callbackUrl: run.callbackUrl })
-      .catch((error: unknown) => {
-        this.o.logger.error({ err: error, runId: run.id }, 'run execution crashed');
-        this.o.active.remove(run.id);
-      });
+    executeInBackground(
+      this.o.executor,
+      active,
+      { session, userMessage: message, callbackUrl: run.callbackUrl },
+      { runs: this.o.active, logger: this.o.logger, what: 'run' },
+    );
   }
 
   private async findByIdempotencyKey(
