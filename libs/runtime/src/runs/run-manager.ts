@@ -7,14 +7,11 @@ import type {
   Run,
   SessionConfig,
 } from '@cognition/contracts';
-import { EventIdSchema } from '@cognition/contracts';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import type { AgentRegistry } from '../agents/registry';
 import type { CallbackOptions } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
-import { RuntimeError } from '../errors';
-import { eventId } from '../ids';
 import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -26,7 +23,6 @@ import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ToolCatalogOptions } from '../tools/catalog';
 import { ToolCatalog } from '../tools/catalog';
 import { ActiveRuns } from './active-runs';
-import { openEventStream } from './event-stream';
 import { InProcessRunControl } from './in-process-run-control';
 import { PausedRuns } from './paused-runs';
 import type { ResumedRun } from './paused-runs';
@@ -39,7 +35,8 @@ import type { SessionStatusWriter } from './run-finisher';
 import type { ClusterOptions } from './run-leases';
 import { RunLeases } from './run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
-import { RunRecovery, repairTerminalEvent } from './run-recovery';
+import { RunRecovery } from './run-recovery';
+import { openRunEvents } from './run-events';
 import type { SendInput, SendResult } from './run-scheduler';
 import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
@@ -304,84 +301,17 @@ export class RunManager {
    * afterwards is missed even if iteration starts later.
    * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND, VALIDATION_ERROR (`lastEventId`).
    */
-  async events(
+  events(
     sessionId: string,
     scope: Scope,
     options: EventsOptions = {},
   ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
-    const { storage } = this.ctx;
-    if (
-      options.lastEventId !== undefined &&
-      !EventIdSchema.safeParse(options.lastEventId).success
-    ) {
-      throw RuntimeError.field('lastEventId', 'not an event id of this server');
-    }
-    await requireSession(storage, sessionId, scope);
-    let target: Run | null;
-    if (options.runId !== undefined) {
-      target = await storage.runs.get(options.runId);
-      if (!target || target.sessionId !== sessionId) {
-        throw new RuntimeError('RUN_NOT_FOUND', `Run not found: ${options.runId}`);
-      }
-    } else {
-      const localId = this.active.forSession(sessionId)?.runId;
-      target =
-        (localId !== undefined ? await storage.runs.get(localId) : null) ??
-        (await storage.runs.getActive(sessionId)) ??
-        (await storage.runs.list(sessionId))[0] ??
-        null;
-    }
-    if (target !== null && !this.active.has(target.id)) {
-      // A process that died between storing the run's end and its terminal event.
-      await repairTerminalEvent(storage, this.ctx.log, this.ctx.logger, target);
-    }
-    const cursor = options.lastEventId ?? (target !== null ? `${target.id}:` : undefined);
-    // Every run sent while another was active opens with `queued`, whenever it is read.
-    const prelude =
-      target !== null && target.multitaskStrategy !== null
-        ? await this.queuedEvent(target)
-        : undefined;
-    return openEventStream({
-      log: this.ctx.log,
+    return openRunEvents(
+      { ctx: this.ctx, active: this.active, closing: this.closing.signal },
       sessionId,
-      targetRunId: target?.id ?? null,
-      onlyRunId: options.runId ?? null,
-      cursor,
-      lastEventId: options.lastEventId,
-      prelude: prelude && (cursor === undefined || prelude.id > cursor) ? prelude : undefined,
-      isLocal: (runId) => this.active.has(runId),
-      isActive: async (runId) => {
-        const run = await storage.runs.get(runId);
-        return (
-          run !== null &&
-          (run.status === 'pending' || run.status === 'queued' || run.status === 'running')
-        );
-      },
-      signals: options.signal ? [options.signal, this.closing.signal] : [this.closing.signal],
-      pollMs: 2000,
-    });
-  }
-
-  /**
-   * The first event of the stream of a run sent while another was active, id `<run>:0` (not in
-   * the log: written while the run waits, its id would sort after events the session's active
-   * run is still to emit): how many runs are ahead of it now (0 once it started).
-   */
-  private async queuedEvent(run: Run): Promise<AgentEventEnvelope> {
-    const { storage } = this.ctx;
-    let ahead = 0;
-    if (run.status === 'pending') {
-      const before = (await storage.runs.listPending(run.sessionId)).findIndex(
-        (r) => r.id === run.id,
-      );
-      ahead = Math.max(before, 0) + ((await storage.runs.getActive(run.sessionId)) ? 1 : 0);
-    }
-    return {
-      id: eventId(run.id, 0),
-      sessionId: run.sessionId,
-      runId: run.id,
-      event: { type: 'queued', run_id: run.id, ahead },
-    };
+      scope,
+      options,
+    );
   }
 
   /**
