@@ -14,6 +14,7 @@ import { createCompactor } from '../context/setup';
 import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
 import { sessionSystemPrompt } from '../sessions/system-prompt';
+import { workspaceContext } from '../workspace/workspace-context';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
 import { inRunSpan, setRunOutcome } from '../telemetry/spans';
@@ -126,8 +127,15 @@ export class RunExecutor {
       );
       runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;
-      const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
       const backend = this.backendLoader(session);
+      const workspace = await workspaceContext({
+        agent,
+        tools: ctx.catalog.forAgent(agent, ctx.agents.subagents()),
+        skills: ctx.skills,
+        backend,
+        logger: ctx.logger,
+      });
+      const tools = workspace.tools;
       let firstToken = true;
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => {
         if (firstToken && event.type === 'token') {
@@ -140,7 +148,8 @@ export class RunExecutor {
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
       const systemPrompt =
         sessionSystemPrompt(session, agent.systemPrompt) +
-        (await artifactContext(artifacts.store, artifacts.access));
+        (await artifactContext(artifacts.store, artifacts.access)) +
+        workspace.prompt;
       turn = new AgentTurn({
         agent,
         tools,
@@ -160,6 +169,7 @@ export class RunExecutor {
         },
         interruptedCalls,
         artifacts,
+        ...(workspace.skills ? { skills: workspace.skills } : {}),
         systemPrompt,
         delegate: (name, task) =>
           delegate(
