@@ -1,3 +1,8 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalSandbox } from '@cognition/sandbox';
+import type { Logger } from '../logger';
 import { FakeExecutionBackend } from '../testing/fake-execution-backend';
 import { silentLogger } from '../logger';
 import { memorySection, readMemoryFiles } from './memory-files';
@@ -19,6 +24,29 @@ describe('memory files', () => {
     expect((await readMemoryFiles(backend, silentLogger)).map((f) => f.path)).toEqual([
       '.cognition/AGENTS.md',
     ]);
+  });
+
+  it('skips (and logs) a memory file that points outside the workspace, keeping the other', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cognition-memory-'));
+    try {
+      const root = join(dir, 'ws');
+      await mkdir(join(root, '.cognition'), { recursive: true });
+      await writeFile(join(dir, 'secret.txt'), 'server secret');
+      await symlink(join(dir, 'secret.txt'), join(root, '.cognition', 'AGENTS.md'));
+      await writeFile(join(root, 'AGENTS.md'), 'Notes.');
+      const warnings: object[] = [];
+      const logger: Logger = { ...silentLogger, warn: (obj) => warnings.push(obj) };
+      const backend = await createLocalSandbox().forSession('s1', root);
+      expect(await readMemoryFiles(backend, logger)).toEqual([
+        { path: 'AGENTS.md', content: 'Notes.' },
+      ]);
+      expect(warnings).toEqual([
+        { file: '.cognition/AGENTS.md', err: expect.stringContaining('outside') as string },
+      ]);
+      await backend.terminate();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('shows whole files under their paths, and tells a writing agent to keep AGENTS.md', () => {
