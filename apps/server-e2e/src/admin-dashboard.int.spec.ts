@@ -268,11 +268,34 @@ test('the analytics page adds up usage and cost by model, saying when prices are
   expect(costs.every((cost) => cost === '—' || /^≥ \$0/.test(cost))).toBe(true);
 });
 
-test('the system page shows storage, runs and circuit breakers', async () => {
+test('the system page shows storage, runs, circuit breakers and the artifacts with their versions', async () => {
+  const report = await client.artifacts.create.mutate({
+    name: 'report.md',
+    content: '# Findings\nFirst draft.',
+    contentType: 'text/markdown',
+    visibility: 'public',
+  });
+  await client.artifacts.update.mutate({ id: report.id, content: '# Findings\nAll green.' });
+  await client.artifacts.create.mutate({
+    name: 'style.md',
+    type: 'policy',
+    visibility: 'public',
+    content: 'Be brief.',
+  });
   await page.getByRole('link', { name: 'System' }).click();
   await page.getByRole('heading', { name: 'System' }).waitFor();
   await page.getByText(/sqlite · ok/).waitFor();
   await page.getByRole('heading', { name: 'Circuit breakers' }).waitFor();
+  await page.getByRole('heading', { name: 'Artifacts' }).waitFor();
+  await page.getByLabel('Type').selectOption('policy');
+  await page.getByRole('button', { name: 'report.md' }).waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'style.md' }).waitFor();
+  await page.getByLabel('Type').selectOption('');
+  await page.getByRole('button', { name: 'report.md' }).click();
+  // The newest version opens first; an older one is a click away.
+  await page.getByLabel('Content of version 2').filter({ hasText: 'All green.' }).waitFor();
+  await page.getByRole('button', { name: 'v1', exact: true }).click();
+  await page.getByLabel('Content of version 1').filter({ hasText: 'First draft.' }).waitFor();
   await shot('system');
 });
 

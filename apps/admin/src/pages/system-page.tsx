@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
+import { ArtifactsBrowser } from '../components/artifacts-browser';
 import { ErrorView, Loading, TableHead } from '../components/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 2000;
 
-/** This server's health: storage, run admission, circuit breakers. */
+/** This server's health (storage, run admission, circuit breakers) and the artifacts. */
 export function SystemPage() {
   const trpc = useTRPC();
   const health = useQuery({ ...trpc.health.get.queryOptions(), refetchInterval: REFRESH_MS });
@@ -54,6 +55,7 @@ export function SystemPage() {
           </tbody>
         </table>
       </div>
+      <ArtifactsBrowser />
     </section>
   );
 }
