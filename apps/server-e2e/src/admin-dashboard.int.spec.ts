@@ -1,7 +1,7 @@
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
@@ -268,7 +268,7 @@ test('the analytics page adds up usage and cost by model, saying when prices are
   expect(costs.every((cost) => cost === '—' || /^≥ \$0/.test(cost))).toBe(true);
 });
 
-test('the system page shows storage, runs, circuit breakers and the artifacts with their versions', async () => {
+test('the system page shows storage, runs, circuit breakers, the skills and the artifacts with their versions', async () => {
   const report = await client.artifacts.create.mutate({
     name: 'report.md',
     content: '# Findings\nFirst draft.',
@@ -282,10 +282,26 @@ test('the system page shows storage, runs, circuit breakers and the artifacts wi
     visibility: 'public',
     content: 'Be brief.',
   });
+  // Skills are read from the workspace on every call: added now, listed at once.
+  const skill = path.join(workspace.dir, '.cognition', 'skills', 'release-notes');
+  mkdirSync(path.join(skill, 'templates'), { recursive: true });
+  writeFileSync(
+    path.join(skill, 'SKILL.md'),
+    '---\nname: release-notes\ndescription: Write the release notes of a version\n---\nSteps.',
+  );
+  writeFileSync(path.join(skill, 'templates', 'notes.md'), '# v{version}');
+  mkdirSync(path.join(workspace.dir, '.cognition', 'skills', 'draft'), { recursive: true });
+  writeFileSync(
+    path.join(workspace.dir, '.cognition', 'skills', 'draft', 'SKILL.md'),
+    'No frontmatter.',
+  );
   await page.getByRole('link', { name: 'System' }).click();
   await page.getByRole('heading', { name: 'System' }).waitFor();
   await page.getByText(/sqlite · ok/).waitFor();
   await page.getByRole('heading', { name: 'Circuit breakers' }).waitFor();
+  await page.getByRole('row').filter({ hasText: 'Write the release notes of a version' }).waitFor();
+  await page.getByText('templates/notes.md').waitFor();
+  await page.getByText(/expected YAML frontmatter/).waitFor();
   await page.getByRole('heading', { name: 'Artifacts' }).waitFor();
   await page.getByLabel('Type').selectOption('policy');
   await page.getByRole('button', { name: 'report.md' }).waitFor({ state: 'detached' });
