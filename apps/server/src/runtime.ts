@@ -211,7 +211,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
   });
   return {
     runs,
-    context: new ContextInspector({ storage: deps.storage, agents, providers }),
+    context: new ContextInspector({ storage: deps.storage, agents, providers, skills }),
     llm: llmLine,
     cluster,
     skills,

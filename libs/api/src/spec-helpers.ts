@@ -118,7 +118,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     storage,
     runs,
     sessions,
-    context: new ContextInspector({ storage, agents, providers }),
+    context: new ContextInspector({ storage, agents, providers, skills }),
     skills,
     sandbox: {
       release: (sessionId) => {

@@ -166,7 +166,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     skills,
   });
   metrics.bind({ admission: () => runs.admission(), breakers: () => runs.breakerSnapshots() });
-  const context = new ContextInspector({ storage, agents, providers });
+  const context = new ContextInspector({ storage, agents, providers, skills });
   const state: ServerState = { shuttingDown: false };
   const app = createApp({
     config: {

@@ -7,6 +7,7 @@ import type { AgentDefinition } from '../agents/agent';
 import { BUILTIN_AGENTS } from '../agents/agent';
 import type { TestRuntime } from '../test-support';
 import { createTestRuntime, sendAndCollect } from '../test-support';
+import { ContextInspector } from '../context/context-view';
 import { FakeOpenAIServer } from '../testing/fake-openai-server';
 import { SkillLibrary } from './skill-library';
 
@@ -125,6 +126,22 @@ describe('issue 17: memory files and skills in a run', () => {
     expect(toolResults(turn.events)).toEqual([
       'No skill named "release-notes". Available skills: api-docs.',
     ]);
+  });
+
+  it('counts the skill list and read_skill in the context-window view only where the run sends them', async () => {
+    const session = await rt.createSession();
+    const viewWith = (skills?: SkillLibrary) =>
+      new ContextInspector({
+        storage: rt.storage,
+        agents: rt.agents,
+        providers: rt.providers,
+        ...(skills ? { skills } : {}),
+      }).view(session.id, {});
+    const listed = await viewWith(new SkillLibrary({ workspace: serverWorkspace }));
+    const none = await viewWith();
+    expect(listed.parts.system_prompt).toBeGreaterThan(none.parts.system_prompt);
+    // Without skills the run drops read_skill, so its schema is not counted either.
+    expect(listed.parts.tool_schemas).toBeGreaterThan(none.parts.tool_schemas);
   });
 
   it('reads AGENTS.md at the start of every turn: what the agent wrote in one turn is in the next', async () => {
