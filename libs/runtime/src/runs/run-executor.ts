@@ -227,7 +227,10 @@ export class RunExecutor {
     });
   }
 
-  /** Opens the session's sandbox on first use only (a run without tool calls never does). */
+  /**
+   * Opens the session's sandbox once per run, on first use: the memory files are read through
+   * it when the turn starts (file operations only; a docker container waits for a command).
+   */
   private backendLoader(session: Session): () => Promise<ExecutionBackend> {
     let pending: Promise<ExecutionBackend> | null = null;
     return () => {
