@@ -1,7 +1,7 @@
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
@@ -126,15 +126,47 @@ test('filters sessions by metadata, status and title text, and sorts them', asyn
   expect(titles).toEqual(['Alpha review', 'Alpha triage', 'Beta planning']);
 });
 
+test('the list follows changes made by other clients, live (sessions.watch)', async () => {
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Live:/ })
+    .waitFor();
+  const id = ids['Beta planning'] ?? '';
+  await client.sessions.update.mutate({ id, title: 'Beta planning (renamed elsewhere)' });
+  await page.getByRole('link', { name: 'Beta planning (renamed elsewhere)' }).waitFor();
+  await client.sessions.update.mutate({ id, title: 'Beta planning' });
+  await page.getByRole('link', { name: 'Beta planning', exact: true }).waitFor();
+});
+
 test('opens a session with the keyboard and shows its conversation and runs', async () => {
   await page.getByRole('link', { name: 'Alpha review' }).focus();
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Alpha review' }).waitFor();
-  await page.getByText('Summarise the PR').waitFor();
+  await page.locator('.messages').getByText('Summarise the PR').waitFor();
   // Markdown is rendered (bold), never injected as HTML.
   await page.locator('.markdown strong', { hasText: 'in markdown' }).waitFor();
   await page.getByRole('cell', { name: 'completed' }).first().waitFor();
+});
+
+test('rates an answer with a thumb and a comment', async () => {
+  const answer = page.locator('li.message.assistant').first();
+  await answer.getByRole('button', { name: 'Good answer' }).click();
+  await answer.getByRole('button', { name: 'Good answer', pressed: true }).waitFor();
+  await answer.getByText('Add a comment').click();
+  await answer.getByLabel('Comment on this answer').fill('Clear and short.');
+  await answer.getByRole('button', { name: 'Save comment' }).click();
+  await answer.locator('q.comment', { hasText: 'Clear and short.' }).waitFor();
+  const { messages } = await client.messages.list.query({ sessionId: ids['Alpha review'] ?? '' });
+  expect(messages.find((m) => m.role === 'assistant')?.feedback).toMatchObject({
+    score: 5,
+    text: 'Clear and short.',
+  });
   await shot('session');
+  // Pressing the chosen thumb again takes the rating back.
+  await answer.getByRole('button', { name: 'Good answer', pressed: true }).click();
+  await answer.getByRole('button', { name: 'Good answer', pressed: false }).waitFor();
+  const after = await client.messages.list.query({ sessionId: ids['Alpha review'] ?? '' });
+  expect(after.messages.find((m) => m.role === 'assistant')?.feedback ?? null).toBeNull();
 });
 
 test('a message sent by another client streams into the page as it runs', async () => {
@@ -149,7 +181,7 @@ test('a message sent by another client streams into the page as it runs', async 
   await shot('session-live');
   // ...then all of it, and the run shows completed.
   await sending;
-  await page.getByText('Go long').waitFor();
+  await page.locator('.messages').getByText('Go long').waitFor();
   await page.locator('.markdown', { hasText: 'word59' }).waitFor();
 });
 
@@ -172,7 +204,7 @@ test('aborts a running run from the page', async () => {
 test('edits metadata with the optimistic version; a concurrent change is a clear conflict', async () => {
   await page.getByRole('button', { name: 'Edit metadata' }).click();
   await page.getByLabel(/per line/).fill('team=alpha\nowner=ops');
-  await page.getByRole('button', { name: /^Save/ }).click();
+  await page.getByRole('button', { name: /^Save \(version/ }).click();
   // The editor closes once the save is acknowledged (its textarea also reads `owner=ops`),
   // then the saved metadata shows.
   await page.getByRole('button', { name: 'Edit metadata' }).waitFor();
@@ -183,7 +215,7 @@ test('edits metadata with the optimistic version; a concurrent change is a clear
   await page.getByRole('button', { name: 'Edit metadata' }).click();
   await client.sessions.update.mutate({ id: session.id, title: 'Renamed elsewhere' });
   await page.getByLabel(/per line/).fill('team=alpha\nowner=me');
-  await page.getByRole('button', { name: /^Save/ }).click();
+  await page.getByRole('button', { name: /^Save \(version/ }).click();
   await page.getByRole('alert').filter({ hasText: 'Someone changed this session' }).waitFor();
   expect((await client.sessions.get.query({ id: session.id })).metadata['owner']).toBe('ops');
 });
@@ -236,11 +268,50 @@ test('the analytics page adds up usage and cost by model, saying when prices are
   expect(costs.every((cost) => cost === '—' || /^≥ \$0/.test(cost))).toBe(true);
 });
 
-test('the system page shows storage, runs and circuit breakers', async () => {
+test('the system page shows storage, runs, circuit breakers, the skills and the artifacts with their versions', async () => {
+  const report = await client.artifacts.create.mutate({
+    name: 'report.md',
+    content: '# Findings\nFirst draft.',
+    contentType: 'text/markdown',
+    visibility: 'public',
+  });
+  await client.artifacts.update.mutate({ id: report.id, content: '# Findings\nAll green.' });
+  await client.artifacts.create.mutate({
+    name: 'style.md',
+    type: 'policy',
+    visibility: 'public',
+    content: 'Be brief.',
+  });
+  // Skills are read from the workspace on every call: added now, listed at once.
+  const skill = path.join(workspace.dir, '.cognition', 'skills', 'release-notes');
+  mkdirSync(path.join(skill, 'templates'), { recursive: true });
+  writeFileSync(
+    path.join(skill, 'SKILL.md'),
+    '---\nname: release-notes\ndescription: Write the release notes of a version\n---\nSteps.',
+  );
+  writeFileSync(path.join(skill, 'templates', 'notes.md'), '# v{version}');
+  mkdirSync(path.join(workspace.dir, '.cognition', 'skills', 'draft'), { recursive: true });
+  writeFileSync(
+    path.join(workspace.dir, '.cognition', 'skills', 'draft', 'SKILL.md'),
+    'No frontmatter.',
+  );
   await page.getByRole('link', { name: 'System' }).click();
   await page.getByRole('heading', { name: 'System' }).waitFor();
   await page.getByText(/sqlite · ok/).waitFor();
   await page.getByRole('heading', { name: 'Circuit breakers' }).waitFor();
+  await page.getByRole('row').filter({ hasText: 'Write the release notes of a version' }).waitFor();
+  await page.getByText('templates/notes.md').waitFor();
+  await page.getByText(/expected YAML frontmatter/).waitFor();
+  await page.getByRole('heading', { name: 'Artifacts' }).waitFor();
+  await page.getByLabel('Type').selectOption('policy');
+  await page.getByRole('button', { name: 'report.md' }).waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'style.md' }).waitFor();
+  await page.getByLabel('Type').selectOption('');
+  await page.getByRole('button', { name: 'report.md' }).click();
+  // The newest version opens first; an older one is a click away.
+  await page.getByLabel('Content of version 2').filter({ hasText: 'All green.' }).waitFor();
+  await page.getByRole('button', { name: 'v1', exact: true }).click();
+  await page.getByLabel('Content of version 1').filter({ hasText: 'First draft.' }).waitFor();
   await shot('system');
 });
 
@@ -255,4 +326,39 @@ test('works on a narrow window', async () => {
   );
   expect(overflow).toBeLessThanOrEqual(0);
   await shot('sessions-narrow');
+});
+
+test('rewinds a conversation from its history, with the version it shows, and forks it', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const session = await client.sessions.create.mutate({ title: 'History demo' });
+  fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
+  await drain(streamMessage(client, { sessionId: session.id, content: 'First question' }));
+  await drain(streamMessage(client, { sessionId: session.id, content: 'Second question' }));
+  await page.goto(`${server.url}/admin/#/sessions/${session.id}`);
+  await page.getByRole('heading', { name: 'History', exact: true }).waitFor();
+  await page.getByText('Second answer.').first().waitFor();
+  // Back to the end of the first turn: the second leaves the conversation.
+  const firstTurnEnd = page.getByRole('row').filter({ hasText: 'First answer.' }).first();
+  await firstTurnEnd.getByRole('button', { name: /^Rewind to step/ }).click();
+  await page.getByText('Rewound: the conversation now holds 2 messages.').waitFor();
+  await page.locator('.markdown', { hasText: 'Second question' }).waitFor({ state: 'detached' });
+  expect((await client.sessions.get.query({ id: session.id })).messageCount).toBe(2);
+  await shot('session-history');
+  // Someone else changes the session: a rewind with the version the page shows is refused.
+  await client.sessions.update.mutate({ id: session.id, title: 'History demo (renamed)' });
+  const question = page.getByRole('row').filter({ hasText: 'First question' }).first();
+  await question.getByRole('button', { name: /^Rewind to step/ }).click();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: 'Someone changed this session meanwhile' })
+    .waitFor();
+  expect((await client.sessions.get.query({ id: session.id })).messageCount).toBe(2);
+  // A fork from the first question opens the new session, holding that much of the thread.
+  await question.getByRole('button', { name: /^Fork from step/ }).click();
+  await page.getByRole('heading', { name: /\(fork at step -?\d+\)$/ }).waitFor();
+  await page.locator('.messages').getByText('First question').waitFor();
+  const forkId = decodeURIComponent(page.url().split('/sessions/')[1] ?? '');
+  const fork = await client.sessions.get.query({ id: forkId });
+  expect(fork.parentId).toBe(session.id);
+  expect(fork.messageCount).toBe(1);
 });

@@ -5,6 +5,7 @@ import {
   InMemoryEventLog,
   ProviderRegistry,
   RunManager,
+  SkillLibrary,
   StorageEventLog,
   isRuntimeError,
   resolveLlmConfig,
@@ -117,6 +118,8 @@ export interface Runtime {
   llm: string;
   /** Several nodes: the Redis side (event fan-out, control channel); null on one node. */
   cluster: RedisCluster | null;
+  /** The workspace's skills (`<workspace>/.cognition/skills`), for runs and `GET /skills`. */
+  skills: SkillLibrary;
 }
 
 /**
@@ -132,6 +135,18 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
   const llm = await loadLlmSettings(config.llm);
   const providers = new ProviderRegistry(llm.config);
   const agents = await AgentRegistry.load(config.workspaceRoot);
+  // Read again at every turn; listed once here so a broken SKILL.md is logged at startup.
+  const skills = new SkillLibrary({
+    workspace: config.workspaceRoot,
+    logger: deps.logger.child({ component: 'skills' }),
+  });
+  const listed = await skills.list();
+  if (listed.skills.length > 0) {
+    deps.logger.info(
+      { skills: listed.skills.map((s) => s.name) },
+      `Skills: ${listed.skills.length} in ${skills.dir}`,
+    );
+  }
   const summaries = providers.summaries();
   if (providers.enabled().length === 0) {
     deps.logger.warn(
@@ -192,12 +207,14 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
     tools: toolOptions(config.tools, config.workspaceRoot),
     logger: deps.logger.child({ component: 'runtime' }),
     ...(deps.observer ? { observer: deps.observer } : {}),
+    skills,
   });
   return {
     runs,
-    context: new ContextInspector({ storage: deps.storage, agents, providers }),
+    context: new ContextInspector({ storage: deps.storage, agents, providers, skills }),
     llm: llmLine,
     cluster,
+    skills,
   };
 }
 

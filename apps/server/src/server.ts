@@ -2,7 +2,7 @@ import type { ApiServices } from '@cognition/api';
 import { FixedWindowRateLimiter } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { RedisCluster } from '@cognition/cluster-redis';
-import type { ContextInspector, RunManager } from '@cognition/runtime';
+import type { ContextInspector, RunManager, SkillLibrary } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
@@ -74,12 +74,13 @@ export async function startServer(
   let context: ContextInspector;
   let llm: string;
   let cluster: RedisCluster | null;
+  let skills: SkillLibrary;
   let sandbox: ExecutionBackendFactory;
   try {
     sandbox = telemetry.sandbox(
       options.sandbox ?? (await createSandbox(config.sandbox, { storage, breakers, logger })),
     );
-    ({ runs, context, llm, cluster } = await createRuntime(config, {
+    ({ runs, context, llm, cluster, skills } = await createRuntime(config, {
       storage,
       sandbox,
       breakers,
@@ -121,6 +122,7 @@ export async function startServer(
     runs,
     sessions: lifecycle.service,
     context,
+    skills,
     sandbox,
     breakers,
     version: VERSION,

@@ -73,6 +73,7 @@ function servicesOf(t: TestApp, runs: ApiServices['runs'] = t.runs): ApiServices
     runs,
     sessions: new SessionService({ storage: t.storage, runs, logger: silentLogger }),
     context: t.context,
+    skills: t.skills,
     breakers: new CircuitBreakerRegistry(),
     version: 'test',
   };

@@ -11,6 +11,7 @@ import type {
   StorageHealth,
   UsageStore,
 } from '@cognition/storage';
+import type { SkillList } from '@cognition/contracts';
 import type { ContextViewService } from './context-service';
 import type { RateLimiter } from './rate-limit';
 import type { RunService, SandboxReleaser } from './run-service';
@@ -48,6 +49,8 @@ export interface ApiServices {
   sessions: SessionLifecycle;
   /** The context-window view (`sessions.context`). */
   context: ContextViewService;
+  /** The server workspace's skills (`skills.list`); the runtime's `SkillLibrary` satisfies it. */
+  skills: SkillCatalog;
   /**
    * Releases a deleted session's sandbox. Optional: without it only the runtime's own release
    * (inside `runs.forgetSession`) happens.
@@ -61,6 +64,14 @@ export interface ApiServices {
   cluster?: ClusterHealthSource;
   /** Per-tenant budgets (`COGNITION_RATE_LIMIT_*`); absent: no limits. */
   rateLimiter?: RateLimiter;
+}
+
+/**
+ * The skills of the server's workspace (`.cognition/skills`), shared by every tenant like the
+ * agents are: valid ones and the SKILL.md files that were skipped.
+ */
+export interface SkillCatalog {
+  list(): Promise<SkillList>;
 }
 
 /** What `/health` reports of a node of a cluster. */

@@ -2,7 +2,14 @@ export { appRouter } from './routers/app';
 export type { AppRouter } from './routers/app';
 export { createCaller } from './caller';
 export { createApiContext } from './context';
-export type { ApiContext, ApiServices, ApiStorage, BreakerSnapshot, Caller } from './context';
+export type {
+  ApiContext,
+  ApiServices,
+  ApiStorage,
+  BreakerSnapshot,
+  Caller,
+  SkillCatalog,
+} from './context';
 export type { ContextViewService } from './context-service';
 export type {
   CallbackAttemptRecord,

@@ -6,6 +6,7 @@ import {
   ProviderRegistry,
   RunManager,
   SessionService,
+  SkillLibrary,
   silentLogger,
 } from '@cognition/runtime';
 import type { AgentDefinition } from '@cognition/runtime';
@@ -64,6 +65,8 @@ export interface ApiTestBed {
   /** The scripted model every run talks to: `bed.model.push({ text: [...] })` before a send. */
   model: ScriptedChatModel;
   sandbox: FakeExecutionBackendFactory;
+  /** The runtime's workspace: sessions' directories, and skills in `.cognition/skills`. */
+  workspace: string;
   /** Session ids `services.sandbox.release` was called with. */
   released: string[];
   breakerSnapshots: BreakerSnapshot[];
@@ -91,6 +94,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
       },
     ],
   });
+  const skills = new SkillLibrary({ workspace });
   const runs = new RunManager({
     storage,
     sandbox,
@@ -98,6 +102,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     providers,
     eventLog: new InMemoryEventLog({ bufferSize: options.bufferSize ?? 1000 }),
     workspaceRoot: workspace,
+    skills,
     chatModelFactory: () => model,
     abortWaitMs: 2000,
     // Callback receivers of these tests listen on loopback, which is refused by default.
@@ -113,7 +118,8 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     storage,
     runs,
     sessions,
-    context: new ContextInspector({ storage, agents, providers }),
+    context: new ContextInspector({ storage, agents, providers, skills }),
+    skills,
     sandbox: {
       release: (sessionId) => {
         released.push(sessionId);
@@ -130,6 +136,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     sessions,
     model,
     sandbox,
+    workspace,
     released,
     breakerSnapshots,
     as: (scope = {}) => createCaller(createApiContext(services, { scope }, 'req-test')),

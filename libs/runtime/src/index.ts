@@ -58,3 +58,8 @@ export type {
   SessionHookContext,
   SessionHookPoint,
 } from './sessions/session-pipeline';
+// Workspace memory files and skills.
+export { SkillLibrary, SKILLS_DIR } from './skills/skill-library';
+export type { LoadedSkill, SkillLibraryOptions } from './skills/skill-library';
+export { parseSkillFile, SKILL_FILE } from './skills/skill-file';
+export { MEMORY_FILES, MEMORY_FILES_MAX_CHARS } from './workspace/memory-files';

@@ -1,11 +1,13 @@
 import type { Message } from '@cognition/client';
+import type { ReactNode } from 'react';
 import Markdown from 'react-markdown';
 
 /**
  * One message. Content is rendered as markdown by react-markdown, which builds React elements and
  * never injects HTML, so a message cannot script the dashboard. Tool calls and tool results fold.
+ * `actions` (e.g. feedback on an answer) follow the content.
  */
-export function MessageView({ message }: { message: Message }) {
+export function MessageView({ message, actions }: { message: Message; actions?: ReactNode }) {
   return (
     <li className={`message ${message.role}`}>
       <header>
@@ -35,6 +37,7 @@ export function MessageView({ message }: { message: Message }) {
           <pre>{JSON.stringify(call.args, null, 2)}</pre>
         </details>
       ))}
+      {actions}
     </li>
   );
 }

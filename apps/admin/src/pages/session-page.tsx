@@ -1,10 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { Empty, ErrorView, Loading, QueryView } from '../components/states';
+import { AnswerFeedback } from '../components/answer-feedback';
 import { LiveRun } from '../components/live-run';
 import { MessageView } from '../components/message-view';
 import { MetadataEditor } from '../components/metadata-editor';
 import { RunsTable } from '../components/runs-table';
 import { SessionActions } from '../components/session-actions';
+import { ThreadHistory } from '../components/thread-history';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
 
@@ -79,12 +81,21 @@ export function SessionPage({ id }: { id: string }) {
           {(d) => (
             <ol className="messages">
               {d.messages.map((message) => (
-                <MessageView key={message.id} message={message} />
+                <MessageView
+                  key={message.id}
+                  message={message}
+                  actions={
+                    message.role === 'assistant' && message.content !== '' ? (
+                      <AnswerFeedback message={message} />
+                    ) : undefined
+                  }
+                />
               ))}
             </ol>
           )}
         </QueryView>
       </section>
+      <ThreadHistory session={s} />
     </article>
   );
 }

@@ -1,6 +1,8 @@
 import type { SessionReadStatus, SessionSort } from '@cognition/client';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
 import { useState } from 'react';
+import { changesSessionList, liveLabel } from '../components/session-watch';
 import { Empty, ErrorView, Loading, TableHead } from '../components/states';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
@@ -22,8 +24,6 @@ const SORTS: { value: SessionSort; label: string }[] = [
   { value: 'title', label: 'title' },
   { value: 'message_count', label: 'messages' },
 ];
-/** Sessions change behind the dashboard's back (other clients); the list follows them. */
-const REFRESH_MS = 3000;
 
 /**
  * Sessions filtered by status, agent, title text and one metadata pair, sorted and paged by the
@@ -31,6 +31,22 @@ const REFRESH_MS = 3000;
  */
 export function SessionsPage() {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // Sessions change behind the dashboard's back (other clients): the list follows the session
+  // activity of the caller's scope and refetches its page when a session was saved. (A deleted
+  // session writes no activity; it leaves the list at the next refetch, e.g. on focus.)
+  const watch = useSubscription(
+    trpc.sessions.watch.subscriptionOptions(
+      {},
+      {
+        onData: (tracked) => {
+          if (changesSessionList(tracked.data)) {
+            void queryClient.invalidateQueries(trpc.sessions.list.pathFilter());
+          }
+        },
+      },
+    ),
+  );
   const [status, setStatus] = useState<SessionReadStatus | ''>('');
   const [metaKey, setMetaKey] = useState('');
   const [metaValue, setMetaValue] = useState('');
@@ -51,7 +67,6 @@ export function SessionsPage() {
       sort,
       order,
     }),
-    refetchInterval: REFRESH_MS,
     placeholderData: (previous) => previous,
   });
   const resetPage = () => setOffset(0);
@@ -59,6 +74,9 @@ export function SessionsPage() {
   return (
     <section aria-labelledby="sessions-title">
       <h1 id="sessions-title">Sessions</h1>
+      <p className={`live ${watch.status}`} role="status">
+        {liveLabel(watch.status)}
+      </p>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           Status

@@ -1,10 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
+import { ArtifactsBrowser } from '../components/artifacts-browser';
+import { SkillsList } from '../components/skills-list';
 import { ErrorView, Loading, TableHead } from '../components/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 2000;
 
-/** This server's health: storage, run admission, circuit breakers. */
+/** This server's health (storage, run admission, circuit breakers), its skills and the artifacts. */
 export function SystemPage() {
   const trpc = useTRPC();
   const health = useQuery({ ...trpc.health.get.queryOptions(), refetchInterval: REFRESH_MS });
@@ -54,6 +56,8 @@ export function SystemPage() {
           </tbody>
         </table>
       </div>
+      <SkillsList />
+      <ArtifactsBrowser />
     </section>
   );
 }

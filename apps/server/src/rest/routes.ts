@@ -12,6 +12,7 @@ import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { ARTIFACT_ROUTES } from './artifact-routes';
 import { RUN_ROUTES } from './run-routes';
 import { SEARCH_ROUTES } from './search-routes';
+import { SKILL_ROUTES } from './skill-routes';
 import { USAGE_ROUTES } from './usage-routes';
 import { SESSION_LIFECYCLE_ROUTES } from './session-routes';
 import { defineRoute } from './route';
@@ -329,6 +330,7 @@ export const REST_ROUTES: RestRoute[] = [
   ...RUN_ROUTES,
   ...ARTIFACT_ROUTES,
   ...SESSION_LIFECYCLE_ROUTES,
+  ...SKILL_ROUTES,
 ];
 
 function repeatedQuery(name: string): ApiError {

@@ -8,6 +8,7 @@ import {
   ProviderRegistry,
   RunManager,
   SessionService,
+  SkillLibrary,
   silentLogger,
 } from '@cognition/runtime';
 import type { AgentDefinition, EventListener, EventLog, EventReplay } from '@cognition/runtime';
@@ -67,6 +68,10 @@ export interface TestApp {
   state: ServerState;
   runs: RunManager;
   context: ContextInspector;
+  /** The temporary workspace: sessions' directories, and skills in `.cognition/skills`. */
+  workspace: string;
+  /** The workspace's skills, as runs and `GET /skills` see them. */
+  skills: SkillLibrary;
   /** The breakers `/health` reports. */
   breakers: CircuitBreakerRegistry;
   eventLog: CountingEventLog;
@@ -157,6 +162,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'cognition-app-'));
   const model = new ScriptedChatModel(script ?? []);
+  const logger = createLogger('info', sink);
+  const skills = new SkillLibrary({ workspace, logger });
   const breakers = new CircuitBreakerRegistry();
   const eventLog = new CountingEventLog(new InMemoryEventLog({ bufferSize: 1000 }));
   const agents = new AgentRegistry([AUDITOR, GATEKEEPER]);
@@ -171,9 +178,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     breakers,
     chatModelFactory: () => model,
     observer: new MetricsRunObserver(metrics),
+    skills,
   });
   metrics.bind({ admission: () => runs.admission(), breakers: () => runs.breakerSnapshots() });
-  const context = new ContextInspector({ storage, agents, providers });
+  const context = new ContextInspector({ storage, agents, providers, skills });
   const state: ServerState = { shuttingDown: false };
   const app = createApp({
     config: {
@@ -194,11 +202,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         workspaceRoot: workspace,
       }),
       context,
+      skills,
       breakers,
       version: '0.0.0-test',
       ...(rateLimits ? { rateLimiter: new FixedWindowRateLimiter(rateLimits) } : {}),
     },
-    logger: createLogger('info', sink),
+    logger,
     state,
     ...(metricsEnabled === false
       ? {}
@@ -210,6 +219,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     state,
     runs,
     context,
+    workspace,
+    skills,
     breakers,
     eventLog,
     metrics,

@@ -4,6 +4,7 @@ import { healthRouter } from './health/health.router';
 import { messagesRouter } from './messages/messages.router';
 import { runsRouter } from './runs/runs.router';
 import { sessionsRouter } from './sessions/sessions.router';
+import { skillsRouter } from './skills/skills.router';
 
 /** The whole tRPC API: one router per domain. */
 export const appRouter = router({
@@ -12,6 +13,7 @@ export const appRouter = router({
   runs: runsRouter,
   health: healthRouter,
   artifacts: artifactsRouter,
+  skills: skillsRouter,
 });
 
 /** The router's type: all a client needs (`import type` only). */

@@ -26,6 +26,8 @@ export interface TestApiServerOptions {
   auth?: AuthConfig;
   version?: string;
   breakers?: ApiServices['breakers'];
+  /** The workspace's skills (e.g. the runtime's `SkillLibrary`); default: none. */
+  skills?: ApiServices['skills'];
 }
 
 export interface TestApiServer {
@@ -57,6 +59,7 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
       options.sessions ??
       new SessionService({ storage: options.storage, runs: options.runs, logger: silentLogger }),
     context: options.context,
+    skills: options.skills ?? { list: () => Promise.resolve({ skills: [], problems: [] }) },
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     breakers: options.breakers ?? { snapshots: () => [] },
     version: options.version ?? '0.0.0-test',

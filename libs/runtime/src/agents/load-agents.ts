@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { RuntimeError } from '../errors';
 import { TOOL_NAMES } from '../tools/names';
 import type { AgentDefinition } from './agent';
+import { splitFrontmatter } from './frontmatter';
 
 /** Where agent files live, relative to the workspace. */
 export const AGENTS_DIR = join('.cognition', 'agents');
@@ -76,14 +77,14 @@ function fileError(file: string, issues: FieldIssue[]): RuntimeError {
   );
 }
 
-function splitFrontmatter(file: string, text: string): { frontmatter: string; body: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) {
+function frontmatterOf(file: string, text: string): { frontmatter: string; body: string } {
+  const split = splitFrontmatter(text);
+  if (!split) {
     throw fileError(file, [
       { path: '(frontmatter)', message: 'expected YAML frontmatter between --- lines at the top' },
     ]);
   }
-  return { frontmatter: match[1] ?? '', body: (match[2] ?? '').trim() };
+  return split;
 }
 
 function parseYamlValue(file: string, text: string): unknown {
@@ -108,7 +109,7 @@ export function parseAgentFile(file: string, text: string): AgentDefinition {
   let fields: z.infer<typeof CommonFieldsSchema>;
   let systemPrompt: string;
   if (ext === '.md') {
-    const { frontmatter, body } = splitFrontmatter(file, text);
+    const { frontmatter, body } = frontmatterOf(file, text);
     const parsed = MarkdownFrontmatterSchema.safeParse(parseYamlValue(file, frontmatter) ?? {});
     if (!parsed.success) throw fileError(file, toFieldIssues(parsed.error));
     if (body.length === 0) {

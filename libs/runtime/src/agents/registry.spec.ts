@@ -30,6 +30,7 @@ describe('agent registry', () => {
       'write_todos',
       'artifact_list',
       'artifact_read',
+      'read_skill',
     ]);
     expect(readonly.tools.some((t) => MUTATING_TOOLS.includes(t))).toBe(false);
   });

@@ -4,6 +4,9 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { ClearedMark } from '../graph/agent-graph';
 import { visibleHistory } from '../graph/agent-graph';
 import { sessionSystemPrompt } from '../sessions/system-prompt';
+import { silentLogger } from '../logger';
+import type { SkillLibrary } from '../skills/skill-library';
+import { skillContext } from '../workspace/skill-context';
 import type { AgentRegistry } from '../agents/registry';
 import { RuntimeError } from '../errors';
 import type { ProviderRegistry } from '../providers/registry';
@@ -20,6 +23,12 @@ export interface ContextInspectorOptions {
   providers: ProviderRegistry;
   /** The tool options the runs use (the tool schemas are part of every call). */
   tools?: ToolCatalogOptions;
+  /**
+   * The runs' skills: the view then counts the `## Skills` section and offers `read_skill` only
+   * when the run would. (Memory files are not counted: reading them means opening the
+   * session's sandbox, which a read-only view does not do.)
+   */
+  skills?: SkillLibrary;
 }
 
 /**
@@ -64,10 +73,17 @@ export class ContextInspector {
     const history = visibleHistory(values.messages ?? [], values.cleared);
     const none = settings.strategy === 'none';
     const state = none ? null : (values.context ?? null);
+    const skills = await skillContext(
+      this.options.skills ?? null,
+      agent,
+      this.catalog.forAgent(agent, agents.subagents()),
+      silentLogger,
+    );
+    const base = sessionSystemPrompt(session, agent.systemPrompt);
     const measured = measureContext(history, state, {
       counter,
-      systemPrompt: sessionSystemPrompt(session, agent.systemPrompt),
-      toolSchemaTokens: toolSchemaTokens(this.catalog.forAgent(agent, agents.subagents()), counter),
+      systemPrompt: skills.section === '' ? base : `${base}\n\n${skills.section}`,
+      toolSchemaTokens: toolSchemaTokens(skills.tools, counter),
       toolOutputMaxTokens: none ? Number.POSITIVE_INFINITY : settings.toolOutputMaxTokens,
     });
     const compacted = measured.start > 0 ? (state?.compacted ?? null) : null;

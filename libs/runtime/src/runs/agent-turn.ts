@@ -21,7 +21,12 @@ import type { ResolvedModel } from '../providers/registry';
 import type { UsageMeter } from '../providers/usage';
 import { estimateMessagesTokens, estimateTokens } from '../providers/usage';
 import { endModelCallSpan, inToolSpan, startModelCallSpan } from '../telemetry/spans';
-import type { ArtifactToolContext, RuntimeTool, ToolResult } from '../tools/types';
+import type {
+  ArtifactToolContext,
+  RuntimeTool,
+  SkillToolContext,
+  ToolResult,
+} from '../tools/types';
 import { checkToolArgs } from '../tools/types';
 import { applyDecisions, callsToDecide } from './decisions';
 
@@ -45,6 +50,8 @@ export interface AgentTurnOptions {
   delegate: (agentName: string, task: string) => Promise<ToolResult>;
   /** The run's view of the artifact store, for the artifact tools. */
   artifacts?: ArtifactToolContext;
+  /** The skills the agent may load with `read_skill`. */
+  skills?: SkillToolContext;
   /** The system prompt to send (the agent's plus its memory/policy artifacts); default the agent's. */
   systemPrompt?: string;
   /**
@@ -365,6 +372,7 @@ export class AgentTurn implements AgentGraphSteps {
         todos,
         delegate: this.options.delegate,
         ...(this.options.artifacts ? { artifacts: this.options.artifacts } : {}),
+        ...(this.options.skills ? { skills: this.options.skills } : {}),
       });
     } catch (error) {
       if (signal.aborted) return { output: 'Aborted.', exitCode: TOOL_EXIT.aborted };

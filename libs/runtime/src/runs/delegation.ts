@@ -6,6 +6,7 @@ import { errorMessage } from '../errors';
 import { createAgentGraph } from '../graph/agent-graph';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
+import { skillContext } from '../workspace/skill-context';
 import type { ToolResult } from '../tools/types';
 import { AgentTurn, TOOL_EXIT, textOf } from './agent-turn';
 import { bindModel, breakerFor } from './model-binding';
@@ -51,10 +52,22 @@ export async function delegate(
       ctx.providers.price(resolved.model, resolved.provider),
     );
     parent.meter.addNested(meter);
-    const tools = ctx.catalog.forAgent(agent, []);
+    // A subagent gets its task, not the session's memory, but it may use the skills it is
+    // allowed, like any agent.
+    const skills = await skillContext(
+      ctx.skills,
+      agent,
+      ctx.catalog.forAgent(agent, []),
+      ctx.logger,
+    );
+    const tools = skills.tools;
     const turn = new AgentTurn({
       agent,
       tools,
+      ...(skills.access ? { skills: skills.access } : {}),
+      ...(skills.section === ''
+        ? {}
+        : { systemPrompt: `${agent.systemPrompt}\n\n${skills.section}` }),
       model: bindModel(ctx, resolved, tools),
       resolved,
       breaker: breakerFor(ctx, resolved),

@@ -10,6 +10,7 @@ import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
+import type { SkillLibrary } from '../skills/skill-library';
 import type { RunObserver } from '../telemetry/observer';
 import type { ToolCatalog } from '../tools/catalog';
 import type { RunEmitter } from './run-emitter';
@@ -85,6 +86,8 @@ export interface RunContext {
   maxSteps: number;
   /** Receives the runs' telemetry (metrics); a no-op unless the server configures one. */
   observer: RunObserver;
+  /** The server workspace's skills (`read_skill`); null: no agent is shown any. */
+  skills: SkillLibrary | null;
 }
 
 export function sleep(ms: number): Promise<void> {

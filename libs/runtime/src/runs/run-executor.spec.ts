@@ -55,6 +55,7 @@ describe('RunExecutor', () => {
       workspaceRoot: workspace,
       maxSteps: 10,
       observer: NOOP_RUN_OBSERVER,
+      skills: null,
     };
     endings = [];
     session = await storage.sessions.create({ agentName: 'default', config: {} }, {});

@@ -16,6 +16,7 @@ import { RuntimeError } from '../errors';
 import { createAgentGraph, danglingToolCalls } from '../graph/agent-graph';
 import type { DecisionRequest } from '../graph/agent-graph';
 import { sessionSystemPrompt } from '../sessions/system-prompt';
+import { workspaceContext } from '../workspace/workspace-context';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
 import { inRunSpan, setRunOutcome } from '../telemetry/spans';
@@ -138,8 +139,15 @@ export class RunExecutor {
       );
       runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;
-      const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
       const backend = this.backendLoader(session);
+      const workspace = await workspaceContext({
+        agent,
+        tools: ctx.catalog.forAgent(agent, ctx.agents.subagents()),
+        skills: ctx.skills,
+        backend,
+        logger: ctx.logger,
+      });
+      const tools = workspace.tools;
       let firstToken = true;
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => {
         if (firstToken && event.type === 'token') {
@@ -152,7 +160,8 @@ export class RunExecutor {
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
       const systemPrompt =
         sessionSystemPrompt(session, agent.systemPrompt) +
-        (await artifactContext(artifacts.store, artifacts.access));
+        (await artifactContext(artifacts.store, artifacts.access)) +
+        workspace.prompt;
       turn = new AgentTurn({
         agent,
         tools,
@@ -172,6 +181,7 @@ export class RunExecutor {
         },
         interruptedCalls,
         artifacts,
+        ...(workspace.skills ? { skills: workspace.skills } : {}),
         systemPrompt,
         delegate: (name, task) =>
           delegate(
@@ -240,7 +250,10 @@ export class RunExecutor {
     });
   }
 
-  /** Opens the session's sandbox on first use only (a run without tool calls never does). */
+  /**
+   * Opens the session's sandbox once per run, on first use: the memory files are read through
+   * it when the turn starts (file operations only; a docker container waits for a command).
+   */
   private backendLoader(session: Session): () => Promise<ExecutionBackend> {
     let pending: Promise<ExecutionBackend> | null = null;
     return () => {

@@ -18,6 +18,7 @@ import { silentLogger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
 import { createChatModel } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
+import type { SkillLibrary } from '../skills/skill-library';
 import type { RunObserver } from '../telemetry/observer';
 import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ToolCatalogOptions } from '../tools/catalog';
@@ -97,6 +98,11 @@ export interface RunManagerOptions {
   logger?: Logger;
   /** Receives run starts and ends, first tokens and every model call's usage (metrics). */
   observer?: RunObserver;
+  /**
+   * The server workspace's skills, listed to agents that have `read_skill` (see
+   * `SkillLibrary`). Absent: agents are shown no skills.
+   */
+  skills?: SkillLibrary;
 }
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
@@ -175,6 +181,7 @@ export class RunManager {
       workspaceRoot: options.workspaceRoot,
       maxSteps: options.maxSteps ?? 50,
       observer: options.observer ?? NOOP_RUN_OBSERVER,
+      skills: options.skills ?? null,
     };
     const callbackOptions = options.callbacks ?? {};
     this.callbacks = new CallbackDispatcher(options.storage.runs, { logger, ...callbackOptions });

@@ -4,6 +4,7 @@ import { ARTIFACT_TOOLS } from './artifact-tools';
 import { FILE_TOOLS } from './file-tools';
 import type { ToolName } from './names';
 import { taskTool, writeTodosTool } from './planning-tools';
+import { readSkillTool } from './skill-tools';
 import type { InspectPackageOptions } from './inspect/inspect-package';
 import { createInspectPackageTool } from './inspect/inspect-package';
 import type { RuntimeTool } from './types';
@@ -56,6 +57,7 @@ export class ToolCatalog {
       ...(options.webSearch ? [createWebSearchTool(options.webSearch)] : []),
       createInspectPackageTool(options.inspectPackage),
       ...ARTIFACT_TOOLS,
+      readSkillTool,
     ];
     this.tools = new Map(all.map((tool) => [tool.name, tool]));
   }

@@ -16,6 +16,7 @@ export const TOOL_NAMES = [
   'artifact_list',
   'artifact_read',
   'artifact_write',
+  'read_skill',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -3,6 +3,7 @@ import { toFieldIssues } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import type { ArtifactAccess, ArtifactStore } from '@cognition/storage';
 import type { z } from 'zod';
+import type { LoadedSkill, SkillFileRead } from '../skills/skill-library';
 import type { ToolName } from './names';
 
 /** What a tool may use while it runs. */
@@ -19,6 +20,17 @@ export interface ToolContext {
   delegate(agentName: string, task: string): Promise<ToolResult>;
   /** The artifact store as this run sees it (absent: the artifact tools say so). */
   artifacts?: ArtifactToolContext;
+  /** The skills this run's agent may load (absent: `read_skill` says there are none). */
+  skills?: SkillToolContext;
+}
+
+/** The workspace's skills as one agent sees them: only those its `skills` list allows. */
+export interface SkillToolContext {
+  /** The names the agent was shown, sorted. */
+  names: readonly string[];
+  /** null for a name the agent was not shown, or a skill that is no longer valid. */
+  load(name: string): Promise<LoadedSkill | null>;
+  readFile(name: string, file: string): Promise<SkillFileRead>;
 }
 
 /** The store and the run's access to it: its session's scope, session and run. */
