@@ -60,7 +60,7 @@ describe('createCognitionClient against the API', () => {
       alice.sessions.list.query({ limit: 10 }),
     ]);
     expect(server.requests.length).toBe(before + 1);
-    expect(fetched).toEqual(created);
+    expect(fetched).toEqual({ ...created, pendingAction: null });
     expect(created.usage).toEqual(EMPTY_SESSION_USAGE);
     expect(page.sessions.map((s) => s.id)).toContain(created.id);
 

@@ -105,7 +105,10 @@ describe('sessions router', () => {
         expect(toHttpError(error).status).toBe(422);
         expect(toHttpError(error).body.errors?.map((issue) => issue.path)).toEqual([path]);
       }
-      expect(await bed.as(ALICE).sessions.get({ id: created.id })).toEqual(created);
+      expect(await bed.as(ALICE).sessions.get({ id: created.id })).toEqual({
+        ...created,
+        pendingAction: null,
+      });
     });
 
     it('accepts agents and models the runtime can serve', async () => {
@@ -129,7 +132,11 @@ describe('sessions router', () => {
   describe('get', () => {
     it('returns the session and 404s an unknown id with the id in the message', async () => {
       const created = await bed.as().sessions.create({ title: 'x' });
-      expect(await bed.as().sessions.get({ id: created.id })).toEqual(created);
+      // With, beside the session, the decision its run waits for (none).
+      expect(await bed.as().sessions.get({ id: created.id })).toEqual({
+        ...created,
+        pendingAction: null,
+      });
 
       const error = await trpcErrorOf(bed.as().sessions.get({ id: 'nope' }));
       expect(error.code).toBe('NOT_FOUND');
