@@ -6,6 +6,7 @@ import { errorMessage } from '../errors';
 import { createAgentGraph } from '../graph/agent-graph';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
+import type { McpRunTools } from '../mcp/mcp-manager';
 import type { ToolResult } from '../tools/types';
 import { AgentTurn, TOOL_EXIT, textOf } from './agent-turn';
 import { bindModel, breakerFor } from './model-binding';
@@ -43,6 +44,7 @@ export async function delegate(
     };
   }
   parent.emit({ type: 'delegation', target_agent: agent.name, task });
+  let mcp: McpRunTools | null = null;
   try {
     const resolved = ctx.providers.resolve({ providerId: parent.session.config.providerId }, agent);
     const meter = new UsageMeter(
@@ -51,7 +53,11 @@ export async function delegate(
       ctx.providers.price(resolved.model, resolved.provider),
     );
     parent.meter.addNested(meter);
-    const tools = ctx.catalog.forAgent(agent, []);
+    mcp = await ctx.mcp.forRun(parent.session.id, agent, {
+      backend: parent.backend,
+      signal: parent.signal,
+    });
+    const tools = [...ctx.catalog.forAgent(agent, []), ...mcp.tools];
     const turn = new AgentTurn({
       agent,
       tools,
@@ -65,6 +71,7 @@ export async function delegate(
       runId: parent.runId,
       usage: meter,
       backend: parent.backend,
+      ...(mcp.note !== '' ? { systemPrompt: agent.systemPrompt + mcp.note } : {}),
       artifacts: runArtifacts(ctx.storage.artifacts, parent.session, parent.runId),
       delegate: () =>
         Promise.resolve({
@@ -86,5 +93,7 @@ export async function delegate(
       output: `Subagent "${agent.name}" failed: ${errorMessage(error)}`,
       exitCode: TOOL_EXIT.failed,
     };
+  } finally {
+    mcp?.release();
   }
 }

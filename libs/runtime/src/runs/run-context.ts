@@ -10,6 +10,7 @@ import type { Logger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
 import type { RunObserver } from '../telemetry/observer';
+import type { McpManager } from '../mcp/mcp-manager';
 import type { ToolCatalog } from '../tools/catalog';
 import type { RunEmitter } from './run-emitter';
 
@@ -77,6 +78,8 @@ export interface RunContext {
   breakerOptions: Omit<CircuitBreakerOptions, 'isFailure'> | undefined;
   chatModelFactory: ChatModelFactory;
   catalog: ToolCatalog;
+  /** The MCP connections (per session and server) whose tools runs add to the catalog's. */
+  mcp: McpManager;
   logger: Logger;
   workspaceRoot: string;
   maxSteps: number;

@@ -20,6 +20,7 @@ import { inRunSpan, setRunOutcome } from '../telemetry/spans';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
 import { delegate } from './delegation';
 import { bindModel, breakerFor } from './model-binding';
+import type { McpRunTools } from '../mcp/mcp-manager';
 import type { RuntimeTool } from '../tools/types';
 import type { RunQueue } from './ports';
 import type { ActiveRun, Outcome, RunContext } from './run-context';
@@ -94,6 +95,7 @@ export class RunExecutor {
     let meter: UsageMeter | null = null;
     let turn: AgentTurn | null = null;
     let lastAssistantId: string | null = null;
+    let mcp: McpRunTools | null = null;
     let outcome: Outcome;
     try {
       const stored = await ctx.storage.runs.get(active.runId);
@@ -126,8 +128,9 @@ export class RunExecutor {
       );
       runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;
-      const tools = ctx.catalog.forAgent(agent, ctx.agents.subagents());
       const backend = this.backendLoader(session);
+      mcp = await ctx.mcp.forRun(session.id, agent, { backend, signal });
+      const tools = [...ctx.catalog.forAgent(agent, ctx.agents.subagents()), ...mcp.tools];
       let firstToken = true;
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => {
         if (firstToken && event.type === 'token') {
@@ -140,7 +143,8 @@ export class RunExecutor {
       const artifacts = runArtifacts(ctx.storage.artifacts, session, active.runId);
       const systemPrompt =
         sessionSystemPrompt(session, agent.systemPrompt) +
-        (await artifactContext(artifacts.store, artifacts.access));
+        (await artifactContext(artifacts.store, artifacts.access)) +
+        mcp.note;
       turn = new AgentTurn({
         agent,
         tools,
@@ -209,6 +213,7 @@ export class RunExecutor {
           ? cancelledOutcome(active.cancelReason)
           : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
     }
+    mcp?.release();
     await this.finish(active, input, span, {
       outcome,
       meter,
