@@ -7,11 +7,13 @@ import {
   RunManager,
   StorageEventLog,
   isRuntimeError,
+  parseMcpServersFile,
   resolveLlmConfig,
 } from '@cognition/runtime';
 import type {
   EnvProviderChoice,
   EventLog,
+  GlobalMcpServer,
   LlmConfig,
   RunObserver,
   ToolCatalogOptions,
@@ -81,6 +83,33 @@ export async function loadLlmSettings(
   }
 }
 
+/**
+ * The servers of `COGNITION_MCP_SERVERS_FILE` (none when unset).
+ * @throws ConfigError naming `COGNITION_MCP_SERVERS_FILE: servers.N.field` of each problem, or
+ *   the file that cannot be read.
+ */
+export async function loadMcpServers(file: string | null): Promise<GlobalMcpServer[]> {
+  if (file === null) return [];
+  let content: string;
+  try {
+    content = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([
+      `COGNITION_MCP_SERVERS_FILE: cannot read ${file}: ${(error as Error).message}`,
+    ]);
+  }
+  try {
+    return parseMcpServersFile(content);
+  } catch (error) {
+    if (isRuntimeError(error)) {
+      throw new ConfigError(
+        error.issues.map((issue) => `COGNITION_MCP_SERVERS_FILE: ${issue.path}: ${issue.message}`),
+      );
+    }
+    throw error;
+  }
+}
+
 /** Where sessions without their own `workspacePath` keep their files: `<root>/sessions/<id>`. */
 export function sessionsRoot(workspaceRoot: string): string {
   return path.join(workspaceRoot, 'sessions');
@@ -132,6 +161,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
   const llm = await loadLlmSettings(config.llm);
   const providers = new ProviderRegistry(llm.config);
   const agents = await AgentRegistry.load(config.workspaceRoot);
+  const mcpServers = await loadMcpServers(config.tools.mcpServersFile);
   const summaries = providers.summaries();
   if (providers.enabled().length === 0) {
     deps.logger.warn(
@@ -190,6 +220,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       allowPrivateNetwork: callbacks.allowPrivateNetwork,
     },
     tools: toolOptions(config.tools, config.workspaceRoot),
+    mcp: { servers: mcpServers },
     logger: deps.logger.child({ component: 'runtime' }),
     ...(deps.observer ? { observer: deps.observer } : {}),
   });
