@@ -25,7 +25,8 @@ export class McpUnavailableError extends Error {
  */
 export function isServerFailure(error: unknown): boolean {
   if (error instanceof McpError) {
-    return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
+    const code: number = error.code;
+    return code === Number(ErrorCode.ConnectionClosed) || code === Number(ErrorCode.RequestTimeout);
   }
   return true;
 }

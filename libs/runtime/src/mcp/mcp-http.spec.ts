@@ -1,3 +1,4 @@
+import { match } from '../test-support';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { McpServerConfigInput } from '@cognition/contracts';
 import { McpServerConfigSchema } from '@cognition/contracts';
@@ -109,6 +110,6 @@ describe('MCP Streamable HTTP servers', () => {
     expect(names(agent('coder', []))).toEqual(['all']);
     expect(names(agent('reviewer', []))).toEqual(['all', 'some']);
     const own = agent('coder', [{ name: 'all', command: 'own-server' }]);
-    expect(global.serversFor(own)).toEqual([expect.objectContaining({ command: 'own-server' })]);
+    expect(global.serversFor(own)).toEqual([match.objectContaining({ command: 'own-server' })]);
   });
 });

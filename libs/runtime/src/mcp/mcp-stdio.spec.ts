@@ -3,7 +3,7 @@ import { McpServerConfigSchema } from '@cognition/contracts';
 import { createLocalSandbox } from '@cognition/sandbox';
 import type { AgentDefinition } from '../agents/agent';
 import type { TestRuntime } from '../test-support';
-import { collect, createTestRuntime, sendAndCollect, waitFor } from '../test-support';
+import { collect, createTestRuntime, sendAndCollect, waitFor, match } from '../test-support';
 import { MCP_TEST_SERVER_SCRIPT } from '../testing/mcp-test-server';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
@@ -150,7 +150,7 @@ describe('MCP stdio servers (spawned by the session sandbox)', () => {
     expect(prompt).toMatch(/- crashing: unavailable: .*exited with code 3/);
     const breakers = rt.runs.breakerSnapshots().filter((b) => b.name.startsWith('mcp:'));
     expect(breakers.map((b) => [b.name, b.state])).toEqual(
-      expect.arrayContaining([
+      match.arrayContaining([
         ['mcp:broken', 'OPEN'],
         ['mcp:crashing', 'OPEN'],
         ['mcp:notes', 'CLOSED'],

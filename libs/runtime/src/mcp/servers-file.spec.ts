@@ -1,4 +1,4 @@
-import { thrownBy } from '../test-support';
+import { thrownBy, match } from '../test-support';
 import { parseMcpServersFile } from './servers-file';
 
 describe('COGNITION_MCP_SERVERS_FILE', () => {
@@ -33,7 +33,7 @@ describe('COGNITION_MCP_SERVERS_FILE', () => {
         '{"servers": [{"name": "a", "url": "http://127.0.0.1:1/mcp", "allow_private": true}]}',
       ),
     ).toEqual([
-      expect.objectContaining({ server: expect.objectContaining({ allow_private: true }) }),
+      match.objectContaining({ server: match.objectContaining({ allow_private: true }) }),
     ]);
     expect(parseMcpServersFile('')).toEqual([]);
   });
@@ -49,10 +49,10 @@ describe('COGNITION_MCP_SERVERS_FILE', () => {
     expect(thrownBy(() => parseMcpServersFile(text))).toMatchObject({
       code: 'VALIDATION_ERROR',
       issues: [
-        { path: 'servers.0.name', message: expect.stringContaining('__') },
-        { path: 'servers.1.agents', message: expect.any(String) },
-        { path: 'servers.1.url', message: expect.any(String) },
-        { path: 'servers.3', message: expect.stringContaining('colour') },
+        { path: 'servers.0.name', message: match.containing('__') },
+        { path: 'servers.1.agents', message: match.anyString() },
+        { path: 'servers.1.url', message: match.anyString() },
+        { path: 'servers.3', message: match.containing('colour') },
       ],
     });
     expect(thrownBy(() => parseMcpServersFile('servers: [a'))).toMatchObject({
@@ -60,8 +60,8 @@ describe('COGNITION_MCP_SERVERS_FILE', () => {
     });
     expect(thrownBy(() => parseMcpServersFile('mcp_servers: []'))).toMatchObject({
       issues: [
-        { path: 'servers', message: expect.stringContaining('expected array') },
-        { path: '(root)', message: expect.stringContaining('mcp_servers') },
+        { path: 'servers', message: match.containing('expected array') },
+        { path: '(root)', message: match.containing('mcp_servers') },
       ],
     });
   });

@@ -1,3 +1,4 @@
+import { match } from '../test-support';
 import type { JsonSchemaTool } from './types';
 import { checkToolArgs } from './types';
 
@@ -33,7 +34,7 @@ describe('checkToolArgs with a JSON Schema tool (MCP)', () => {
       ok: false,
       issues: [
         { path: 'title', message: 'Required' },
-        { path: 'meta.priority', message: expect.stringContaining('Expected "integer"') },
+        { path: 'meta.priority', message: match.containing('Expected "integer"') },
         { path: 'colour', message: 'not allowed by the schema' },
       ],
     });

@@ -1,5 +1,5 @@
 import { Validator } from '@cfworker/json-schema';
-import type { OutputUnit, Schema } from '@cfworker/json-schema';
+import type { OutputUnit } from '@cfworker/json-schema';
 import type { FieldIssue } from '@cognition/contracts';
 
 /** Validators by schema object: a tool's schema is fixed, and checked on every call. */
@@ -46,7 +46,7 @@ export function checkJsonArgs(
 ): { ok: true; value: unknown } | { ok: false; issues: FieldIssue[] } {
   let validator = validators.get(schema);
   if (!validator) {
-    validator = new Validator(schema as Schema, '2020-12', false);
+    validator = new Validator(schema, '2020-12', false);
     validators.set(schema, validator);
   }
   const result = validator.validate(args);

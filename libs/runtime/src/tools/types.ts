@@ -82,7 +82,7 @@ export function capOutput(text: string, max: number = TOOL_OUTPUT_MAX_CHARS): st
 
 /** Declares a tool while keeping its argument type tied to its schema. */
 export function defineTool<S extends z.ZodType>(tool: ZodTool<S>): RuntimeTool {
-  return tool as unknown as ZodTool;
+  return tool;
 }
 
 /**
