@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { match } from '../test-support';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { McpServerConfigInput } from '@cognition/contracts';
@@ -87,6 +89,25 @@ describe('MCP Streamable HTTP servers', () => {
       '- web: unavailable: 127.0.0.1 resolves to a non-public address (127.0.0.1); set allow_private: true on the server to allow it',
     );
     expect(breakers.snapshots().find((b) => b.name === 'mcp:web')?.state).toBe('OPEN');
+  });
+
+  it('a server that does not answer within timeout_ms is unavailable and opens its breaker', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const mute = agent('a', [
+        { name: 'mute', url: `http://127.0.0.1:${port}/mcp`, allow_private: true, timeout_ms: 300 },
+      ]);
+      const run = await manager.forRun('s1', mute, ctx);
+      expect(run.tools).toEqual([]);
+      expect(run.note).toMatch(/- mute: unavailable: .*timed out/i);
+      expect(breakers.snapshots().find((b) => b.name === 'mcp:mute')?.state).toBe('OPEN');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('offers global servers to every agent or to those listed; an agent server wins a name clash', () => {
