@@ -43,8 +43,11 @@ export interface McpRunTools {
 }
 
 interface PoolEntry {
-  /** The server's configuration as connected: a changed definition reconnects. */
-  fingerprint: string;
+  /**
+   * Session, server name and the server's whole configuration: a changed definition gets a new
+   * connection (the old one closes when idle), and two agents' same-named servers do not meet.
+   */
+  key: string;
   connection: Promise<McpConnection>;
   users: number;
   idleTimer: NodeJS.Timeout | null;
@@ -102,7 +105,8 @@ export class McpManager {
         return;
       }
       held.push(result.entry);
-      for (const tool of result.connection.tools) {
+      const { entry, connection } = result;
+      for (const tool of connection.tools) {
         const name = mcpToolName(server.name, tool.name);
         if (!isOfferableName(name)) {
           problems.push(
@@ -112,7 +116,7 @@ export class McpManager {
         }
         tools.push(
           toRuntimeTool(server.name, tool, (toolName, args, signal) =>
-            this.call(sessionId, server, result.connection, toolName, args, signal),
+            this.call(entry, server, connection, toolName, args, signal),
           ),
         );
       }
@@ -128,7 +132,7 @@ export class McpManager {
       release: () => {
         if (released) return;
         released = true;
-        for (const entry of held) this.releaseEntry(sessionId, entry);
+        for (const entry of held) this.releaseEntry(entry);
       },
     };
   }
@@ -158,30 +162,32 @@ export class McpManager {
     server: McpServerConfig,
     ctx: ConnectContext,
   ): Promise<Acquired> {
-    const key = `${sessionId}\0${server.name}`;
-    const fingerprint = JSON.stringify(server);
+    const key = `${sessionId}\0${server.name}\0${JSON.stringify(server)}`;
     let entry = this.pool.get(key);
-    if (entry && entry.fingerprint !== fingerprint) {
-      await this.drop(key);
-      entry = undefined;
-    }
+    const fresh = !entry;
     if (!entry) {
       const breaker = this.breaker(server.name);
-      const fresh: PoolEntry = {
-        fingerprint,
+      const created: PoolEntry = {
+        key,
         users: 0,
         idleTimer: null,
         connection: breaker.execute(() => McpConnection.open(server, ctx), { signal: ctx.signal }),
       };
-      this.pool.set(key, fresh);
-      entry = fresh;
+      this.pool.set(key, created);
+      entry = created;
     }
     entry.users += 1;
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = null;
     try {
       const connection = await entry.connection;
-      if (connection.closed) throw new Error('the connection closed');
+      if (connection.closed && !fresh) {
+        // Went away since the last run (its close not yet seen): connect anew.
+        entry.users -= 1;
+        if (this.pool.get(key) === entry) this.pool.delete(key);
+        return this.acquire(sessionId, server, ctx);
+      }
+      if (connection.closed) throw new Error('the connection closed while starting');
       const current = entry;
       connection.whenClosed(() => {
         if (this.pool.get(key) === current) this.pool.delete(key);
@@ -199,14 +205,11 @@ export class McpManager {
     }
   }
 
-  private releaseEntry(sessionId: string, entry: PoolEntry): void {
+  private releaseEntry(entry: PoolEntry): void {
     entry.users -= 1;
     if (entry.users > 0) return;
-    const key = `${sessionId}\0`;
     entry.idleTimer = setTimeout(() => {
-      for (const [poolKey, candidate] of this.pool) {
-        if (candidate === entry && poolKey.startsWith(key)) void this.drop(poolKey);
-      }
+      if (this.pool.get(entry.key) === entry) void this.drop(entry.key);
     }, this.idleMs);
     entry.idleTimer.unref();
   }
@@ -221,7 +224,7 @@ export class McpManager {
   }
 
   private async call(
-    sessionId: string,
+    entry: PoolEntry,
     server: McpServerConfig,
     connection: McpConnection,
     tool: string,
@@ -247,7 +250,7 @@ export class McpManager {
         return { output: `${where} is failing; its circuit breaker is open.`, exitCode: 1 };
       }
       // A server that stopped answering is reconnected from scratch by the next run.
-      if (isServerFailure(error)) await this.drop(`${sessionId}\0${server.name}`);
+      if (isServerFailure(error) && this.pool.get(entry.key) === entry) await this.drop(entry.key);
       return { output: `${where} failed: ${errorMessage(error)}`, exitCode: 1 };
     }
   }
