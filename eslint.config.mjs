@@ -98,6 +98,11 @@ export default tseslint.config(
             },
             { sourceTag: '/^name:(?!server$).*$/', bannedExternalImports: ['express'] },
             { sourceTag: '/^name:(?!cluster-redis$).*$/', bannedExternalImports: ['ioredis'] },
+            // The MCP client lives in the runtime (its tools are runtime tools).
+            {
+              sourceTag: '/^name:(?!runtime$).*$/',
+              bannedExternalImports: ['@modelcontextprotocol/*'],
+            },
             // Libraries instrument through @opentelemetry/api (a no-op without an SDK) and hooks;
             // only the server picks the SDK, the exporter and the Prometheus client.
             {

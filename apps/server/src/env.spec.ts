@@ -72,7 +72,7 @@ describe('loadConfig', () => {
         timeoutMs: 10_000,
         allowPrivateNetwork: false,
       },
-      tools: { webFetchAllowPrivateNetwork: false, webSearch: null },
+      tools: { webFetchAllowPrivateNetwork: false, webSearch: null, mcpServersFile: null },
       telemetry: {
         metrics: { enabled: true, token: null },
         tracing: {
@@ -92,12 +92,14 @@ describe('loadConfig', () => {
         COGNITION_WEB_FETCH_ALLOW_PRIVATE_NETWORK: 'true',
         COGNITION_WEB_SEARCH_PROVIDER: 'searxng',
         COGNITION_WEB_SEARCH_URL: 'http://10.0.0.5:8888',
+        COGNITION_MCP_SERVERS_FILE: 'mcp.yaml',
       },
       '/srv/app',
     );
     expect(config.tools).toEqual({
       webFetchAllowPrivateNetwork: true,
       webSearch: { provider: 'searxng', url: 'http://10.0.0.5:8888', apiKey: null },
+      mcpServersFile: '/srv/app/mcp.yaml',
     });
     const problems = (env: Record<string, string>) => {
       try {

@@ -189,6 +189,7 @@ export const SETTINGS = {
     schema: enumText(WEB_SEARCH_PROVIDER_NAMES),
   },
   COGNITION_WEB_SEARCH_URL: { default: undefined, schema: httpUrlText },
+  COGNITION_MCP_SERVERS_FILE: { default: undefined, schema: z.string().trim().min(1) },
   COGNITION_WEB_SEARCH_API_KEY: { default: undefined, schema: secretText },
   COGNITION_REDIS_URL: { default: undefined, schema: redisUrlText },
   COGNITION_REDIS_KEY_PREFIX: { default: 'cognition:', schema: z.string().trim().min(1).max(64) },
@@ -300,6 +301,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const callbackTimeout = read('COGNITION_CALLBACK_TIMEOUT_SECONDS');
   const callbackAllowPrivate = read('COGNITION_CALLBACK_ALLOW_PRIVATE_NETWORK');
   const webFetchAllowPrivate = read('COGNITION_WEB_FETCH_ALLOW_PRIVATE_NETWORK');
+  const mcpServersFile = read('COGNITION_MCP_SERVERS_FILE');
   const searchProvider = read('COGNITION_WEB_SEARCH_PROVIDER');
   const searchUrl = read('COGNITION_WEB_SEARCH_URL');
   const searchKey = read('COGNITION_WEB_SEARCH_API_KEY');
@@ -445,6 +447,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
         searchProvider === undefined
           ? null
           : { provider: searchProvider, url: searchUrl ?? null, apiKey: searchKey ?? null },
+      mcpServersFile:
+        mcpServersFile === undefined ? null : path.resolve(workspaceRoot, mcpServersFile),
     },
     telemetry: need(telemetry),
   };

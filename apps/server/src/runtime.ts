@@ -8,11 +8,13 @@ import {
   SkillLibrary,
   StorageEventLog,
   isRuntimeError,
+  parseMcpServersFile,
   resolveLlmConfig,
 } from '@cognition/runtime';
 import type {
   EnvProviderChoice,
   EventLog,
+  GlobalMcpServer,
   LlmConfig,
   RunObserver,
   ToolCatalogOptions,
@@ -76,6 +78,33 @@ export async function loadLlmSettings(
         error.issues.length > 0
           ? error.issues.map((issue) => `${issue.path}: ${issue.message}`)
           : [error.message],
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * The servers of `COGNITION_MCP_SERVERS_FILE` (none when unset).
+ * @throws ConfigError naming `COGNITION_MCP_SERVERS_FILE: servers.N.field` of each problem, or
+ *   the file that cannot be read.
+ */
+export async function loadMcpServers(file: string | null): Promise<GlobalMcpServer[]> {
+  if (file === null) return [];
+  let content: string;
+  try {
+    content = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([
+      `COGNITION_MCP_SERVERS_FILE: cannot read ${file}: ${(error as Error).message}`,
+    ]);
+  }
+  try {
+    return parseMcpServersFile(content);
+  } catch (error) {
+    if (isRuntimeError(error)) {
+      throw new ConfigError(
+        error.issues.map((issue) => `COGNITION_MCP_SERVERS_FILE: ${issue.path}: ${issue.message}`),
       );
     }
     throw error;
@@ -147,6 +176,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       `Skills: ${listed.skills.length} in ${skills.dir}`,
     );
   }
+  const mcpServers = await loadMcpServers(config.tools.mcpServersFile);
   const summaries = providers.summaries();
   if (providers.enabled().length === 0) {
     deps.logger.warn(
@@ -205,6 +235,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       allowPrivateNetwork: callbacks.allowPrivateNetwork,
     },
     tools: toolOptions(config.tools, config.workspaceRoot),
+    mcp: { servers: mcpServers },
     logger: deps.logger.child({ component: 'runtime' }),
     ...(deps.observer ? { observer: deps.observer } : {}),
     skills,

@@ -94,6 +94,11 @@ export interface ToolsConfig {
   webFetchAllowPrivateNetwork: boolean;
   /** null: no provider, so `web_search` is not offered. */
   webSearch: { provider: WebSearchProviderName; url: string | null; apiKey: string | null } | null;
+  /**
+   * `COGNITION_MCP_SERVERS_FILE`, resolved against the workspace root: MCP servers offered to
+   * every agent (or those an entry lists); read and validated by `createRuntime`. null: none.
+   */
+  mcpServersFile: string | null;
 }
 
 export const WEB_SEARCH_PROVIDER_NAMES = ['searxng', 'brave', 'tavily'] as const;

@@ -16,10 +16,22 @@ export { parsePricesFile, PricesFileSchema, PRICES_FILE_ENV } from './providers/
 export * from './providers/chat-model';
 export { UsageMeter, estimateTokens } from './providers/usage';
 export * from './tools/names';
-export type { RuntimeTool, ToolContext, ToolResult } from './tools/types';
+export type {
+  JsonSchema,
+  JsonSchemaTool,
+  RuntimeTool,
+  ToolContext,
+  ToolResult,
+  ZodTool,
+} from './tools/types';
+export { checkToolArgs } from './tools/types';
 export { ToolCatalog, toToolDefinition } from './tools/catalog';
 export type { ToolCatalogOptions, ToolDefinition } from './tools/catalog';
 export type { WebFetchOptions } from './tools/web-fetch';
+export { DEFAULT_MCP_IDLE_MS } from './mcp/mcp-manager';
+export type { GlobalMcpServer, McpOptions } from './mcp/mcp-manager';
+export { DEFAULT_MCP_TIMEOUT_MS } from './mcp/mcp-connection';
+export { parseMcpServersFile } from './mcp/servers-file';
 export type { WebSearchOptions, WebSearchProvider } from './tools/web-search';
 export { WEB_SEARCH_PROVIDERS } from './tools/web-search';
 export * from './callbacks/callback-dispatcher';

@@ -7,7 +7,13 @@ import { positiveInteger, resolveCommonConfig, validateEnv, validateSessionId } 
 import { SandboxError } from './errors';
 import { OutputCollector } from './output';
 import { PathGuard } from './paths';
-import type { ExecuteOptions, ExecuteResult, ExecutionBackendFactory } from './port';
+import type {
+  ExecuteOptions,
+  ExecuteResult,
+  ExecutionBackendFactory,
+  SandboxProcess,
+  SpawnOptions,
+} from './port';
 import { LiveSessions, SessionBackend } from './session-backend';
 
 /** A standard system PATH, used when the server passes none. */
@@ -18,6 +24,9 @@ export const DEFAULT_LOCAL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr
  * was killed; only a process that left the group (setsid) can hold them longer.
  */
 const PIPE_CLOSE_GRACE_MS = 500;
+
+/** How much of a spawned process's stderr is kept for error messages. */
+const STDERR_TAIL_CHARS = 4096;
 
 export interface LocalSandboxConfig extends CommonSandboxConfig {
   /** PATH given to commands (default `DEFAULT_LOCAL_PATH`); the server may pass its own. */
@@ -82,6 +91,64 @@ class LocalExecutionBackend extends SessionBackend {
     }
     const [program = '', ...args] = argv;
     return this.run(program, args, { cwd, env, timeoutMs, signal: options.signal });
+  }
+
+  async spawn(
+    program: string,
+    args: readonly string[],
+    options: SpawnOptions = {},
+  ): Promise<SandboxProcess> {
+    this.assertLive();
+    if (program.trim() === '' || program.includes('\0') || args.some((a) => a.includes('\0'))) {
+      throw new SandboxError('INVALID_COMMAND', 'program must be a non-empty string without NUL');
+    }
+    const env = { ...this.baseEnv, ...validateEnv(options.env) };
+    const cwd = (await this.files.existingDirectory(options.cwd ?? '.', 'cwd')).absolute;
+    // detached: its own process group, so kill() and terminate() reach whatever it started.
+    const child = spawn(program, [...args], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        const reason =
+          error.code === 'ENOENT' ? 'command not found' : (error.code ?? error.message);
+        reject(new SandboxError('INVALID_COMMAND', `${program}: ${reason}`));
+      });
+    });
+    const group = child.pid;
+    if (group !== undefined) this.running.add(group);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+    });
+    const exited = new Promise<number>((resolve) => {
+      child.once('exit', (code, signal) => {
+        if (group !== undefined) {
+          killGroup(group, 'SIGKILL');
+          this.running.delete(group);
+        }
+        resolve(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : -1));
+      });
+    });
+    let killing = false;
+    return {
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderrTail: () => stderr,
+      exited,
+      kill: () => {
+        if (killing || group === undefined) return;
+        killing = true;
+        killGroup(group, 'SIGTERM');
+        const timer = setTimeout(() => killGroup(group, 'SIGKILL'), this.config.killGraceMs);
+        timer.unref();
+        void exited.then(() => clearTimeout(timer));
+      },
+    };
   }
 
   protected release(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /**
  * The execution port: one session's workspace, where agent tools run commands and touch files.
  * Every path argument is relative to the session root (absolute paths are accepted only when they
@@ -47,11 +49,40 @@ export interface GrepMatch {
   text: string;
 }
 
+/** Where and with what a long-running process starts (see `ExecutionBackend.spawn`). */
+export interface SpawnOptions {
+  /** Working directory relative to the session root (default: the root). */
+  cwd?: string;
+  /** Extra environment variables (added to the backend's allowlisted environment). */
+  env?: Record<string, string>;
+}
+
+/**
+ * A long-running process talking over its standard streams (an MCP stdio server), started by
+ * `spawn`. It lives until `kill()`, its own exit, or the session's `terminate()`.
+ */
+export interface SandboxProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** The end of what the process wrote to stderr (at most 4 KB), for error messages. */
+  stderrTail(): string;
+  /** Resolves with the exit code once the process ended (128 + signal number when killed). */
+  readonly exited: Promise<number>;
+  /** Stops the whole process tree: SIGTERM, then SIGKILL after the backend's kill grace. */
+  kill(): void;
+}
+
 export interface ExecutionBackend {
   readonly kind: 'local' | 'docker';
   /** Absolute host path of the session root. */
   readonly root: string;
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+  /**
+   * Starts `program` with `args` (no shell) under the same confinement as `execute`, its stdio
+   * piped to the caller. Absent on a backend that cannot keep such a process (docker, for now).
+   * Rejects when the program cannot be started (`INVALID_COMMAND` naming it).
+   */
+  spawn?(program: string, args: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
   ls(path?: string): Promise<FileEntry[]>;
   read(path: string, options?: ReadOptions): Promise<string>;
   write(path: string, content: string): Promise<void>;

@@ -42,6 +42,11 @@ export interface AgentTurnOptions {
   emit: (event: AgentEvent) => void;
   /** false for subagents: their tokens and tool traffic stay out of the session's stream. */
   streamToClient: boolean;
+  /**
+   * Whether calls of the agent's `interrupt_on` tools pause the run for a person's decision:
+   * the session's own turn only (a subagent turn has no checkpoint to pause on; its calls run).
+   */
+  askForDecisions?: boolean;
   /** Stamped on every message the turn produces (projection: parent and metadata). */
   parentId: string | null;
   runId: string;
@@ -274,6 +279,7 @@ export class AgentTurn implements AgentGraphSteps {
   }
 
   callsToDecide(message: AIMessage): PendingToolCall[] {
+    if (this.options.askForDecisions !== true) return [];
     // A call with unparseable arguments is answered with the error, never put to a person.
     return callsToDecide(message, this.options.agent.interruptOn, (id) =>
       this.invalidCalls.has(id),

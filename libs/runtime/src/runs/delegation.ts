@@ -6,6 +6,7 @@ import { errorMessage } from '../errors';
 import { createAgentGraph } from '../graph/agent-graph';
 import { newMessageId } from '../ids';
 import { UsageMeter } from '../providers/usage';
+import type { McpRunTools } from '../mcp/mcp-manager';
 import { skillContext } from '../workspace/skill-context';
 import type { ToolResult } from '../tools/types';
 import { AgentTurn, TOOL_EXIT, textOf } from './agent-turn';
@@ -44,6 +45,7 @@ export async function delegate(
     };
   }
   parent.emit({ type: 'delegation', target_agent: agent.name, task });
+  let mcp: McpRunTools | null = null;
   try {
     const resolved = ctx.providers.resolve({ providerId: parent.session.config.providerId }, agent);
     const meter = new UsageMeter(
@@ -53,21 +55,26 @@ export async function delegate(
     );
     parent.meter.addNested(meter);
     // A subagent gets its task, not the session's memory, but it may use the skills it is
-    // allowed, like any agent.
+    // allowed, like any agent, and its own MCP servers.
     const skills = await skillContext(
       ctx.skills,
       agent,
       ctx.catalog.forAgent(agent, []),
       ctx.logger,
     );
-    const tools = skills.tools;
+    mcp = await ctx.mcp.forRun(parent.session.id, agent, {
+      backend: parent.backend,
+      signal: parent.signal,
+    });
+    const tools = [...skills.tools, ...mcp.tools];
+    const systemPrompt =
+      (skills.section === '' ? agent.systemPrompt : `${agent.systemPrompt}\n\n${skills.section}`) +
+      mcp.note;
     const turn = new AgentTurn({
       agent,
       tools,
       ...(skills.access ? { skills: skills.access } : {}),
-      ...(skills.section === ''
-        ? {}
-        : { systemPrompt: `${agent.systemPrompt}\n\n${skills.section}` }),
+      systemPrompt,
       model: bindModel(ctx, resolved, tools),
       resolved,
       breaker: breakerFor(ctx, resolved),
@@ -99,5 +106,7 @@ export async function delegate(
       output: `Subagent "${agent.name}" failed: ${errorMessage(error)}`,
       exitCode: TOOL_EXIT.failed,
     };
+  } finally {
+    mcp?.release();
   }
 }

@@ -1,4 +1,4 @@
-import type { HitlDecision, Run, Session } from '@cognition/contracts';
+import type { HitlDecision, PendingAction, Run, Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { RuntimeError } from '../errors';
 import { eventId, seqOfEventId } from '../ids';
@@ -6,7 +6,7 @@ import type { ActiveRuns } from './active-runs';
 import { validateDecisions } from './decisions';
 import type { RunContext } from './run-context';
 import type { RunExecutor } from './run-executor';
-import { executeInBackground } from './run-executor';
+import { executeInBackground, sessionBackend } from './run-executor';
 import type { RunFinisher } from './run-finisher';
 import type { RunLeases } from './run-leases';
 import { ensureInputMessage, requireSession } from './run-scheduler';
@@ -58,7 +58,7 @@ export class PausedRuns {
         `Run ${run.id} is ${run.status}, not waiting for a decision`,
       );
     }
-    validateDecisions(run.pendingAction, decisions, this.toolsOf(session));
+    await this.validate(session, run.pendingAction, decisions);
     const resumed = await storage.runs.settlePaused(run.id, {
       status: 'queued',
       ...this.o.leases.resumeClaim(),
@@ -115,11 +115,32 @@ export class PausedRuns {
     return run;
   }
 
-  /** The tools a run of the session's agent is offered: an edited call must fit one of them. */
-  private toolsOf(session: Session) {
-    const { agents, catalog } = this.o.ctx;
+  /**
+   * Checks the decisions against the tools a run of the session's agent is offered (an edited
+   * call must fit its tool's schema), MCP tools included: their schemas come from the servers.
+   */
+  private async validate(
+    session: Session,
+    action: PendingAction,
+    decisions: HitlDecision[],
+  ): Promise<void> {
+    const { agents, catalog, mcp } = this.o.ctx;
     const agent = agents.get(session.agentName);
-    return agent ? catalog.forAgent(agent, agents.subagents()) : [];
+    const builtin = agent ? catalog.forAgent(agent, agents.subagents()) : [];
+    const edits = decisions.some((d) => d.type === 'edit');
+    if (!agent || !edits || !action.tool_calls.some((c) => c.name.startsWith('mcp__'))) {
+      validateDecisions(action, decisions, builtin);
+      return;
+    }
+    const servers = await mcp.forRun(session.id, agent, {
+      backend: sessionBackend(this.o.ctx, session),
+      signal: new AbortController().signal,
+    });
+    try {
+      validateDecisions(action, decisions, [...builtin, ...servers.tools]);
+    } finally {
+      servers.release();
+    }
   }
 
   /** The sequence number of the run's last stored event: the resumed run continues after it. */

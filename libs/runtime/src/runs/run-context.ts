@@ -12,6 +12,7 @@ import type { ChatModelFactory } from '../providers/chat-model';
 import type { ProviderRegistry } from '../providers/registry';
 import type { SkillLibrary } from '../skills/skill-library';
 import type { RunObserver } from '../telemetry/observer';
+import type { McpManager } from '../mcp/mcp-manager';
 import type { ToolCatalog } from '../tools/catalog';
 import type { RunEmitter } from './run-emitter';
 
@@ -81,6 +82,8 @@ export interface RunContext {
   breakerOptions: Omit<CircuitBreakerOptions, 'isFailure'> | undefined;
   chatModelFactory: ChatModelFactory;
   catalog: ToolCatalog;
+  /** The MCP connections (per session and server) whose tools runs add to the catalog's. */
+  mcp: McpManager;
   logger: Logger;
   workspaceRoot: string;
   maxSteps: number;

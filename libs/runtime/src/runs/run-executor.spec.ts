@@ -13,6 +13,7 @@ import { FAKE_PROVIDERS } from '../test-support';
 import { FakeExecutionBackendFactory } from '../testing/fake-execution-backend';
 import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
+import { McpManager } from '../mcp/mcp-manager';
 import { ToolCatalog } from '../tools/catalog';
 import { ActiveRuns } from './active-runs';
 import { InProcessRunControl } from './in-process-run-control';
@@ -41,16 +42,18 @@ describe('RunExecutor', () => {
   });
   beforeEach(async () => {
     const log = new InMemoryEventLog();
+    const breakers = new CircuitBreakerRegistry();
     ctx = {
       storage,
       sandbox: new FakeExecutionBackendFactory(),
       agents: new AgentRegistry([]),
       providers: new ProviderRegistry(FAKE_PROVIDERS),
       log,
-      breakers: new CircuitBreakerRegistry(),
+      breakers,
       breakerOptions: undefined,
       chatModelFactory: () => model,
       catalog: new ToolCatalog(),
+      mcp: new McpManager({}, breakers, silentLogger),
       logger: silentLogger,
       workspaceRoot: workspace,
       maxSteps: 10,

@@ -23,6 +23,7 @@ import { inRunSpan, setRunOutcome } from '../telemetry/spans';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
 import { delegate } from './delegation';
 import { bindModel, breakerFor } from './model-binding';
+import type { McpRunTools } from '../mcp/mcp-manager';
 import type { RuntimeTool } from '../tools/types';
 import type { RunQueue } from './ports';
 import type { ActiveRuns } from './active-runs';
@@ -104,6 +105,7 @@ export class RunExecutor {
     let meter: UsageMeter | null = null;
     let turn: AgentTurn | null = null;
     let lastAssistantId: string | null = null;
+    let mcp: McpRunTools | null = null;
     let outcome: Outcome;
     let priorUsage: Usage | null = null;
     try {
@@ -139,7 +141,7 @@ export class RunExecutor {
       );
       runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;
-      const backend = this.backendLoader(session);
+      const backend = sessionBackend(ctx, session);
       const workspace = await workspaceContext({
         agent,
         tools: ctx.catalog.forAgent(agent, ctx.agents.subagents()),
@@ -147,7 +149,8 @@ export class RunExecutor {
         backend,
         logger: ctx.logger,
       });
-      const tools = workspace.tools;
+      mcp = await ctx.mcp.forRun(session.id, agent, { backend, signal });
+      const tools = [...workspace.tools, ...mcp.tools];
       let firstToken = true;
       const emit = (event: Parameters<RunEmitter['emit']>[0]) => {
         if (firstToken && event.type === 'token') {
@@ -161,7 +164,8 @@ export class RunExecutor {
       const systemPrompt =
         sessionSystemPrompt(session, agent.systemPrompt) +
         (await artifactContext(artifacts.store, artifacts.access)) +
-        workspace.prompt;
+        workspace.prompt +
+        mcp.note;
       turn = new AgentTurn({
         agent,
         tools,
@@ -171,6 +175,7 @@ export class RunExecutor {
         signal,
         emit,
         streamToClient: true,
+        askForDecisions: true,
         parentId: userMessage.id,
         runId: active.runId,
         usage: runMeter,
@@ -241,6 +246,7 @@ export class RunExecutor {
           ? cancelledOutcome(active.cancelReason)
           : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
     }
+    mcp?.release();
     await this.finish(active, input, span, {
       outcome,
       meter,
@@ -249,22 +255,25 @@ export class RunExecutor {
       priorUsage,
     });
   }
+}
 
-  /**
-   * Opens the session's sandbox once per run, on first use: the memory files are read through
-   * it when the turn starts (file operations only; a docker container waits for a command).
-   */
-  private backendLoader(session: Session): () => Promise<ExecutionBackend> {
-    let pending: Promise<ExecutionBackend> | null = null;
-    return () => {
-      pending ??= (async () => {
-        const root = session.workspacePath ?? join(this.ctx.workspaceRoot, session.id);
-        await mkdir(root, { recursive: true });
-        return this.ctx.sandbox.forSession(session.id, root);
-      })();
-      return pending;
-    };
-  }
+/**
+ * Opens the session's sandbox once per run, on first use: the memory files are read through it
+ * when a turn starts (file operations only; a docker container waits for a command).
+ */
+export function sessionBackend(
+  ctx: Pick<RunContext, 'sandbox' | 'workspaceRoot'>,
+  session: Session,
+): () => Promise<ExecutionBackend> {
+  let pending: Promise<ExecutionBackend> | null = null;
+  return () => {
+    pending ??= (async () => {
+      const root = session.workspacePath ?? join(ctx.workspaceRoot, session.id);
+      await mkdir(root, { recursive: true });
+      return ctx.sandbox.forSession(session.id, root);
+    })();
+    return pending;
+  };
 }
 
 /** Answers for tool calls a crash left without result, before the next model call. */

@@ -23,6 +23,8 @@ import type { RunObserver } from '../telemetry/observer';
 import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
 import type { ToolCatalogOptions } from '../tools/catalog';
 import { ToolCatalog } from '../tools/catalog';
+import type { McpOptions } from '../mcp/mcp-manager';
+import { McpManager } from '../mcp/mcp-manager';
 import { ActiveRuns } from './active-runs';
 import { InProcessRunControl } from './in-process-run-control';
 import { PausedRuns } from './paused-runs';
@@ -68,6 +70,8 @@ export interface RunManagerOptions {
   /** Builds chat models; default: the official LangChain clients. Tests inject fakes. */
   chatModelFactory?: ChatModelFactory;
   tools?: ToolCatalogOptions;
+  /** MCP: the global servers, the idle close of connections, the `mcp:<server>` breakers. */
+  mcp?: McpOptions;
   /** Graph steps (model calls + tool rounds) per run before it fails. Default 50. */
   maxSteps?: number;
   callbacks?: CallbackOptions;
@@ -167,16 +171,18 @@ export class RunManager {
 
   constructor(private readonly options: RunManagerOptions) {
     const logger = options.logger ?? silentLogger;
+    const breakers = options.breakers ?? new CircuitBreakerRegistry();
     this.ctx = {
       storage: options.storage,
       sandbox: options.sandbox,
       agents: options.agents,
       providers: options.providers,
       log: options.eventLog,
-      breakers: options.breakers ?? new CircuitBreakerRegistry(),
+      breakers,
       breakerOptions: options.breakerOptions,
       chatModelFactory: options.chatModelFactory ?? createChatModel,
       catalog: new ToolCatalog(options.tools),
+      mcp: new McpManager(options.mcp ?? {}, breakers, logger),
       logger,
       workspaceRoot: options.workspaceRoot,
       maxSteps: options.maxSteps ?? 50,
@@ -424,6 +430,7 @@ export class RunManager {
       await Promise.race([local.done, sleep(this.abortWaitMs)]);
     }
     await this.ctx.log.dropSession(sessionId);
+    await this.ctx.mcp.closeSession(sessionId);
     await this.ctx.sandbox.release(sessionId);
   }
 
@@ -449,6 +456,7 @@ export class RunManager {
       await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
     }
     this.closing.abort();
+    await this.ctx.mcp.closeAll();
     await this.callbacks.close();
   }
 }

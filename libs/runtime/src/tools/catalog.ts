@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AgentDefinition } from '../agents/agent';
 import { ARTIFACT_TOOLS } from './artifact-tools';
 import { FILE_TOOLS } from './file-tools';
-import type { ToolName } from './names';
 import { taskTool, writeTodosTool } from './planning-tools';
 import { readSkillTool } from './skill-tools';
 import type { InspectPackageOptions } from './inspect/inspect-package';
@@ -32,9 +31,8 @@ const definitions = new WeakMap<RuntimeTool, ToolDefinition>();
 export function toToolDefinition(tool: RuntimeTool): ToolDefinition {
   let definition = definitions.get(tool);
   if (!definition) {
-    const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.schema, {
-      io: 'input',
-    }) as Record<string, unknown>;
+    // An MCP tool's schema is offered as its server published it.
+    const parameters = tool.inputSchema ?? zodParameters(tool.schema);
     definition = {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters },
@@ -44,9 +42,17 @@ export function toToolDefinition(tool: RuntimeTool): ToolDefinition {
   return definition;
 }
 
+function zodParameters(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return parameters;
+}
+
 /** Every tool implementation, by name. */
 export class ToolCatalog {
-  private readonly tools: ReadonlyMap<ToolName, RuntimeTool>;
+  private readonly tools: ReadonlyMap<string, RuntimeTool>;
 
   constructor(options: ToolCatalogOptions = {}) {
     const all = [

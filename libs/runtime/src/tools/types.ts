@@ -5,6 +5,7 @@ import type { ArtifactAccess, ArtifactStore } from '@cognition/storage';
 import type { z } from 'zod';
 import type { LoadedSkill, SkillFileRead } from '../skills/skill-library';
 import type { ToolName } from './names';
+import { checkJsonArgs } from './json-args';
 
 /** What a tool may use while it runs. */
 export interface ToolContext {
@@ -47,19 +48,41 @@ export interface ToolResult {
   todos?: Todo[];
 }
 
-export interface RuntimeTool<S extends z.ZodType = z.ZodType> {
-  name: ToolName;
+interface ToolBase {
   description: string;
-  /** Validates the model's arguments; a mismatch is reported back to the model. */
-  schema: S;
   /**
    * Whether running the same call twice has the effect of running it once. After a crash
    * while the tool ran, a resumed run re-runs an idempotent call and answers a non-idempotent
    * one "interrupted" to the model (it may or may not have taken effect).
    */
   idempotent: boolean;
+}
+
+/** A built-in tool: its arguments are described by a zod schema (converted for the model). */
+export interface ZodTool<S extends z.ZodType = z.ZodType> extends ToolBase {
+  name: ToolName;
+  /** Validates the model's arguments; a mismatch is reported back to the model. */
+  schema: S;
+  inputSchema?: never;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
+
+/** A JSON Schema document (an object schema for tool arguments). */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A tool that brings its own JSON Schema (an MCP server's tool, `mcp__<server>__<tool>`): the
+ * schema is offered to the model as is and validates the arguments.
+ */
+export interface JsonSchemaTool extends ToolBase {
+  name: string;
+  inputSchema: JsonSchema;
+  schema?: never;
+  /** `args` passed `checkToolArgs` against `inputSchema`. */
+  run(args: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export type RuntimeTool = ZodTool | JsonSchemaTool;
 
 /** Keeps each tool result within what is sensible to send back to a model. */
 export const TOOL_OUTPUT_MAX_CHARS = 100_000;
@@ -70,18 +93,20 @@ export function capOutput(text: string, max: number = TOOL_OUTPUT_MAX_CHARS): st
 }
 
 /** Declares a tool while keeping its argument type tied to its schema. */
-export function defineTool<S extends z.ZodType>(tool: RuntimeTool<S>): RuntimeTool {
+export function defineTool<S extends z.ZodType>(tool: ZodTool<S>): RuntimeTool {
   return tool;
 }
 
 /**
- * Checks a tool call's arguments against the tool's schema: what a model wrote, and what a person
- * wrote when editing a paused call (human in the loop). The one place arguments are validated.
+ * Checks a tool call's arguments against the tool's schema (zod for built-in tools, the JSON
+ * Schema of an MCP tool): what a model wrote, and what a person wrote when editing a paused call
+ * (human in the loop). The one place arguments are validated.
  */
 export function checkToolArgs(
   tool: RuntimeTool,
   args: unknown,
 ): { ok: true; value: unknown } | { ok: false; issues: FieldIssue[] } {
+  if (tool.inputSchema !== undefined) return checkJsonArgs(tool.inputSchema, args);
   const parsed = tool.schema.safeParse(args);
   return parsed.success
     ? { ok: true, value: parsed.data }

@@ -1,0 +1,157 @@
+import type { McpServerConfig } from '@cognition/contracts';
+import type { ExecutionBackend } from '@cognition/sandbox';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { refuseNonPublicHost } from '../net/public-address';
+import { SandboxStdioTransport } from './sandbox-stdio-transport';
+
+/** Timeout of each request to an MCP server (connecting included) without `timeout_ms`. */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+
+const CLIENT_INFO = { name: 'cognition', version: '1.0.0' };
+
+/** Why a server could not be used (it did not start, refused, or did not answer). */
+export class McpUnavailableError extends Error {
+  override readonly name = 'McpUnavailableError';
+}
+
+/**
+ * Whether an error means the server itself failed (it counts against its circuit breaker and the
+ * connection is dropped), rather than one request being wrong (an unknown tool, bad params: the
+ * server answered).
+ */
+export function isServerFailure(error: unknown): boolean {
+  if (error instanceof McpError) {
+    const code: number = error.code;
+    return code === Number(ErrorCode.ConnectionClosed) || code === Number(ErrorCode.RequestTimeout);
+  }
+  return true;
+}
+
+/** What a connection needs from the run that opens it. */
+export interface ConnectContext {
+  /** The session's sandbox (stdio servers are spawned by it). */
+  backend: () => Promise<ExecutionBackend>;
+  signal: AbortSignal;
+}
+
+/**
+ * One connected MCP client: its tools listed once at connect (cached for the connection's
+ * life), its tool calls, its close. `closed` turns true when the transport went away (the
+ * process exited, the session's sandbox was terminated) or `close` was called.
+ */
+export class McpConnection {
+  closed = false;
+  private onClosed: (() => void) | null = null;
+
+  private constructor(
+    readonly server: McpServerConfig,
+    private readonly client: Client,
+    readonly tools: readonly Tool[],
+  ) {}
+
+  /** @throws McpUnavailableError saying why the server cannot be used. */
+  static async open(server: McpServerConfig, ctx: ConnectContext): Promise<McpConnection> {
+    const timeout = server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS;
+    const transport = await openTransport(server, ctx);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    let connection: McpConnection | null = null;
+    client.onclose = () => connection?.markClosed();
+    try {
+      await client.connect(transport, { signal: ctx.signal, timeout });
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal: ctx.signal,
+          timeout,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      connection = new McpConnection(server, client, tools);
+      return connection;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (ctx.signal.aborted) throw error;
+      // "Connection closed" says less than why: the process's exit code and stderr.
+      const exited = transport instanceof SandboxStdioTransport ? transport.exitReason : null;
+      throw new McpUnavailableError(exited ?? describe(error), { cause: error });
+    }
+  }
+
+  /** Tells `listener` once when the connection is gone. */
+  whenClosed(listener: () => void): void {
+    this.onClosed = listener;
+    if (this.closed) listener();
+  }
+
+  async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    const result = await this.client.callTool(
+      { name, arguments: (args ?? {}) as Record<string, unknown> },
+      undefined,
+      { signal, timeout: this.server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS },
+    );
+    return result as CallToolResult;
+  }
+
+  async close(): Promise<void> {
+    this.markClosed();
+    await this.client.close().catch(() => undefined);
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const listener = this.onClosed;
+    this.onClosed = null;
+    listener?.();
+  }
+}
+
+async function openTransport(server: McpServerConfig, ctx: ConnectContext): Promise<Transport> {
+  if ('command' in server) {
+    const backend = await ctx.backend();
+    if (!backend.spawn) {
+      throw new McpUnavailableError(
+        `stdio MCP servers cannot run with the ${backend.kind} sandbox backend (use an HTTP server)`,
+      );
+    }
+    let child;
+    try {
+      child = await backend.spawn(server.command, server.args, {
+        env: server.env,
+        ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
+      });
+    } catch (error) {
+      throw new McpUnavailableError(`could not start: ${describe(error)}`, { cause: error });
+    }
+    return new SandboxStdioTransport(child);
+  }
+  const url = new URL(server.url);
+  const guard = async (target: URL): Promise<void> => {
+    if (server.allow_private) return;
+    const refusal = await refuseNonPublicHost(target);
+    if (refusal) {
+      throw new McpUnavailableError(
+        `${refusal.message}; set allow_private: true on the server to allow it`,
+      );
+    }
+  };
+  await guard(url);
+  return new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: server.headers },
+    // Every request is checked again, so a DNS answer that changed is still refused.
+    fetch: async (input, init) => {
+      await guard(new URL(input));
+      return fetch(input, init);
+    },
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
