@@ -12,3 +12,4 @@ export * from './context';
 export * from './usage';
 export * from './feedback';
 export * from './search';
+export * from './registry';

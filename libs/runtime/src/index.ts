@@ -58,3 +58,5 @@ export type {
   SessionHookContext,
   SessionHookPoint,
 } from './sessions/session-pipeline';
+export * from './registry/config-registry';
+export * from './registry/registry-service';

@@ -333,9 +333,7 @@ export class AgentTurn implements AgentGraphSteps {
     }
     const parsed = checkToolArgs(tool, args);
     if (!parsed.ok) {
-      const problems = parsed.issues
-        .map((issue) => `${issue.path}: ${issue.message}`)
-        .join('; ');
+      const problems = parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
       return {
         output: `Invalid arguments for ${name}: ${problems}`,
         exitCode: TOOL_EXIT.badArguments,
