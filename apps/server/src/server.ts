@@ -3,6 +3,7 @@ import { FixedWindowRateLimiter } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { RedisCluster } from '@cognition/cluster-redis';
 import type { ContextInspector, RunManager } from '@cognition/runtime';
+import { RegistryService } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
@@ -121,6 +122,7 @@ export async function startServer(
     runs,
     sessions: lifecycle.service,
     context,
+    registry: new RegistryService(runs.registry, storage.registry),
     sandbox,
     breakers,
     version: VERSION,

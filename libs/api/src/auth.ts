@@ -162,7 +162,11 @@ export function resolveCaller(
   }
   // No key configured at all is dev mode: everyone may do everything, configuration included.
   const admin = config.apiKeys.length === 0 || key?.admin === true;
-  return key ? { scope, apiKeyId: key.id, admin } : { scope, admin };
+  return {
+    scope,
+    ...(key ? { apiKeyId: key.id } : {}),
+    ...(admin ? { admin: true } : {}),
+  };
 }
 
 /**
