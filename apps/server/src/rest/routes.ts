@@ -10,6 +10,7 @@ import {
 import type { RestRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { ARTIFACT_ROUTES } from './artifact-routes';
+import { REGISTRY_ROUTES } from './registry-routes';
 import { RUN_ROUTES } from './run-routes';
 import { SEARCH_ROUTES } from './search-routes';
 import { USAGE_ROUTES } from './usage-routes';
@@ -321,6 +322,7 @@ export const REST_ROUTES: RestRoute[] = [
   ...RUN_ROUTES,
   ...ARTIFACT_ROUTES,
   ...SESSION_LIFECYCLE_ROUTES,
+  ...REGISTRY_ROUTES,
 ];
 
 function repeatedQuery(name: string): ApiError {
