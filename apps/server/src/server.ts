@@ -122,7 +122,11 @@ export async function startServer(
     runs,
     sessions: lifecycle.service,
     context,
-    registry: new RegistryService(runs.registry, storage.registry),
+    registry: new RegistryService(
+      runs.registry,
+      storage.registry,
+      logger.child({ component: 'registry' }),
+    ),
     sandbox,
     breakers,
     version: VERSION,

@@ -54,8 +54,8 @@ export function storedProvider(
  * environment) plus the entries stored through the registry API.
  *
  * Each `current()` is one query listing the stored entries (a handful of rows); the registries
- * are rebuilt only when an entry's kind, name, version or update time differs from the last
- * call's, so every node sees a change at its next run without any invalidation message. A
+ * are rebuilt only when the entries differ from the last call's, so every node sees a change at
+ * its next run without any invalidation message (several nodes share the database). A
  * stored entry that no longer validates (or whose name a static entry took since) is left out
  * and logged, never fatal: one bad row must not stop every run.
  */
@@ -83,9 +83,9 @@ export class ConfigRegistry {
 
   async current(): Promise<RegistrySnapshot> {
     const entries = await this.options.store.list();
-    const key = entries
-      .map((e) => `${e.kind}\u0000${e.name}\u0000${e.version}\u0000${e.updatedAt.getTime()}`)
-      .join('\n');
+    // The content itself is the key: a deleted and re-created entry is at version 1 again,
+    // possibly within the same millisecond. A few small rows: cheap next to a model call.
+    const key = JSON.stringify(entries.map((e) => [e.kind, e.name, e.version, e.data]));
     if (this.cache?.key === key) return this.cache.snapshot;
     const snapshot = this.build(entries);
     this.cache = { key, snapshot };

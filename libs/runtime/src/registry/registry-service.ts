@@ -3,6 +3,8 @@ import type { RegistryEntry, RegistryKind, RegistryStore } from '@cognition/stor
 import type { AgentDefinition } from '../agents/agent';
 import { parseAgentDefinition } from '../agents/load-agents';
 import { RuntimeError } from '../errors';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
 import type { ProviderConfig } from '../providers/config';
 import type { ConfigRegistry, RegistrySnapshot } from './config-registry';
 import { API_SOURCE, storedProvider } from './config-registry';
@@ -142,6 +144,8 @@ export class RegistryService {
   constructor(
     private readonly registry: ConfigRegistry,
     private readonly store: RegistryStore,
+    /** Records every change (kind, name, version; never a definition: it may hold a key). */
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   async listAgents(): Promise<AgentView[]> {
@@ -229,6 +233,7 @@ export class RegistryService {
       data,
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
     });
+    this.saved(entry);
     return agentView(agent, entry);
   }
 
@@ -267,7 +272,15 @@ export class RegistryService {
       data,
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
     });
+    this.saved(entry);
     return providerView(result.provider, entry);
+  }
+
+  private saved(entry: RegistryEntry): void {
+    this.logger.info(
+      { kind: entry.kind, name: entry.name, version: entry.version },
+      `Registry: ${entry.kind} "${entry.name}" saved (version ${entry.version})`,
+    );
   }
 
   private async remove(kind: RegistryKind, name: string, expectedVersion?: number): Promise<void> {
@@ -276,7 +289,10 @@ export class RegistryService {
       name,
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
     });
-    if (deleted) return;
+    if (deleted) {
+      this.logger.info({ kind, name }, `Registry: ${kind} "${name}" deleted`);
+      return;
+    }
     if (kind === 'agent') {
       const fixed = this.registry.staticAgents.get(name);
       if (fixed) throw readOnly(kind, name, agentSource(fixed));
