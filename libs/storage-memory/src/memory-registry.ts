@@ -31,7 +31,7 @@ export class MemoryRegistryStore implements RegistryStore {
   }
 
   put(input: PutRegistryEntryInput): Promise<RegistryEntry> {
-    try {
+    return settle(() => {
       const { kind, name, data, expectedVersion } = parseInput(
         PutRegistryEntryInputSchema,
         input,
@@ -50,14 +50,12 @@ export class MemoryRegistryStore implements RegistryStore {
         updatedAt: now,
       };
       this.entries.set(key, entry);
-      return Promise.resolve(clone(entry));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+      return clone(entry);
+    });
   }
 
   delete(input: DeleteRegistryEntryInput): Promise<boolean> {
-    try {
+    return settle(() => {
       const { kind, name, expectedVersion } = parseInput(
         DeleteRegistryEntryInputSchema,
         input,
@@ -65,15 +63,22 @@ export class MemoryRegistryStore implements RegistryStore {
       );
       const key = `${kind}:${name}`;
       const stored = this.entries.get(key);
-      if (!stored) return Promise.resolve(false);
+      if (!stored) return false;
       if (expectedVersion !== undefined && stored.version !== expectedVersion) {
         throw versionConflict(kind, name, expectedVersion, stored.version);
       }
       this.entries.delete(key);
-      return Promise.resolve(true);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+      return true;
+    });
+  }
+}
+
+/** Runs a synchronous operation as a promise, turning throws into rejections. */
+function settle<T>(operation: () => T): Promise<T> {
+  try {
+    return Promise.resolve(operation());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
 

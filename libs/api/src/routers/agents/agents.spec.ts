@@ -123,7 +123,7 @@ describe('agents registry (tRPC)', () => {
     const caller = bed.as();
     const session = await caller.sessions.create({ agentName: 'reviewer' });
     const systemPrompts = () =>
-      bed.model.calls.map((call) => String(call.messages[0]?.content ?? ''));
+      bed.model.calls.map((call) => call.messages[0]?.text ?? '');
 
     bed.model.push({ text: ['one'] });
     const first = await caller.messages.send({ sessionId: session.id, content: 'hi' });
