@@ -5,6 +5,7 @@ import {
   ContextInspector,
   InMemoryEventLog,
   ProviderRegistry,
+  RegistryService,
   RunManager,
 } from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
@@ -179,6 +180,7 @@ describe('@cognition/client as an npm package', () => {
       storage,
       runs,
       context: new ContextInspector({ storage, agents, providers }),
+      registry: new RegistryService(runs.registry, storage.registry),
       version: '9.9.9-pkg',
       auth: {
         scoping: { enabled: true, keys: ['user'] },

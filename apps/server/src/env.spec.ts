@@ -334,6 +334,24 @@ describe('loadConfig', () => {
     ).toMatch(/expected a postgresql:\/\/ URL/);
   });
 
+  it('marks the keys of COGNITION_ADMIN_API_KEYS admin, and a key of both lists too', () => {
+    const config = loadConfig(
+      {
+        COGNITION_API_KEYS: 'ordinary-key-0123456789,both-lists-key-0123456',
+        COGNITION_ADMIN_API_KEYS: 'admin-key-0123456789abc,both-lists-key-0123456',
+      },
+      '/srv',
+    );
+    expect(config.apiKeys.map((k) => [k.key, k.admin === true])).toEqual([
+      ['ordinary-key-0123456789', false],
+      ['admin-key-0123456789abc', true],
+      ['both-lists-key-0123456', true],
+    ]);
+    expect(problemsOf({ COGNITION_ADMIN_API_KEYS: 'short' })).toEqual([
+      'COGNITION_ADMIN_API_KEYS entry 1: a key must be 16-512 characters of A-Z a-z 0-9 . _ ~ + / = - (the key is not shown)',
+    ]);
+  });
+
   it('validates scope keys and the scopes pinned to API keys', () => {
     expect(problemsOf({ COGNITION_SCOPING_ENABLED: 'true', COGNITION_SCOPE_KEYS: ' , ' })).toEqual([
       'COGNITION_SCOPE_KEYS: scoping is enabled but no scope keys are configured',

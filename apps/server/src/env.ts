@@ -60,12 +60,16 @@ export function apiKeyFingerprint(key: string): string {
 }
 
 /**
- * Parses `COGNITION_API_KEYS`: comma-separated entries, each `key` or
+ * Parses `COGNITION_API_KEYS` (or, with `name`, `COGNITION_ADMIN_API_KEYS`, whose keys are
+ * marked `admin`): comma-separated entries, each `key` or
  * `key:scopeKey=value;scopeKey=value`. Keys are 16–512 characters of `A-Z a-z 0-9 . _ ~ + / = -`
  * (so `,` `:` `;` can delimit); scope values may not contain `,` or `;`.
  */
-export function parseApiKeys(raw: string, problems: string[]): ApiKeyConfig[] {
-  const name = 'COGNITION_API_KEYS';
+export function parseApiKeys(
+  raw: string,
+  problems: string[],
+  name: 'COGNITION_API_KEYS' | 'COGNITION_ADMIN_API_KEYS' = 'COGNITION_API_KEYS',
+): ApiKeyConfig[] {
   const keys: ApiKeyConfig[] = [];
   const seen = new Set<string>();
   list(raw).forEach((entry, index) => {
@@ -83,7 +87,11 @@ export function parseApiKeys(raw: string, problems: string[]): ApiKeyConfig[] {
       return;
     }
     seen.add(key);
-    const config: ApiKeyConfig = { id: apiKeyFingerprint(key), key };
+    const config: ApiKeyConfig = {
+      id: apiKeyFingerprint(key),
+      key,
+      ...(name === 'COGNITION_ADMIN_API_KEYS' ? { admin: true } : {}),
+    };
     if (colon !== -1) {
       const scopes: Record<string, string> = {};
       for (const pair of entry.slice(colon + 1).split(';')) {
@@ -106,6 +114,29 @@ export function parseApiKeys(raw: string, problems: string[]): ApiKeyConfig[] {
 }
 
 /**
+ * One list of keys: the ordinary ones, then the admin ones. A key in both lists is an admin key,
+ * and must pin the same scopes in both (otherwise which scopes apply would be a guess).
+ */
+function mergeAdminKeys(
+  keys: ApiKeyConfig[],
+  adminKeys: ApiKeyConfig[],
+  problems: string[],
+): ApiKeyConfig[] {
+  const admins = new Map(adminKeys.map((key) => [key.key, key]));
+  const merged = keys.filter((key) => {
+    const admin = admins.get(key.key);
+    if (!admin) return true;
+    if (JSON.stringify(admin.scopes ?? {}) !== JSON.stringify(key.scopes ?? {})) {
+      problems.push(
+        `COGNITION_ADMIN_API_KEYS: a key also in COGNITION_API_KEYS pins other scopes there (${key.id})`,
+      );
+    }
+    return false;
+  });
+  return [...merged, ...adminKeys];
+}
+
+/**
  * Every setting: its environment variable, default and parser. The docs table
  * (docs/configuration.md) lists exactly these; a spec keeps the two in step.
  */
@@ -120,6 +151,7 @@ export const SETTINGS = {
   COGNITION_SCOPE_KEYS: { default: 'user', schema: z.string() },
   COGNITION_CORS_ORIGINS: { default: '', schema: z.string() },
   COGNITION_API_KEYS: { default: '', schema: z.string() },
+  COGNITION_ADMIN_API_KEYS: { default: '', schema: z.string() },
   COGNITION_MAX_BODY_BYTES: { default: '4mb', schema: byteSizeText },
   COGNITION_ARTIFACT_MAX_BYTES: { default: '10mb', schema: byteSizeText },
   COGNITION_LOG_LEVEL: { default: 'info', schema: enumText(LOG_LEVELS) },
@@ -256,7 +288,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const scopingEnabled = read('COGNITION_SCOPING_ENABLED');
   const scopeKeys = list(read('COGNITION_SCOPE_KEYS') ?? '').map((k) => k.toLowerCase());
   const corsOrigins = list(read('COGNITION_CORS_ORIGINS') ?? '');
-  const apiKeys = parseApiKeys(read('COGNITION_API_KEYS') ?? '', problems);
+  const apiKeys = mergeAdminKeys(
+    parseApiKeys(read('COGNITION_API_KEYS') ?? '', problems),
+    parseApiKeys(read('COGNITION_ADMIN_API_KEYS') ?? '', problems, 'COGNITION_ADMIN_API_KEYS'),
+    problems,
+  );
   const maxBodyBytes = read('COGNITION_MAX_BODY_BYTES');
   const artifactMaxBytes = read('COGNITION_ARTIFACT_MAX_BYTES');
   const logLevel = read('COGNITION_LOG_LEVEL');
@@ -343,16 +379,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
   apiKeys.forEach((apiKey, index) => {
     if (!apiKey.scopes) return;
+    // Admin keys are named by id: their entry number is of the other list.
+    const where = apiKey.admin
+      ? `COGNITION_ADMIN_API_KEYS key ${apiKey.id}`
+      : `COGNITION_API_KEYS entry ${index + 1}`;
     if (!scopingEnabled) {
-      problems.push(
-        `COGNITION_API_KEYS entry ${index + 1}: carries scopes but COGNITION_SCOPING_ENABLED is false`,
-      );
+      problems.push(`${where}: carries scopes but COGNITION_SCOPING_ENABLED is false`);
       return;
     }
     for (const key of Object.keys(apiKey.scopes)) {
       if (!scopeKeys.includes(key)) {
         problems.push(
-          `COGNITION_API_KEYS entry ${index + 1}: scope key "${key}" is not one of COGNITION_SCOPE_KEYS (${scopeKeys.join(', ')})`,
+          `${where}: scope key "${key}" is not one of COGNITION_SCOPE_KEYS (${scopeKeys.join(', ')})`,
         );
       }
     }

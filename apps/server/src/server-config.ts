@@ -117,6 +117,8 @@ export interface ApiKeyConfig {
   id: string;
   key: string;
   scopes?: Record<string, string>;
+  /** From `COGNITION_ADMIN_API_KEYS`: may change the registry's agents and providers. */
+  admin?: boolean;
 }
 
 export interface SandboxConfig {

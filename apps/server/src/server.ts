@@ -3,6 +3,7 @@ import { FixedWindowRateLimiter } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { RedisCluster } from '@cognition/cluster-redis';
 import type { ContextInspector, RunManager, SkillLibrary } from '@cognition/runtime';
+import { RegistryService } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { createServer } from 'node:http';
@@ -123,6 +124,11 @@ export async function startServer(
     sessions: lifecycle.service,
     context,
     skills,
+    registry: new RegistryService(
+      runs.registry,
+      storage.registry,
+      logger.child({ component: 'registry' }),
+    ),
     sandbox,
     breakers,
     version: VERSION,

@@ -1,7 +1,7 @@
 import type { ApiServices, AppRouter } from '@cognition/api';
 import { appRouter, createApiContext, resolveCaller, toTRPCError } from '@cognition/api';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import { SessionService, silentLogger } from '@cognition/runtime';
+import { RegistryService, SessionService, silentLogger } from '@cognition/runtime';
 import type { CognitionClient } from '@cognition/client';
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { AgentEventEnvelope } from '@cognition/contracts';
@@ -74,6 +74,7 @@ function servicesOf(t: TestApp, runs: ApiServices['runs'] = t.runs): ApiServices
     sessions: new SessionService({ storage: t.storage, runs, logger: silentLogger }),
     context: t.context,
     skills: t.skills,
+    registry: new RegistryService(t.runs.registry, t.storage.registry),
     breakers: new CircuitBreakerRegistry(),
     version: 'test',
   };

@@ -1,6 +1,6 @@
 import type * as NodeCrypto from 'node:crypto';
 import type { AuthConfig } from './auth';
-import { resolveCaller, scopeHeaderName } from './auth';
+import { requireAdmin, resolveCaller, scopeHeaderName } from './auth';
 import { ApiError, toHttpError } from './errors';
 
 const OPEN: AuthConfig = { scoping: { enabled: false, keys: [] }, apiKeys: [] };
@@ -38,7 +38,10 @@ describe('resolveCaller', () => {
 
   describe('scoping', () => {
     it('ignores scope headers when scoping is disabled (empty scope sees everything)', () => {
-      expect(resolveCaller({ 'x-cognition-scope-user': 'alice' }, OPEN)).toEqual({ scope: {} });
+      expect(resolveCaller({ 'x-cognition-scope-user': 'alice' }, OPEN)).toEqual({
+        scope: {},
+        admin: true,
+      });
     });
 
     it('reads every configured scope header, case-insensitively, and nothing else', () => {
@@ -50,7 +53,8 @@ describe('resolveCaller', () => {
         },
         SCOPED,
       );
-      expect(caller).toEqual({ scope: { user: 'alice', project: 'p1' } });
+      // No key configured: dev mode, where every caller may change the registry.
+      expect(caller).toEqual({ scope: { user: 'alice', project: 'p1' }, admin: true });
     });
 
     it('fails closed with 403 naming every missing header', () => {
@@ -99,7 +103,7 @@ describe('resolveCaller', () => {
           { 'x-cognition-scope-user': ['a', 'a'], 'x-cognition-scope-project': 'p' },
           SCOPED,
         ),
-      ).toEqual({ scope: { user: 'a', project: 'p' } });
+      ).toEqual({ scope: { user: 'a', project: 'p' }, admin: true });
     });
 
     it('lets a lenient route through without scope headers', () => {
@@ -107,6 +111,7 @@ describe('resolveCaller', () => {
         resolveCaller({ 'x-cognition-scope-user': 'alice' }, SCOPED, { requireAuth: false }),
       ).toEqual({
         scope: { user: 'alice' },
+        admin: true,
       });
     });
   });
@@ -175,6 +180,24 @@ describe('resolveCaller', () => {
         resolveCaller({ authorization: 'Bearer nope' }, KEYED, { requireAuth: false }),
       );
       expect(wrong.code).toBe('UNAUTHORIZED');
+    });
+
+    it('marks admin keys admin and ordinary keys not; requireAdmin refuses the latter with 403', () => {
+      const config: AuthConfig = {
+        scoping: { enabled: false, keys: [] },
+        apiKeys: [
+          { id: 'ops', key: 'sk-ops-0123456789' },
+          { id: 'root', key: 'sk-admin-0123456789', admin: true },
+        ],
+      };
+      const admin = resolveCaller({ authorization: 'Bearer sk-admin-0123456789' }, config);
+      expect(admin).toEqual({ scope: {}, apiKeyId: 'root', admin: true });
+      expect(() => requireAdmin(admin)).not.toThrow();
+      const ordinary = resolveCaller({ authorization: 'Bearer sk-ops-0123456789' }, config);
+      expect(ordinary).toEqual({ scope: {}, apiKeyId: 'ops' });
+      const refused = apiErrorOf(() => requireAdmin(ordinary));
+      expect(toHttpError(refused).status).toBe(403);
+      expect(refused.message).toContain('COGNITION_ADMIN_API_KEYS');
     });
 
     it('compares in constant time against every configured key, matching or not', () => {

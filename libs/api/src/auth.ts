@@ -10,6 +10,8 @@ export interface ApiKeyConfig {
   key: string;
   /** Scope values pinned to this key; they override any `X-Cognition-Scope-*` header. */
   scopes?: Record<string, string>;
+  /** May change the server's configuration (registry writes): `COGNITION_ADMIN_API_KEYS`. */
+  admin?: boolean;
 }
 
 /**
@@ -112,7 +114,8 @@ function authenticate(
  * - `FORBIDDEN` naming every missing `X-Cognition-Scope-<Key>` header when scoping is enabled
  *   (fail closed);
  * - `VALIDATION_ERROR` for an oversized or contradictory scope header.
- * Scope values pinned by the key override headers. With scoping disabled the scope is empty
+ * Scope values pinned by the key override headers. `admin` is true for an admin key, and for
+ * everyone when no key is configured. With scoping disabled the scope is empty
  * (sees everything) unless the key pins scopes, which then always apply.
  */
 export function resolveCaller(
@@ -157,5 +160,23 @@ export function resolveCaller(
       issues,
     });
   }
-  return key ? { scope, apiKeyId: key.id } : { scope };
+  // No key configured at all is dev mode: everyone may do everything, configuration included.
+  const admin = config.apiKeys.length === 0 || key?.admin === true;
+  return {
+    scope,
+    ...(key ? { apiKeyId: key.id } : {}),
+    ...(admin ? { admin: true } : {}),
+  };
+}
+
+/**
+ * Refuses a caller that may not change the server's configuration.
+ * @throws ApiError FORBIDDEN saying which keys may.
+ */
+export function requireAdmin(caller: Caller): void {
+  if (caller.admin === true) return;
+  throw new ApiError(
+    'FORBIDDEN',
+    'Changing agents and providers needs an admin API key (one of COGNITION_ADMIN_API_KEYS); this key may only read them',
+  );
 }

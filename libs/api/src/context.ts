@@ -14,6 +14,7 @@ import type {
 import type { SkillList } from '@cognition/contracts';
 import type { ContextViewService } from './context-service';
 import type { RateLimiter } from './rate-limit';
+import type { RegistryApi } from './registry-service';
 import type { RunService, SandboxReleaser } from './run-service';
 import type { SessionLifecycle } from './session-service';
 
@@ -51,6 +52,8 @@ export interface ApiServices {
   context: ContextViewService;
   /** The server workspace's skills (`skills.list`); the runtime's `SkillLibrary` satisfies it. */
   skills: SkillCatalog;
+  /** The configuration registry: agents and providers (`agents.*`, `providers.*`). */
+  registry: RegistryApi;
   /**
    * Releases a deleted session's sandbox. Optional: without it only the runtime's own release
    * (inside `runs.forgetSession`) happens.
@@ -90,6 +93,12 @@ export interface Caller {
   scope: Scope;
   /** Id (never the secret) of the API key that authenticated the request, when keys are configured. */
   apiKeyId?: string;
+  /**
+   * May change the server's configuration (the registry's agents and providers): an admin key
+   * (`COGNITION_ADMIN_API_KEYS`), or anyone when no API key is configured at all (dev mode).
+   * Absent: false.
+   */
+  admin?: boolean;
 }
 
 /** The tRPC context of every procedure. */

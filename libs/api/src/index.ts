@@ -23,8 +23,9 @@ export type {
   SandboxReleaser,
 } from './run-service';
 export type { SessionLifecycle, ThreadPointInput, Versioned } from './session-service';
+export type { RegistryApi, RegistryWriteInput } from './registry-service';
 export { SSE_CLIENT_RECONNECT_AFTER_MS, SSE_PING_INTERVAL_MS } from './trpc';
-export { resolveCaller, scopeHeaderName } from './auth';
+export { requireAdmin, resolveCaller, scopeHeaderName } from './auth';
 export type { ApiKeyConfig, AuthConfig, RequestHeaders, ResolveCallerOptions } from './auth';
 export { ApiError, describeError, errorCodeToStatus, toHttpError, toTRPCError } from './errors';
 export type { DescribedError } from './errors';

@@ -95,7 +95,7 @@ export interface RunService {
    * Checks a session's agent and LLM overrides before they are stored.
    * @throws VALIDATION_ERROR naming `agentName`, `config.providerId` or `config.model`.
    */
-  validateSessionInput(input: { agentName?: string; config?: SessionConfig }): void;
+  validateSessionInput(input: { agentName?: string; config?: SessionConfig }): Promise<void>;
   /** Persists the user message, creates the run and starts it in the background. */
   send(input: RunSendInput): Promise<RunSendResult>;
   /** Cancels the session's active run (bounded wait for it to wind down), or a paused one. */

@@ -4,6 +4,7 @@ import {
   ContextInspector,
   InMemoryEventLog,
   ProviderRegistry,
+  RegistryService,
   RunManager,
   SessionService,
   SkillLibrary,
@@ -70,8 +71,11 @@ export interface ApiTestBed {
   /** Session ids `services.sandbox.release` was called with. */
   released: string[];
   breakerSnapshots: BreakerSnapshot[];
-  /** A caller bound to `scope` (default: the empty scope, i.e. scoping disabled). */
-  as(scope?: Scope): ReturnType<typeof createCaller>;
+  /**
+   * A caller bound to `scope` (default: the empty scope, i.e. scoping disabled); `admin` may
+   * change the registry (default: not).
+   */
+  as(scope?: Scope, options?: { admin?: boolean }): ReturnType<typeof createCaller>;
   cleanup(): Promise<void>;
 }
 
@@ -120,6 +124,7 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     sessions,
     context: new ContextInspector({ storage, agents, providers, skills }),
     skills,
+    registry: new RegistryService(runs.registry, storage.registry),
     sandbox: {
       release: (sessionId) => {
         released.push(sessionId);
@@ -139,7 +144,8 @@ export async function createApiTestBed(options: { bufferSize?: number } = {}): P
     workspace,
     released,
     breakerSnapshots,
-    as: (scope = {}) => createCaller(createApiContext(services, { scope }, 'req-test')),
+    as: (scope = {}, { admin = false } = {}) =>
+      createCaller(createApiContext(services, { scope, admin }, 'req-test')),
     async cleanup() {
       await runs.shutdown(1000);
       await storage.close();

@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
 import type { ApiContext } from './context';
+import { requireAdmin } from './auth';
 import { describeError, toTRPCError } from './errors';
 import type { RateBucket } from './rate-limit';
 import { RateLimitedError, tenantOf } from './rate-limit';
@@ -75,3 +76,12 @@ const rateLimit = t.middleware(async ({ ctx, path, next }) => {
 
 /** Base procedure of every route; callers are already authenticated/scoped by the context. */
 export const publicProcedure = t.procedure.use(mapErrors).use(rateLimit);
+
+/**
+ * Procedures that change the server's configuration (registry writes): an admin caller only,
+ * FORBIDDEN otherwise (checked after the budgets, like every other refusal of the procedure).
+ */
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  requireAdmin(ctx.caller);
+  return next();
+});

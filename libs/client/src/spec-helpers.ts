@@ -5,6 +5,7 @@ import {
   ContextInspector,
   InMemoryEventLog,
   ProviderRegistry,
+  RegistryService,
   RunManager,
 } from '@cognition/runtime';
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
@@ -89,6 +90,7 @@ export function startScopedApiServer(
     storage: backend.storage,
     runs: backend.runs,
     context: backend.context,
+    registry: new RegistryService(backend.runs.registry, backend.storage.registry),
     auth: { scoping: { enabled: true, keys: ['user'] }, apiKeys: [apiKey] },
   });
 }

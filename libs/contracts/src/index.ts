@@ -13,3 +13,4 @@ export * from './usage';
 export * from './feedback';
 export * from './search';
 export * from './skill';
+export * from './registry';

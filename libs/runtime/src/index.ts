@@ -75,3 +75,5 @@ export { SkillLibrary, SKILLS_DIR } from './skills/skill-library';
 export type { LoadedSkill, SkillLibraryOptions } from './skills/skill-library';
 export { parseSkillFile, SKILL_FILE } from './skills/skill-file';
 export { MEMORY_FILES, MEMORY_FILES_MAX_CHARS } from './workspace/memory-files';
+export * from './registry/config-registry';
+export * from './registry/registry-service';

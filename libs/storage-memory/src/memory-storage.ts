@@ -59,6 +59,7 @@ import { MemoryEventStore } from './memory-event-store';
 import { MemoryActivityStore } from './memory-activity-store';
 import { MemoryPendingCallbacks } from './memory-pending-callbacks';
 import { MemoryRuns } from './memory-runs';
+import { MemoryRegistryStore } from './memory-registry';
 import type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
 export type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
 
@@ -103,6 +104,7 @@ export class MemoryStorage implements StorageBackend {
   private readonly analytics: MemoryAnalytics;
   readonly activity: MemoryActivityStore;
   readonly checkpoints: CheckpointRetentionStore;
+  readonly registry: MemoryRegistryStore;
   private policy: SessionPolicy = { ...DEFAULT_SESSION_POLICY };
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
@@ -125,6 +127,7 @@ export class MemoryStorage implements StorageBackend {
         this.applyProjection(sessionId, checkpointId, messages),
     });
     this.store = new MemoryStore(() => new Date());
+    this.registry = new MemoryRegistryStore(this.now);
     this.analytics = new MemoryAnalytics({
       sessions: () => [...this.state.sessions.values()].map((record) => record.session),
       session: (id) => this.state.sessions.get(id)?.session,

@@ -29,6 +29,7 @@ import { PrismaUsageStore } from './analytics/usage-store';
 import { PrismaRunStore } from './run-store';
 import { PrismaSessionStore } from './session-store';
 import { PrismaActivityStore } from './activity-store';
+import { PrismaRegistryStore } from './registry-store';
 import { PrismaCheckpointRetention } from './checkpoint-retention';
 import type { PolicyRef } from './mapping';
 
@@ -97,6 +98,7 @@ class PrismaStorage implements StorageBackend {
   readonly search: PrismaSearchStore;
   readonly activity: PrismaActivityStore;
   readonly checkpoints: PrismaCheckpointRetention;
+  readonly registry: PrismaRegistryStore;
   private readonly policy: PolicyRef = { current: { ...DEFAULT_SESSION_POLICY } };
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
@@ -130,6 +132,7 @@ class PrismaStorage implements StorageBackend {
       provider: handle.provider,
     });
     this.store = new PrismaStore(this.db);
+    this.registry = new PrismaRegistryStore(this.db);
   }
 
   setSessionPolicy(policy: Partial<SessionPolicy>): void {

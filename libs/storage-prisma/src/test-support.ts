@@ -59,6 +59,7 @@ const DATA_TABLES = [
   'artifact_scopes',
   'artifact_metadata',
   'artifacts',
+  'registry_entries',
 ];
 
 interface SqlRunner {

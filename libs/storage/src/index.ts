@@ -11,3 +11,4 @@ export * from './analytics';
 export * from './search-text';
 export * from './time-travel';
 export * from './retention';
+export * from './registry';

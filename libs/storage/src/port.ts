@@ -24,6 +24,7 @@ import type {
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
 import type { FeedbackStore, SearchStore, UsageStore } from './analytics';
 import type { ArtifactStore } from './artifacts';
+import type { RegistryStore } from './registry';
 
 /**
  * The caller's scope: scope key -> value (e.g. `{ user: 'alice', project: 'p1' }`).
@@ -351,6 +352,8 @@ export interface StorageBackend {
   readonly activity: SessionActivityStore;
   /** Checkpoint retention: listing, measuring and pruning a thread's root checkpoints. */
   readonly checkpoints: CheckpointRetentionStore;
+  /** Agents and providers managed through the API (global, versioned). */
+  readonly registry: RegistryStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

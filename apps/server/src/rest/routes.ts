@@ -10,6 +10,7 @@ import {
 import type { RestRoute } from './route';
 import { CALLER_ERRORS, errorResponse, INVALID } from './responses';
 import { ARTIFACT_ROUTES } from './artifact-routes';
+import { REGISTRY_ROUTES } from './registry-routes';
 import { RUN_ROUTES } from './run-routes';
 import { SEARCH_ROUTES } from './search-routes';
 import { SKILL_ROUTES } from './skill-routes';
@@ -331,6 +332,7 @@ export const REST_ROUTES: RestRoute[] = [
   ...ARTIFACT_ROUTES,
   ...SESSION_LIFECYCLE_ROUTES,
   ...SKILL_ROUTES,
+  ...REGISTRY_ROUTES,
 ];
 
 function repeatedQuery(name: string): ApiError {

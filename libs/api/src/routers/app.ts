@@ -1,5 +1,7 @@
 import { router } from '../trpc';
+import { agentsRouter } from './agents/agents.router';
 import { artifactsRouter } from './artifacts/artifacts.router';
+import { providersRouter } from './providers/providers.router';
 import { healthRouter } from './health/health.router';
 import { messagesRouter } from './messages/messages.router';
 import { runsRouter } from './runs/runs.router';
@@ -14,6 +16,8 @@ export const appRouter = router({
   health: healthRouter,
   artifacts: artifactsRouter,
   skills: skillsRouter,
+  agents: agentsRouter,
+  providers: providersRouter,
 });
 
 /** The router's type: all a client needs (`import type` only). */

@@ -8,6 +8,7 @@ import { resolveCaller } from '../auth';
 import type { AuthConfig } from '../auth';
 import type { ApiServices } from '../context';
 import type { ContextViewService } from '../context-service';
+import type { RegistryApi } from '../registry-service';
 import type { RunService, SandboxReleaser } from '../run-service';
 import { createApiContext } from '../context';
 import { toTRPCError } from '../errors';
@@ -22,6 +23,8 @@ export interface TestApiServerOptions {
   /** The context-window view behind `sessions.context` (e.g. the runtime's `ContextInspector`). */
   context: ContextViewService;
   sandbox?: SandboxReleaser;
+  /** The configuration registry (e.g. the runtime's `RegistryService`). */
+  registry: RegistryApi;
   /** Default: no API keys, scoping disabled. */
   auth?: AuthConfig;
   version?: string;
@@ -60,6 +63,7 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
       new SessionService({ storage: options.storage, runs: options.runs, logger: silentLogger }),
     context: options.context,
     skills: options.skills ?? { list: () => Promise.resolve({ skills: [], problems: [] }) },
+    registry: options.registry,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     breakers: options.breakers ?? { snapshots: () => [] },
     version: options.version ?? '0.0.0-test',

@@ -22,6 +22,7 @@ describe('startTestApiServer (tRPC over HTTP)', () => {
       storage,
       runs: bed.runs,
       context: bed.services.context,
+      registry: bed.services.registry,
       auth: {
         scoping: { enabled: true, keys: ['user'] },
         apiKeys: [{ id: 'k', key: 'secret-key' }],

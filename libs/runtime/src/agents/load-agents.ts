@@ -63,7 +63,6 @@ function checkReferences(fields: z.infer<typeof CommonFieldsSchema>): FieldIssue
 }
 
 const MarkdownFrontmatterSchema = CommonFieldsSchema;
-const YamlAgentSchema = CommonFieldsSchema.extend({ system_prompt: z.string().min(1) });
 
 function fileError(file: string, issues: FieldIssue[]): RuntimeError {
   const prefixed = issues.map((issue) => ({
@@ -98,6 +97,66 @@ function parseYamlValue(file: string, text: string): unknown {
 }
 
 /**
+ * An agent definition as one document: the fields of an agent file plus `system_prompt` (a YAML
+ * agent file, and the body of the registry API's agent writes). One schema, so a definition
+ * the API accepts is exactly one a file may hold, and the other way round.
+ */
+export const AgentDefinitionFieldsSchema = CommonFieldsSchema.extend({
+  system_prompt: z.string().min(1),
+});
+export type AgentDefinitionFields = z.input<typeof AgentDefinitionFieldsSchema>;
+
+/**
+ * The definition of agent `name` from already shape-checked fields: cross references checked,
+ * the name checked, defaults applied. Issues are named relative to the fields.
+ */
+function buildAgent(
+  fields: z.infer<typeof CommonFieldsSchema>,
+  systemPrompt: string,
+  name: string,
+  source: string,
+): { agent: AgentDefinition } | { issues: FieldIssue[] } {
+  const referenceIssues = checkReferences(fields);
+  if (referenceIssues.length > 0) return { issues: referenceIssues };
+  if (!AgentNameSchema.safeParse(name).success) {
+    return { issues: [{ path: 'name', message: `"${name}" is not a valid agent name` }] };
+  }
+  return {
+    agent: {
+      name,
+      description: fields.description,
+      mode: fields.mode,
+      tools: fields.tools ?? TOOL_NAMES,
+      model: fields.model ?? null,
+      temperature: fields.temperature ?? null,
+      ...(fields.context ? { context: fields.context } : {}),
+      interruptOn: normalizeInterruptOn(fields.interrupt_on),
+      mcpServers: fields.mcp_servers ?? [],
+      skills: fields.skills ?? null,
+      systemPrompt,
+      source,
+    },
+  };
+}
+
+/**
+ * Validates one agent definition document (the YAML file form): every shape and reference rule
+ * of the agent files. `name` defaults to the document's own `name` field.
+ * Issues are named relative to the document (`tools.0`, `interrupt_on.deploy`, `temperature`).
+ */
+export function parseAgentDefinition(
+  input: unknown,
+  options: { source: string; name?: string },
+): { agent: AgentDefinition } | { issues: FieldIssue[] } {
+  const parsed = AgentDefinitionFieldsSchema.safeParse(input ?? {});
+  if (!parsed.success) return { issues: toFieldIssues(parsed.error) };
+  const { system_prompt, ...fields } = parsed.data;
+  const name = options.name ?? fields.name;
+  if (name === undefined) return { issues: [{ path: 'name', message: 'required' }] };
+  return buildAgent(fields, system_prompt.trim(), name, options.source);
+}
+
+/**
  * Parses one agent file. Markdown: YAML frontmatter (`description`, `mode`, `tools`, `model`,
  * `temperature`, `context`, optional `name`) and the body as the system prompt. YAML: the same keys plus
  * `system_prompt`. The agent's name is `name` or else the file name without extension.
@@ -105,10 +164,9 @@ function parseYamlValue(file: string, text: string): unknown {
  * @throws RuntimeError VALIDATION_ERROR naming the file and every problem in it.
  */
 export function parseAgentFile(file: string, text: string): AgentDefinition {
-  const ext = extname(file).toLowerCase();
-  let fields: z.infer<typeof CommonFieldsSchema>;
-  let systemPrompt: string;
-  if (ext === '.md') {
+  const fallbackName = basename(file, extname(file));
+  let result: { agent: AgentDefinition } | { issues: FieldIssue[] };
+  if (extname(file).toLowerCase() === '.md') {
     const { frontmatter, body } = frontmatterOf(file, text);
     const parsed = MarkdownFrontmatterSchema.safeParse(parseYamlValue(file, frontmatter) ?? {});
     if (!parsed.success) throw fileError(file, toFieldIssues(parsed.error));
@@ -117,36 +175,15 @@ export function parseAgentFile(file: string, text: string): AgentDefinition {
         { path: '(body)', message: 'the system prompt (file body) is empty' },
       ]);
     }
-    fields = parsed.data;
-    systemPrompt = body;
+    result = buildAgent(parsed.data, body, parsed.data.name ?? fallbackName, file);
   } else {
-    const parsed = YamlAgentSchema.safeParse(parseYamlValue(file, text) ?? {});
-    if (!parsed.success) throw fileError(file, toFieldIssues(parsed.error));
-    const { system_prompt, ...rest } = parsed.data;
-    fields = rest;
-    systemPrompt = system_prompt.trim();
+    const value = parseYamlValue(file, text) ?? {};
+    const named =
+      value !== null && typeof value === 'object' && 'name' in value ? undefined : fallbackName;
+    result = parseAgentDefinition(value, { source: file, ...(named ? { name: named } : {}) });
   }
-  const referenceIssues = checkReferences(fields);
-  if (referenceIssues.length > 0) throw fileError(file, referenceIssues);
-  const name = fields.name ?? basename(file, extname(file));
-  const nameCheck = AgentNameSchema.safeParse(name);
-  if (!nameCheck.success) {
-    throw fileError(file, [{ path: 'name', message: `"${name}" is not a valid agent name` }]);
-  }
-  return {
-    name,
-    description: fields.description,
-    mode: fields.mode,
-    tools: fields.tools ?? TOOL_NAMES,
-    model: fields.model ?? null,
-    temperature: fields.temperature ?? null,
-    ...(fields.context ? { context: fields.context } : {}),
-    interruptOn: normalizeInterruptOn(fields.interrupt_on),
-    mcpServers: fields.mcp_servers ?? [],
-    skills: fields.skills ?? null,
-    systemPrompt,
-    source: file,
-  };
+  if ('issues' in result) throw fileError(file, result.issues);
+  return result.agent;
 }
 
 /**

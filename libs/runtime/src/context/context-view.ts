@@ -10,6 +10,7 @@ import { skillContext } from '../workspace/skill-context';
 import type { AgentRegistry } from '../agents/registry';
 import { RuntimeError } from '../errors';
 import type { ProviderRegistry } from '../providers/registry';
+import { ConfigRegistry, missingAgent } from '../registry/config-registry';
 import type { ToolCatalogOptions } from '../tools/catalog';
 import { ToolCatalog } from '../tools/catalog';
 import { measureContext } from './compactor';
@@ -18,7 +19,8 @@ import { tokenCounterFor } from './token-counter';
 import type { ContextState } from './window';
 
 export interface ContextInspectorOptions {
-  storage: Pick<StorageBackend, 'sessions' | 'checkpointer'>;
+  storage: Pick<StorageBackend, 'sessions' | 'checkpointer' | 'registry'>;
+  /** The static agents and providers; the stored ones are added as for runs. */
   agents: AgentRegistry;
   providers: ProviderRegistry;
   /** The tool options the runs use (the tool schemas are part of every call). */
@@ -38,26 +40,28 @@ export interface ContextInspectorOptions {
  */
 export class ContextInspector {
   private readonly catalog: ToolCatalog;
+  private readonly registry: ConfigRegistry;
 
   constructor(private readonly options: ContextInspectorOptions) {
     this.catalog = new ToolCatalog(options.tools);
+    this.registry = new ConfigRegistry({
+      agents: options.agents,
+      providers: options.providers,
+      store: options.storage.registry,
+    });
   }
 
   /**
-   * @throws RuntimeError SESSION_NOT_FOUND (also outside `scope`), VALIDATION_ERROR when the
+   * @throws RuntimeError SESSION_NOT_FOUND (also outside `scope`), CONFLICT when the
    *   session's agent is not defined, PROVIDER_CONFIG_ERROR when no provider can serve it.
    */
   async view(sessionId: string, scope: Scope): Promise<ContextWindowView> {
-    const { storage, agents, providers } = this.options;
+    const { storage } = this.options;
     const session = await storage.sessions.get(sessionId, scope);
     if (!session) throw new RuntimeError('SESSION_NOT_FOUND', `Session not found: ${sessionId}`);
+    const { agents, providers } = await this.registry.current();
     const agent = agents.get(session.agentName);
-    if (!agent) {
-      throw new RuntimeError(
-        'VALIDATION_ERROR',
-        `The session's agent "${session.agentName}" is not defined on this server`,
-      );
-    }
+    if (!agent) throw missingAgent(session.agentName);
     const resolved = providers.resolve(session.config, agent);
     const settings = resolveContextSettings(agent, resolved.model, providers);
     const counter = tokenCounterFor(resolved.provider.kind, resolved.model);

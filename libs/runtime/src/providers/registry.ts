@@ -74,6 +74,11 @@ export class ProviderRegistry {
     return this.enabled()[0] ?? null;
   }
 
+  /** Whether an enabled provider serves `model` (what a session's or an agent's model must name). */
+  servesModel(model: string): boolean {
+    return this.enabled().some((p) => serves(p, model));
+  }
+
   get(id: string): ProviderConfig | undefined {
     return this.config.providers.find((provider) => provider.id === id);
   }
@@ -135,7 +140,7 @@ export class ProviderRegistry {
       }
       return;
     }
-    if (config.model !== undefined && !this.enabled().some((p) => serves(p, config.model ?? ''))) {
+    if (config.model !== undefined && !this.servesModel(config.model)) {
       throw RuntimeError.field(
         'config.model',
         `no enabled provider serves model "${config.model}"`,

@@ -11,6 +11,7 @@ import { skillContext } from '../workspace/skill-context';
 import type { ToolResult } from '../tools/types';
 import { AgentTurn, TOOL_EXIT, textOf } from './agent-turn';
 import { bindModel, breakerFor } from './model-binding';
+import type { RegistrySnapshot } from '../registry/config-registry';
 import type { RunContext } from './run-context';
 import type { RunEmitter } from './run-emitter';
 
@@ -22,6 +23,8 @@ export interface DelegatingRun {
   meter: UsageMeter;
   runId: string;
   backend: () => Promise<ExecutionBackend>;
+  /** The agents and providers the delegating run started with. */
+  registry: RegistrySnapshot;
 }
 
 /**
@@ -35,7 +38,7 @@ export async function delegate(
   agentName: string,
   task: string,
 ): Promise<ToolResult> {
-  const subagents = ctx.agents.subagents();
+  const subagents = parent.registry.agents.subagents();
   const agent = subagents.find((a) => a.name === agentName);
   if (!agent) {
     const names = subagents.map((a) => a.name).join(', ') || 'none';
@@ -47,11 +50,12 @@ export async function delegate(
   parent.emit({ type: 'delegation', target_agent: agent.name, task });
   let mcp: McpRunTools | null = null;
   try {
-    const resolved = ctx.providers.resolve({ providerId: parent.session.config.providerId }, agent);
+    const { providers } = parent.registry;
+    const resolved = providers.resolve({ providerId: parent.session.config.providerId }, agent);
     const meter = new UsageMeter(
       resolved.provider.id,
       resolved.model,
-      ctx.providers.price(resolved.model, resolved.provider),
+      providers.price(resolved.model, resolved.provider),
     );
     parent.meter.addNested(meter);
     // A subagent gets its task, not the session's memory, but it may use the skills it is

@@ -124,7 +124,8 @@ export class PausedRuns {
     action: PendingAction,
     decisions: HitlDecision[],
   ): Promise<void> {
-    const { agents, catalog, mcp } = this.o.ctx;
+    const { catalog, mcp } = this.o.ctx;
+    const { agents } = await this.o.ctx.registry.current();
     const agent = agents.get(session.agentName);
     const builtin = agent ? catalog.forAgent(agent, agents.subagents()) : [];
     const edits = decisions.some((d) => d.type === 'edit');

@@ -4,13 +4,12 @@ import type { Scope, StorageBackend } from '@cognition/storage';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
-import type { AgentRegistry } from '../agents/registry';
 import { RuntimeError, errorMessage } from '../errors';
 import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import type { ChatModelFactory } from '../providers/chat-model';
-import type { ProviderRegistry } from '../providers/registry';
 import type { SkillLibrary } from '../skills/skill-library';
+import type { ConfigRegistry } from '../registry/config-registry';
 import type { RunObserver } from '../telemetry/observer';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { ToolCatalog } from '../tools/catalog';
@@ -75,8 +74,8 @@ export interface ActiveRun {
 export interface RunContext {
   storage: StorageBackend;
   sandbox: ExecutionBackendFactory;
-  agents: AgentRegistry;
-  providers: ProviderRegistry;
+  /** The agents and providers in force: read once at every run start (they change at run time). */
+  registry: ConfigRegistry;
   log: EventLog;
   breakers: CircuitBreakerRegistry;
   breakerOptions: Omit<CircuitBreakerOptions, 'isFailure'> | undefined;

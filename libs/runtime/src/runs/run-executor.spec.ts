@@ -1,3 +1,4 @@
+import { ConfigRegistry } from '../registry/config-registry';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,8 +47,11 @@ describe('RunExecutor', () => {
     ctx = {
       storage,
       sandbox: new FakeExecutionBackendFactory(),
-      agents: new AgentRegistry([]),
-      providers: new ProviderRegistry(FAKE_PROVIDERS),
+      registry: new ConfigRegistry({
+        agents: new AgentRegistry([]),
+        providers: new ProviderRegistry(FAKE_PROVIDERS),
+        store: storage.registry,
+      }),
       log,
       breakers,
       breakerOptions: undefined,

@@ -22,6 +22,7 @@ import { UsageMeter } from '../providers/usage';
 import { inRunSpan, setRunOutcome } from '../telemetry/spans';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
 import { delegate } from './delegation';
+import { missingAgent } from '../registry/config-registry';
 import { bindModel, breakerFor } from './model-binding';
 import type { McpRunTools } from '../mcp/mcp-manager';
 import type { RuntimeTool } from '../tools/types';
@@ -126,25 +127,23 @@ export class RunExecutor {
         ...(firstStart ? { baseCheckpointId: head?.checkpoint.id ?? null } : {}),
       });
       if (!input.resumed || input.decisions) emitter.emit({ type: 'status', status: 'thinking' });
-      const agent = ctx.agents.get(session.agentName);
-      if (!agent) {
-        throw new RuntimeError(
-          'VALIDATION_ERROR',
-          `The session's agent "${session.agentName}" is not defined on this server`,
-        );
-      }
-      const resolved = ctx.providers.resolve(session.config, agent);
+      // Read at every start: an agent or provider changed through the registry API applies
+      // to the next run on every node.
+      const registry = await ctx.registry.current();
+      const agent = registry.agents.get(session.agentName);
+      if (!agent) throw missingAgent(session.agentName);
+      const resolved = registry.providers.resolve(session.config, agent);
       const runMeter = new UsageMeter(
         resolved.provider.id,
         resolved.model,
-        ctx.providers.price(resolved.model, resolved.provider),
+        registry.providers.price(resolved.model, resolved.provider),
       );
       runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
       meter = runMeter;
       const backend = sessionBackend(ctx, session);
       const workspace = await workspaceContext({
         agent,
-        tools: ctx.catalog.forAgent(agent, ctx.agents.subagents()),
+        tools: ctx.catalog.forAgent(agent, registry.agents.subagents()),
         skills: ctx.skills,
         backend,
         logger: ctx.logger,
@@ -191,14 +190,14 @@ export class RunExecutor {
         delegate: (name, task) =>
           delegate(
             ctx,
-            { session, signal, emit, meter: runMeter, runId: active.runId, backend },
+            { session, signal, emit, meter: runMeter, runId: active.runId, backend, registry },
             name,
             task,
           ),
         compactor: createCompactor(
           { agent, resolved, tools, meter: runMeter, systemPrompt },
           {
-            providers: ctx.providers,
+            providers: registry.providers,
             chatModelFactory: ctx.chatModelFactory,
             breakerFor: (model) => breakerFor(ctx, model),
           },

@@ -2,14 +2,7 @@ import type { AgentEventEnvelope } from '@cognition/contracts';
 import { AgentEventEnvelopeSchema } from '@cognition/contracts';
 import { isToolMessage } from '@langchain/core/messages';
 import type { TestRuntime } from '../test-support';
-import {
-  collect,
-  createTestRuntime,
-  match,
-  sendAndCollect,
-  thrownBy,
-  waitFor,
-} from '../test-support';
+import { collect, createTestRuntime, match, sendAndCollect, waitFor } from '../test-support';
 import { hangingCommand } from '../testing/fake-execution-backend';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
@@ -388,13 +381,13 @@ describe('RunManager (scripted model)', () => {
     await expect(rt.runs.events(session.id, {}, { runId: 'run_missing' })).rejects.toMatchObject({
       code: 'RUN_NOT_FOUND',
     });
-    expect(thrownBy(() => rt.runs.validateSessionInput({ agentName: 'ghost' }))).toMatchObject({
+    await expect(rt.runs.validateSessionInput({ agentName: 'ghost' })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       issues: [match.objectContaining({ path: 'agentName' })],
     });
-    expect(
-      thrownBy(() => rt.runs.validateSessionInput({ config: { model: 'gpt-unknown' } })),
-    ).toMatchObject({ issues: [match.objectContaining({ path: 'config.model' })] });
+    await expect(
+      rt.runs.validateSessionInput({ config: { model: 'gpt-unknown' } }),
+    ).rejects.toMatchObject({ issues: [match.objectContaining({ path: 'config.model' })] });
   });
 
   it('delegates to a subagent with the task tool and emits a delegation event', async () => {

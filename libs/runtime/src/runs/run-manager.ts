@@ -10,6 +10,7 @@ import type {
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import type { AgentRegistry } from '../agents/registry';
+import { ConfigRegistry } from '../registry/config-registry';
 import type { CallbackOptions } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
 import type { EventLog } from '../events/event-log';
@@ -58,6 +59,10 @@ export interface StartupRecovery extends RecoveryReport {
 export interface RunManagerOptions {
   storage: StorageBackend;
   sandbox: ExecutionBackendFactory;
+  /**
+   * The static agents and providers (built-ins, files, environment); the ones stored through the
+   * registry API (`storage.registry`) are added at every run start.
+   */
   agents: AgentRegistry;
   providers: ProviderRegistry;
   eventLog: EventLog;
@@ -175,8 +180,12 @@ export class RunManager {
     this.ctx = {
       storage: options.storage,
       sandbox: options.sandbox,
-      agents: options.agents,
-      providers: options.providers,
+      registry: new ConfigRegistry({
+        agents: options.agents,
+        providers: options.providers,
+        store: options.storage.registry,
+        logger,
+      }),
       log: options.eventLog,
       breakers,
       breakerOptions: options.breakerOptions,
@@ -225,6 +234,7 @@ export class RunManager {
       leases: this.leases,
       logger,
       allowPrivateCallbacks: callbackOptions.allowPrivateNetwork === true,
+      registry: this.ctx.registry,
     });
     this.paused = new PausedRuns({
       ctx: this.ctx,
@@ -251,9 +261,15 @@ export class RunManager {
    * Checks a session's agent and LLM overrides, for the API to call on session create/update.
    * @throws RuntimeError VALIDATION_ERROR naming `agentName`, `config.providerId` or `config.model`.
    */
-  validateSessionInput(input: { agentName?: string; config?: SessionConfig }): void {
-    if (input.agentName !== undefined) this.ctx.agents.resolvePrimary(input.agentName);
-    if (input.config !== undefined) this.ctx.providers.validateSessionConfig(input.config);
+  async validateSessionInput(input: { agentName?: string; config?: SessionConfig }): Promise<void> {
+    const { agents, providers } = await this.ctx.registry.current();
+    if (input.agentName !== undefined) agents.resolvePrimary(input.agentName);
+    if (input.config !== undefined) providers.validateSessionConfig(input.config);
+  }
+
+  /** The agents and providers in force (static plus stored), as the next run sees them. */
+  get registry(): ConfigRegistry {
+    return this.ctx.registry;
   }
 
   /**

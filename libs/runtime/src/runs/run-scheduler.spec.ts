@@ -8,6 +8,9 @@ import type { ActiveRun } from './run-context';
 import type { RunInput } from './run-executor';
 import { RunLeases } from './run-leases';
 import { RunScheduler } from './run-scheduler';
+import { AgentRegistry } from '../agents/registry';
+import { ProviderRegistry } from '../providers/registry';
+import { ConfigRegistry } from '../registry/config-registry';
 
 describe('RunScheduler', () => {
   let storage: StorageBackend;
@@ -35,6 +38,11 @@ describe('RunScheduler', () => {
       leases: new RunLeases(storage, null, active, silentLogger),
       logger: silentLogger,
       allowPrivateCallbacks: true,
+      registry: new ConfigRegistry({
+        agents: new AgentRegistry(),
+        providers: new ProviderRegistry({}),
+        store: storage.registry,
+      }),
     });
   });
   afterEach(() => storage.close());

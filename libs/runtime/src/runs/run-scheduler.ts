@@ -24,6 +24,8 @@ import type { RunControlChannel } from './ports';
 import type { RunExecutor } from './run-executor';
 import { executeInBackground } from './run-executor';
 import type { RunLeases } from './run-leases';
+import type { ConfigRegistry } from '../registry/config-registry';
+import { missingAgent } from '../registry/config-registry';
 
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
 export interface SendInput {
@@ -81,6 +83,8 @@ export interface RunSchedulerOptions {
   logger: Logger;
   /** Whether callbacks may target loopback/private addresses. */
   allowPrivateCallbacks: boolean;
+  /** The agents in force: a send to a session whose agent was deleted is refused. */
+  registry: Pick<ConfigRegistry, 'current'>;
 }
 
 /** The session of `sessionId` within `scope`, or SESSION_NOT_FOUND. */
@@ -158,6 +162,10 @@ export class RunScheduler {
         'CONFLICT',
         `Session ${session.id} is ${session.status} and accepts no messages`,
       );
+    }
+    // Refused before anything is stored: the run could only fail (its agent was deleted).
+    if (!(await this.o.registry.current()).agents.get(session.agentName)) {
+      throw missingAgent(session.agentName);
     }
     const parentId = input.parentId ?? null;
     if (parentId !== null && !(await storage.messages.get(session.id, parentId, scope))) {

@@ -19,6 +19,7 @@ import { runStoreConformance } from './store-conformance';
 import { aggregateTests } from './aggregates-conformance';
 import { usageTests } from './usage-conformance';
 import { searchTests } from './search-conformance';
+import { registryTests } from './registry-conformance';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
@@ -58,6 +59,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     lifecycleTests(ctx);
     timeTravelTests(ctx);
     retentionTests(ctx);
+    registryTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {

@@ -16,7 +16,10 @@ export async function createSessionHandler({
   ctx: ApiContext;
   input: CreateSessionApiInput;
 }): Promise<SessionWithUsage> {
-  ctx.services.runs.validateSessionInput({ agentName: input.agentName, config: input.config });
+  await ctx.services.runs.validateSessionInput({
+    agentName: input.agentName,
+    config: input.config,
+  });
   const session = await ctx.services.sessions.create(input, ctx.caller.scope);
   const [withTotals] = await withUsage(ctx, [session]);
   return withTotals as SessionWithUsage;

@@ -17,7 +17,7 @@ export async function updateSessionHandler({
   input: UpdateSessionApiInput;
 }): Promise<SessionWithUsage> {
   const { id, ...changes } = input;
-  ctx.services.runs.validateSessionInput({
+  await ctx.services.runs.validateSessionInput({
     ...(changes.agentName !== undefined ? { agentName: changes.agentName } : {}),
     ...(changes.config !== undefined ? { config: changes.config } : {}),
   });

@@ -1,0 +1,147 @@
+import type {
+  DeleteRegistryEntryInput,
+  PutRegistryEntryInput,
+  RegistryEntry,
+  RegistryKind,
+  RegistryStore,
+} from '@cognition/storage';
+import {
+  compareRegistryEntries,
+  DeleteRegistryEntryInputSchema,
+  parseInput,
+  PutRegistryEntryInputSchema,
+  StorageError,
+} from '@cognition/storage';
+import type { PrismaDb } from './db';
+import { guard, isUniqueViolation } from './errors';
+import type { RegistryEntry as RegistryRow } from './generated/postgres/client';
+
+function toEntry(row: RegistryRow): RegistryEntry {
+  return {
+    kind: row.kind as RegistryKind,
+    name: row.name,
+    version: row.version,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function versionConflict(kind: RegistryKind, name: string, expected: number): StorageError {
+  return new StorageError(
+    'VERSION_CONFLICT',
+    `The ${kind} "${name}" is no longer at the expected version ${expected}`,
+  );
+}
+
+/** Attempts of an unconditional put that lost a race between its update and its insert. */
+const UPSERT_ATTEMPTS = 5;
+
+/**
+ * The configuration registry on the `registry_entries` table. Every versioned write is one
+ * conditional statement (`WHERE version = expected`), so concurrent writers cannot both win.
+ */
+export class PrismaRegistryStore implements RegistryStore {
+  constructor(private readonly db: PrismaDb) {}
+
+  get(kind: RegistryKind, name: string): Promise<RegistryEntry | null> {
+    return guard('read registry entry', async () => {
+      const row = await this.db.registryEntry.findUnique({ where: { kind_name: { kind, name } } });
+      return row ? toEntry(row) : null;
+    });
+  }
+
+  list(kind?: RegistryKind): Promise<RegistryEntry[]> {
+    return guard('list registry entries', async () => {
+      const rows = await this.db.registryEntry.findMany({
+        where: kind === undefined ? {} : { kind },
+      });
+      // Sorted here: database collations order names differently (SQLite binary, Postgres locale).
+      return rows.map(toEntry).sort(compareRegistryEntries);
+    });
+  }
+
+  put(input: PutRegistryEntryInput): Promise<RegistryEntry> {
+    return guard('write registry entry', async () => {
+      const { kind, name, data, expectedVersion } = parseInput(
+        PutRegistryEntryInputSchema,
+        input,
+        'registry entry',
+      );
+      const json = JSON.stringify(data);
+      if (expectedVersion === null) return this.create(kind, name, json);
+      if (expectedVersion !== undefined) {
+        const updated = await this.update(kind, name, json, expectedVersion);
+        if (updated) return updated;
+        const stored = await this.get(kind, name);
+        if (!stored) throw new StorageError('NOT_FOUND', `The ${kind} "${name}" does not exist`);
+        throw versionConflict(kind, name, expectedVersion);
+      }
+      for (let attempt = 1; ; attempt += 1) {
+        const stored = await this.get(kind, name);
+        if (stored) {
+          const updated = await this.update(kind, name, json, stored.version);
+          if (updated) return updated;
+        } else {
+          try {
+            return await this.create(kind, name, json);
+          } catch (error) {
+            if (!(error instanceof StorageError && error.code === 'CONFLICT')) throw error;
+          }
+        }
+        if (attempt >= UPSERT_ATTEMPTS) throw versionConflict(kind, name, stored?.version ?? 0);
+      }
+    });
+  }
+
+  delete(input: DeleteRegistryEntryInput): Promise<boolean> {
+    return guard('delete registry entry', async () => {
+      const { kind, name, expectedVersion } = parseInput(
+        DeleteRegistryEntryInputSchema,
+        input,
+        'registry delete',
+      );
+      const { count } = await this.db.registryEntry.deleteMany({
+        where: {
+          kind,
+          name,
+          ...(expectedVersion !== undefined ? { version: expectedVersion } : {}),
+        },
+      });
+      if (count > 0) return true;
+      if (expectedVersion !== undefined && (await this.get(kind, name))) {
+        throw versionConflict(kind, name, expectedVersion);
+      }
+      return false;
+    });
+  }
+
+  private async create(kind: RegistryKind, name: string, data: string): Promise<RegistryEntry> {
+    const now = new Date();
+    try {
+      const row = await this.db.registryEntry.create({
+        data: { kind, name, version: 1, data, createdAt: now, updatedAt: now },
+      });
+      return toEntry(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new StorageError('CONFLICT', `The ${kind} "${name}" already exists`);
+      }
+      throw error;
+    }
+  }
+
+  /** The conditional replace; null when no row is at `expected` (moved on, or missing). */
+  private async update(
+    kind: RegistryKind,
+    name: string,
+    data: string,
+    expected: number,
+  ): Promise<RegistryEntry | null> {
+    const { count } = await this.db.registryEntry.updateMany({
+      where: { kind, name, version: expected },
+      data: { data, version: expected + 1, updatedAt: new Date() },
+    });
+    return count === 0 ? null : this.get(kind, name);
+  }
+}
