@@ -17,6 +17,8 @@ import { tempWorkspace } from './support/server-process';
  * Screenshots of each page go to docs/admin/ (committed when they change).
  */
 const API_KEY = 'admin-dashboard-key-0001';
+/** May change the registry (agents, providers); the dashboard itself signs in with API_KEY. */
+const ADMIN_KEY = 'admin-dashboard-admin-0001';
 const SHOTS = path.join(REPO_ROOT, 'docs/admin');
 const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 const LONG_ANSWER = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
@@ -34,7 +36,10 @@ beforeAll(async () => {
     chunkDelayMs: 25,
     fallback: { text: 'The answer, **in markdown**, with `code`.' },
   });
-  server = await startAgentServer(fake, workspace.dir, { COGNITION_API_KEYS: API_KEY });
+  server = await startAgentServer(fake, workspace.dir, {
+    COGNITION_API_KEYS: API_KEY,
+    COGNITION_ADMIN_API_KEYS: ADMIN_KEY,
+  });
   client = createCognitionClient({ url: `${server.url}/trpc`, apiKey: API_KEY });
   for (const [name, team] of [
     ['Alpha review', 'alpha'],
@@ -268,7 +273,15 @@ test('the analytics page adds up usage and cost by model, saying when prices are
   expect(costs.every((cost) => cost === '—' || /^≥ \$0/.test(cost))).toBe(true);
 });
 
-test('the system page shows storage, runs, circuit breakers, the skills and the artifacts with their versions', async () => {
+test('the system page shows storage, runs, circuit breakers, agents and providers, the skills and the artifacts with their versions', async () => {
+  const admin = createCognitionClient({ url: `${server.url}/trpc`, apiKey: ADMIN_KEY });
+  await admin.agents.create.mutate({
+    name: 'deployer',
+    description: 'Deploys once a person approves.',
+    tools: ['read_file', 'execute'],
+    interrupt_on: { execute: { allowed: ['approve', 'reject'] } },
+    system_prompt: 'You deploy.',
+  });
   const report = await client.artifacts.create.mutate({
     name: 'report.md',
     content: '# Findings\nFirst draft.',
@@ -299,6 +312,23 @@ test('the system page shows storage, runs, circuit breakers, the skills and the 
   await page.getByRole('heading', { name: 'System' }).waitFor();
   await page.getByText(/sqlite · ok/).waitFor();
   await page.getByRole('heading', { name: 'Circuit breakers' }).waitFor();
+  // The agents in force, where each comes from, and what the registry's one asks first.
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'readonly' })
+    .filter({ hasText: 'builtin' })
+    .waitFor();
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'deployer' })
+    .filter({ hasText: 'api v1' })
+    .filter({ hasText: 'execute (approve/reject)' })
+    .waitFor();
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'openai_compatible' })
+    .filter({ hasText: 'file' })
+    .waitFor();
   await page.getByRole('row').filter({ hasText: 'Write the release notes of a version' }).waitFor();
   await page.getByText('templates/notes.md').waitFor();
   await page.getByText(/expected YAML frontmatter/).waitFor();

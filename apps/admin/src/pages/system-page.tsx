@@ -1,12 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { ArtifactsBrowser } from '../components/artifacts-browser';
+import { RegistryLists } from '../components/registry-lists';
 import { SkillsList } from '../components/skills-list';
 import { ErrorView, Loading, TableHead } from '../components/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 2000;
 
-/** This server's health (storage, run admission, circuit breakers), its skills and the artifacts. */
+/**
+ * This server's health (storage, run admission, circuit breakers), its agents and providers,
+ * its skills and the artifacts.
+ */
 export function SystemPage() {
   const trpc = useTRPC();
   const health = useQuery({ ...trpc.health.get.queryOptions(), refetchInterval: REFRESH_MS });
@@ -56,6 +60,7 @@ export function SystemPage() {
           </tbody>
         </table>
       </div>
+      <RegistryLists />
       <SkillsList />
       <ArtifactsBrowser />
     </section>
