@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ArtifactsBrowser } from '../components/artifacts-browser';
+import { milliseconds } from '../components/durations';
 import { RegistryLists } from '../components/registry-lists';
 import { SkillsList } from '../components/skills-list';
 import { ErrorView, Loading, TableHead } from '../components/states';
@@ -30,7 +31,7 @@ export function SystemPage() {
         <dt>Storage</dt>
         <dd>
           {h.storage.backend} · {h.storage.ok ? 'ok' : `down: ${h.storage.error ?? ''}`} ·{' '}
-          {h.storage.latencyMs} ms
+          {milliseconds(h.storage.latencyMs)}
           {h.storage.pool &&
             ` · pool ${h.storage.pool.size} (idle ${h.storage.pool.idle}, waiting ${h.storage.pool.waiting})`}
         </dd>
