@@ -247,7 +247,8 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     server = await startServerProcess({ COGNITION_WORKSPACE_ROOT: workspace.dir });
     const again = await http(server.url, 'GET', `/sessions/${id}`);
     expect(again.status).toBe(200);
-    expect(again.json).toEqual(created.json);
+    // GET also says what a paused run waits for (nothing here).
+    expect(again.json).toEqual({ ...created.json, pending_action: null });
     const list = await http(server.url, 'GET', '/sessions?limit=500');
     expect(JSON.stringify(list.json)).toContain('in flight during shutdown');
 
