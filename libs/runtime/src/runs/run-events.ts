@@ -6,9 +6,18 @@ import { eventId } from '../ids';
 import type { ActiveRuns } from './active-runs';
 import { openEventStream } from './event-stream';
 import type { RunContext } from './run-context';
-import type { EventsOptions } from './run-manager';
 import { repairTerminalEvent } from './run-recovery';
 import { requireSession } from './run-scheduler';
+
+/** Which events `RunManager.events` streams, and from where. */
+export interface EventsOptions {
+  /** Only this run's events, ending with its terminal event. Default: the session's current run. */
+  runId?: string;
+  /** Resume after this id (a client's `Last-Event-ID`); a `reconnected` event comes first. */
+  lastEventId?: string;
+  /** Ends the stream (e.g. the client disconnected). */
+  signal?: AbortSignal;
+}
 
 /** What opening a session's event stream needs from the run manager. */
 export interface RunEventsDeps {

@@ -41,6 +41,8 @@ import { RunLeases } from './run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
 import { RunRecovery } from './run-recovery';
 import { openRunEvents } from './run-events';
+import type { EventsOptions } from './run-events';
+export type { EventsOptions } from './run-events';
 import type { SendInput, SendResult } from './run-scheduler';
 import { RunScheduler, requireSession } from './run-scheduler';
 import { RunSlots } from './run-slots';
@@ -131,15 +133,6 @@ export interface AbortResult {
   run: Run | null;
   /** true when the executor of the run received the cancel request and cancelled it. */
   aborted: boolean;
-}
-
-export interface EventsOptions {
-  /** Only this run's events, ending with its terminal event. Default: the session's current run. */
-  runId?: string;
-  /** Resume after this id (a client's `Last-Event-ID`); a `reconnected` event comes first. */
-  lastEventId?: string;
-  /** Ends the stream (e.g. the client disconnected). */
-  signal?: AbortSignal;
 }
 
 /**
