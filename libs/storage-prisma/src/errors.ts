@@ -112,23 +112,33 @@ function isRawUniqueViolation(error: unknown): boolean {
 }
 
 function isConnectionError(error: unknown): boolean {
-  // pg-pool's wait for a free client timed out (`connectionTimeoutMillis`); it has no code.
-  if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') {
+  // pg-pool's wait for a free client timed out (`connectionTimeoutMillis`), or pg's socket
+  // closed under a query (the server stopped): neither has a code.
+  if (
+    error instanceof Error &&
+    (error.message === 'timeout exceeded when trying to connect' ||
+      error.message.includes('Connection terminated unexpectedly'))
+  ) {
     return true;
   }
   const code = (error as { code?: unknown } | null)?.code;
   return (
     typeof code === 'string' &&
-    [
+    ([
       'ECONNREFUSED',
       'ECONNRESET',
       'ETIMEDOUT',
       'ENOTFOUND',
       'EPIPE',
       'SQLITE_BUSY',
+      // admin shutdown, crash shutdown, the server starting up or shutting down
       '57P01',
+      '57P02',
+      '57P03',
       '53300',
-    ].includes(code)
+    ].includes(code) ||
+      // SQLSTATE class 08: connection exceptions
+      /^08[0-9A-Z]{3}$/.test(code))
   );
 }
 
