@@ -1,4 +1,6 @@
+import type { UseQueryResult } from '@tanstack/react-query';
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { useTRPC } from '../trpc';
 import { QueryView, TableHead } from './states';
 
@@ -8,6 +10,51 @@ export function interruptSummary(interruptOn: Record<string, { allowed: string[]
   if (entries.length === 0) return '—';
   return entries.map(([tool, rule]) => `${tool} (${rule.allowed.join('/')})`).join(', ');
 }
+
+/** One titled table of a list query's rows (loading, error and empty states included). */
+function ListSection<T, E>(props: {
+  id: string;
+  title: string;
+  query: UseQueryResult<T[], E>;
+  loading: string;
+  empty: string;
+  columns: string[];
+  rowKey: (row: T) => string;
+  cells: (row: T) => ReactNode[];
+}) {
+  return (
+    <section aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      <QueryView
+        query={props.query}
+        loading={props.loading}
+        isEmpty={(d) => d.length === 0}
+        empty={props.empty}
+      >
+        {(d) => (
+          <div className="table-wrap">
+            <table>
+              <TableHead columns={props.columns} />
+              <tbody>
+                {d.map((row) => (
+                  <tr key={props.rowKey(row)}>
+                    {props.cells(row).map((cell, i) => (
+                      <td key={props.columns[i]}>{cell}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
+/** `api v3`, `builtin`, `file`: where an entry comes from, with its stored version. */
+const sourceOf = (entry: { source: string; version: number | null }): string =>
+  entry.version === null ? entry.source : `${entry.source} v${entry.version}`;
 
 /**
  * The agents and LLM providers in force (`agents.list`, `providers.list`): built-in, from the
@@ -20,84 +67,42 @@ export function RegistryLists() {
   const providers = useQuery(trpc.providers.list.queryOptions());
   return (
     <>
-      <section aria-labelledby="agents-title">
-        <h2 id="agents-title">Agents</h2>
-        <QueryView
-          query={agents}
-          loading="Loading agents"
-          isEmpty={(d) => d.length === 0}
-          empty="No agents."
-        >
-          {(d) => (
-            <div className="table-wrap">
-              <table>
-                <TableHead
-                  columns={['Name', 'Mode', 'Source', 'Model', 'Tools', 'Asks before', 'MCP']}
-                />
-                <tbody>
-                  {d.map((agent) => (
-                    <tr key={agent.name}>
-                      <td>
-                        <code title={agent.description}>{agent.name}</code>
-                      </td>
-                      <td>{agent.mode}</td>
-                      <td>
-                        {agent.source}
-                        {agent.version !== null && ` v${agent.version}`}
-                      </td>
-                      <td>{agent.model ?? 'default'}</td>
-                      <td>{agent.tools.length}</td>
-                      <td>{interruptSummary(agent.interrupt_on)}</td>
-                      <td>
-                        {agent.mcp_servers.length === 0
-                          ? '—'
-                          : agent.mcp_servers.map((s) => s.name).join(', ')}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </QueryView>
-      </section>
-      <section aria-labelledby="providers-title">
-        <h2 id="providers-title">Providers</h2>
-        <QueryView
-          query={providers}
-          loading="Loading providers"
-          isEmpty={(d) => d.length === 0}
-          empty="No LLM provider is configured."
-        >
-          {(d) => (
-            <div className="table-wrap">
-              <table>
-                <TableHead
-                  columns={['Id', 'Kind', 'Models', 'Source', 'Priority', 'Enabled', 'API key']}
-                />
-                <tbody>
-                  {d.map((provider) => (
-                    <tr key={provider.id}>
-                      <td>
-                        <code>{provider.id}</code>
-                      </td>
-                      <td>{provider.kind}</td>
-                      <td>{provider.models.join(', ')}</td>
-                      <td>
-                        {provider.source}
-                        {provider.version !== null && ` v${provider.version}`}
-                      </td>
-                      <td>{provider.priority}</td>
-                      <td>{provider.enabled ? 'yes' : 'no'}</td>
-                      <td>{provider.apiKeySet ? 'set (hidden)' : 'none'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </QueryView>
-      </section>
+      <ListSection
+        id="agents-title"
+        title="Agents"
+        query={agents}
+        loading="Loading agents"
+        empty="No agents."
+        columns={['Name', 'Mode', 'Source', 'Model', 'Tools', 'Asks before', 'MCP']}
+        rowKey={(agent) => agent.name}
+        cells={(agent) => [
+          <code title={agent.description}>{agent.name}</code>,
+          agent.mode,
+          sourceOf(agent),
+          agent.model ?? 'default',
+          agent.tools.length,
+          interruptSummary(agent.interrupt_on),
+          agent.mcp_servers.length === 0 ? '—' : agent.mcp_servers.map((s) => s.name).join(', '),
+        ]}
+      />
+      <ListSection
+        id="providers-title"
+        title="Providers"
+        query={providers}
+        loading="Loading providers"
+        empty="No LLM provider is configured."
+        columns={['Id', 'Kind', 'Models', 'Source', 'Priority', 'Enabled', 'API key']}
+        rowKey={(provider) => provider.id}
+        cells={(provider) => [
+          <code>{provider.id}</code>,
+          provider.kind,
+          provider.models.join(', '),
+          sourceOf(provider),
+          provider.priority,
+          provider.enabled ? 'yes' : 'no',
+          provider.apiKeySet ? 'set (hidden)' : 'none',
+        ]}
+      />
     </>
   );
 }
