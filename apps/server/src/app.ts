@@ -27,6 +27,7 @@ import type { CallerPolicy, RestRoute, StreamResult } from './rest/route';
 import { expressPath, isStreamResult } from './rest/route';
 import { REST_ROUTES } from './rest/routes';
 import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/run-routes';
+import { trpcMessageStreamMiddleware } from './trpc-message-stream';
 import { trpcRunEventsMiddleware } from './trpc-sse';
 import { adminRouter } from './admin';
 import type { ServerMetrics } from './telemetry/metrics';
@@ -155,9 +156,15 @@ export function createApp(options: AppOptions): Express {
 
   app.use(
     '/trpc',
-    // The hot subscription bypasses tRPC's fetch-style SSE adapter (see trpc-sse.ts); every
-    // other /trpc request goes on to the adapter.
+    // The hot streams bypass tRPC's fetch-style adapter (see trpc-sse.ts and
+    // trpc-message-stream.ts); every other /trpc request goes on to the adapter.
     trpcRunEventsMiddleware({ auth, services, ...(metrics ? { metrics } : {}) }),
+    trpcMessageStreamMiddleware({
+      auth,
+      services,
+      maxBodyBytes: config.maxBodyBytes,
+      ...(metrics ? { metrics } : {}),
+    }),
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: config.maxBodyBytes,

@@ -1,24 +1,25 @@
 import type { ApiServices, AppRouter } from '@cognition/api';
-import { appRouter, createApiContext, resolveCaller, toTRPCError } from '@cognition/api';
-import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import { RegistryService, SessionService, silentLogger } from '@cognition/runtime';
 import type { CognitionClient } from '@cognition/client';
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
-import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
-import type { Express } from 'express';
 import { pinoHttp } from 'pino-http';
-import { createServer, ServerResponse } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import superjson from 'superjson';
 import { apiKeyFingerprint } from './env';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
 import { createTestApp } from './testing/test-app';
+import type { Listening } from './testing/trpc-reference';
+import {
+  drain,
+  listen,
+  recordWrites,
+  referenceApp,
+  servicesOf,
+  waitFor,
+} from './testing/trpc-reference';
 import { trpcRunEventsMiddleware } from './trpc-sse';
 
 const RUN_EVENTS_ROUTE = '/trpc/runs.events';
@@ -31,71 +32,11 @@ const AUTH = {
 const ALICE = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'alice' };
 const BOB = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'bob' };
 
-interface Listening {
-  url: string;
-  /** Sockets of open `runs.events` requests, so a test can cut them like a network failure. */
-  subscriptions: Set<Socket>;
-  /** Every request's path and headers, in order. */
-  requests: { path: string; headers: Record<string, string | string[] | undefined> }[];
-  close(): Promise<void>;
-}
-
-async function listen(app: Express): Promise<Listening> {
-  const subscriptions = new Set<Socket>();
-  const requests: Listening['requests'] = [];
-  // Recorded before the app sees the request: Express rewrites `req.url` under a mount path.
-  const server: Server = createServer((req, res) => {
-    const path = req.url ?? '';
-    requests.push({ path, headers: req.headers });
-    if (path.startsWith(RUN_EVENTS_ROUTE)) {
-      subscriptions.add(req.socket);
-      res.once('close', () => subscriptions.delete(req.socket));
-    }
-    app(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    subscriptions,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** The same services behind tRPC's own Express adapter only: what the handler must match. */
-function servicesOf(t: TestApp, runs: ApiServices['runs'] = t.runs): ApiServices {
-  return {
-    storage: t.storage,
-    runs,
-    sessions: new SessionService({ storage: t.storage, runs, logger: silentLogger }),
-    context: t.context,
-    skills: t.skills,
-    registry: new RegistryService(t.runs.registry, t.storage.registry),
-    breakers: new CircuitBreakerRegistry(),
-    version: 'test',
-  };
-}
-
-function referenceApp(services: ApiServices): Express {
-  const app = express();
-  app.use(
-    '/trpc',
-    createExpressMiddleware({
-      router: appRouter,
-      createContext({ req }) {
-        try {
-          return createApiContext(services, resolveCaller(req.headers, AUTH), 'reference');
-        } catch (error) {
-          throw toTRPCError(error);
-        }
-      },
-    }),
-  );
-  return app;
+/** Whole SSE frames among the strings `res.write` received. */
+function sseFrames(writes: ReturnType<typeof recordWrites>): string[] {
+  return writes
+    .strings()
+    .filter((chunk) => /^(event|data): /.test(chunk) && chunk.endsWith('\n\n\n'));
 }
 
 function eventsPath(input: unknown): string {
@@ -133,20 +74,6 @@ async function readUntil(
   return text;
 }
 
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function drain(stream: AsyncGenerator<AgentEventEnvelope, unknown>) {
-  const events: AgentEventEnvelope[] = [];
-  for await (const envelope of stream) events.push(envelope);
-  return events;
-}
-
 /** The first error a subscription reports (it must report one, and no data). */
 function subscriptionError(client: CognitionClient, input: unknown): Promise<unknown> {
   return new Promise((resolve) => {
@@ -160,31 +87,6 @@ function subscriptionError(client: CognitionClient, input: unknown): Promise<unk
   });
 }
 
-/**
- * What `res.write` received during the test: the handler writes each frame as one string; tRPC's
- * adapter writes each SSE line as its own byte chunk. So whole-frame writes prove which path
- * served a stream.
- */
-function recordWrites(): { frames(): string[]; restore(): void } {
-  const chunks: unknown[] = [];
-  const original = ServerResponse.prototype.write;
-  const spy = jest.spyOn(ServerResponse.prototype, 'write').mockImplementation(function (
-    this: ServerResponse,
-    ...args: unknown[]
-  ) {
-    chunks.push(args[0]);
-    return (original as (...a: unknown[]) => boolean).apply(this, args);
-  });
-  return {
-    frames: () =>
-      chunks.filter(
-        (chunk): chunk is string =>
-          typeof chunk === 'string' && /^(event|data): /.test(chunk) && chunk.endsWith('\n\n\n'),
-      ),
-    restore: () => spy.mockRestore(),
-  };
-}
-
 let t: TestApp;
 let ours: Listening;
 let reference: Listening;
@@ -195,7 +97,7 @@ let finishedRunId: string;
 beforeAll(async () => {
   t = await createTestApp(AUTH);
   ours = await listen(t.app);
-  reference = await listen(referenceApp(servicesOf(t)));
+  reference = await listen(referenceApp(servicesOf(t), AUTH));
   alice = createCognitionClient({
     url: `${ours.url}/trpc`,
     apiKey: KEY,
@@ -234,7 +136,7 @@ describe('GET /trpc/runs.events through our SSE writer', () => {
     expect(frames[1]).toMatch(
       new RegExp(`^data: \\{"json":.*\\}\\nid: ${finishedRunId}:\\d+\\n\\n\\n$`),
     );
-    expect(writes.frames()).toEqual(frames);
+    expect(sseFrames(writes)).toEqual(frames);
   });
 
   it('resumes after Last-Event-ID (header or input) exactly like tRPC', async () => {
@@ -251,7 +153,7 @@ describe('GET /trpc/runs.events through our SSE writer', () => {
       const writes = recordWrites();
       const served = await raw(ours.url, path, headers);
       writes.restore();
-      expect(writes.frames().join('')).toBe(served.text);
+      expect(sseFrames(writes).join('')).toBe(served.text);
       expect(served).toEqual(await raw(reference.url, path, headers));
       // The events after the second one, behind a `reconnected` event that carries its id.
       const dataFrames = (text: string) =>
@@ -296,7 +198,7 @@ describe('GET /trpc/runs.events through our SSE writer', () => {
     );
     expect(shape.data.httpStatus).toBe(httpStatus);
     expect(shape.data.stack).toBeUndefined();
-    expect(writes.frames()).toHaveLength(2);
+    expect(sseFrames(writes)).toHaveLength(2);
   });
 
   it('leaves HEAD and batched requests to the tRPC adapter', async () => {
@@ -315,44 +217,49 @@ describe('GET /trpc/runs.events through our SSE writer', () => {
 });
 
 describe('the typed client through our SSE writer', () => {
-  it('resumes a dropped connection with no gap and no duplicate', async () => {
+  it('resumes dropped connections with no gap and no duplicate', async () => {
     const letters = 'abcdefghijkl'.split('');
     t.model.push({ text: letters, delayMs: 60 });
     const writes = recordWrites();
     const before = ours.requests.length;
     const received: AgentEventEnvelope[] = [];
-    let dropped = 0;
+    const dropped: number[] = [];
+    // The first cut breaks `messages.stream` (the client goes on with `runs.events`), the
+    // second one that subscription (the subscription link resumes it).
+    const cutAt = [2, 5];
     for await (const envelope of streamMessage(alice, { sessionId, content: 'abc' })) {
       received.push(envelope);
-      if (dropped === 0 && received.filter((e) => e.event.type === 'token').length === 2) {
-        dropped = ours.subscriptions.size;
-        for (const socket of ours.subscriptions) socket.destroy();
+      const tokens = received.filter((e) => e.event.type === 'token').length;
+      if (tokens === cutAt[dropped.length]) {
+        dropped.push(ours.streams.size);
+        for (const socket of ours.streams) socket.destroy();
       }
     }
-    expect(dropped).toBe(1);
+    expect(dropped).toEqual([1, 1]);
 
     const reconnects = received.filter((e) => e.event.type === 'reconnected');
-    expect(reconnects).toHaveLength(1);
-    const marker = received.indexOf(reconnects[0] as AgentEventEnvelope);
-    expect(reconnects[0]?.event).toEqual({
-      type: 'reconnected',
-      last_event_id: received[marker - 1]?.id,
-      truncated: false,
-    });
+    expect(reconnects).toHaveLength(2);
+    for (const reconnect of reconnects) {
+      const marker = received.indexOf(reconnect);
+      expect(reconnect.event).toEqual({
+        type: 'reconnected',
+        last_event_id: received[marker - 1]?.id,
+        truncated: false,
+      });
+    }
     const events = received.filter((e) => e.event.type !== 'reconnected');
     const runId = events[0]?.runId ?? '';
     const full = await drain(await t.runs.events(sessionId, {}, { runId }));
     expect(events).toEqual(full);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
 
-    const subscriptions = ours.requests
-      .slice(before)
-      .filter((request) => request.path.startsWith(RUN_EVENTS_ROUTE));
-    expect(subscriptions).toHaveLength(2);
-    // Every event the client received was written by our handler as one whole frame (a frame
-    // written just before the cut may never have arrived).
-    const dataFrames = writes.frames().filter((frame) => frame.startsWith('data: '));
-    expect(dataFrames.length).toBeGreaterThanOrEqual(received.length);
+    const paths = ours.requests.slice(before).map((request) => request.path.split('?')[0]);
+    expect(paths).toEqual(['/trpc/messages.stream', RUN_EVENTS_ROUTE, RUN_EVENTS_ROUTE]);
+    // Every event the client received was written by a hand-written handler as one whole
+    // JSON line or SSE frame (one written just before a cut may never have arrived).
+    const eventLines = writes.strings().filter((chunk) => chunk.startsWith('{"json":[3,1,'));
+    const dataFrames = sseFrames(writes).filter((frame) => frame.startsWith('data: '));
+    expect(eventLines.length + dataFrames.length).toBeGreaterThanOrEqual(received.length);
   }, 15_000);
 
   it('rejects with 401, 403, 404 and 422 as before, without retrying', async () => {
@@ -384,7 +291,7 @@ describe('the typed client through our SSE writer', () => {
       writes.restore();
       expect(error).toBeInstanceOf(TRPCClientError);
       expect((error as TRPCClientError<AppRouter>).data).toMatchObject({ code, httpStatus });
-      expect(writes.frames().some((frame) => frame.startsWith('event: serialized-error'))).toBe(
+      expect(sseFrames(writes).some((frame) => frame.startsWith('event: serialized-error'))).toBe(
         true,
       );
       expect(ours.requests.slice(before)).toHaveLength(1);
@@ -411,7 +318,7 @@ describe('the typed client through our SSE writer', () => {
     await waitFor(() => t.eventLog.openSubscriptions === baseline);
     writes.restore();
     // Both streams were ours: each wrote its connected frame and its first event as whole frames.
-    expect(writes.frames().filter((frame) => frame.includes('"type":"status"'))).toHaveLength(2);
+    expect(sseFrames(writes).filter((frame) => frame.includes('"type":"status"'))).toHaveLength(2);
 
     await alice.runs.abort.mutate({ sessionId });
   });
@@ -475,7 +382,7 @@ describe('the handler mounted on its own', () => {
     app.use(pinoHttp({ logger: createLogger('info', sink) }));
     app.use('/trpc', trpcRunEventsMiddleware({ auth: AUTH, services: servicesOf(t, failing) }));
     const served = await listen(app);
-    const expected = await listen(referenceApp(servicesOf(t, failing)));
+    const expected = await listen(referenceApp(servicesOf(t, failing), AUTH));
     try {
       const path = eventsPath({ sessionId, runId: finishedRunId });
       const text = (await raw(served.url, path, ALICE)).text;

@@ -1,21 +1,17 @@
 import type { ApiContext, ApiServices, AuthConfig, RouterInputs } from '@cognition/api';
-import {
-  appRouter,
-  createApiContext,
-  createCaller,
-  resolveCaller,
-  toTRPCError,
-} from '@cognition/api';
-import {
-  getTRPCErrorFromUnknown,
-  getTRPCErrorShape,
-  isTrackedEnvelope,
-  TRPCError,
-} from '@trpc/server';
+import { createApiContext, createCaller, resolveCaller, toTRPCError } from '@cognition/api';
+import { isTrackedEnvelope, TRPCError } from '@trpc/server';
 import type { Request, RequestHandler } from 'express';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { ServerMetrics } from './telemetry/metrics';
+import {
+  errorShapeOf,
+  isAbortError,
+  isObject,
+  requestIdOf,
+  routerConfig,
+  serialize,
+} from './trpc-wire';
 
 /**
  * The one subscription served here instead of by tRPC's adapter: `httpSubscriptionLink` opens
@@ -23,7 +19,7 @@ import type { ServerMetrics } from './telemetry/metrics';
  */
 const PROCEDURE_PATH = 'runs.events';
 
-const config = appRouter._def._config;
+const config = routerConfig;
 
 /** The SSE settings of the tRPC router used here: the ping and the options told to the client. */
 export type TrpcSseOptions = Pick<NonNullable<typeof config.sse>, 'ping' | 'client'>;
@@ -44,19 +40,6 @@ type RunEventsInput = RouterInputs['runs']['events'];
 // three newlines). Here each frame is one string and one `res.write`, not 4–5 socket chunks.
 const PING_FRAME = 'event: ping\ndata: \n\n\n';
 const RETURN_FRAME = 'event: return\ndata: \n\n\n';
-
-function serialize(value: unknown): string {
-  return JSON.stringify(config.transformer.output.serialize(value));
-}
-
-/** tRPC's own test for an abort: such an error ends the stream without an error event. */
-function isAbortError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as Error).name === 'AbortError';
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function lastEventIdOf(req: Request, params: URLSearchParams): string | null {
   const header = req.headers['last-event-id'];
@@ -99,10 +82,6 @@ function isPlainSubscriptionGet(req: Request, params: URLSearchParams): boolean 
     contentType === undefined ||
     contentType.split(';', 1)[0]?.trim().toLowerCase() === 'application/json'
   );
-}
-
-function requestIdOf(req: Request): string {
-  return typeof req.id === 'string' ? req.id : randomUUID();
 }
 
 /**
@@ -192,13 +171,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
       if (!gone.signal.aborted && !res.destroyed) res.write(RETURN_FRAME);
     } catch (cause) {
       if (!isAbortError(cause) && !res.destroyed) {
-        const error = getTRPCErrorFromUnknown(cause);
-        if (error.code === 'INTERNAL_SERVER_ERROR') {
-          req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
-        }
-        const shape = getTRPCErrorShape({
-          config,
-          error,
+        const shape = errorShapeOf(req, cause, {
           type: 'subscription',
           path: PROCEDURE_PATH,
           input,

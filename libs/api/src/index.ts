@@ -32,5 +32,6 @@ export type { DescribedError } from './errors';
 export type { HealthReport } from './routers/health/health.handler';
 export type { RunDetail } from './routers/runs/get.handler';
 export type { SessionDetail } from './routers/sessions/get.handler';
+export type { MessageStream } from './routers/messages/stream.handler';
 export type { RouterInputs, RouterOutputs } from './types';
 export * from './rate-limit';

@@ -54,6 +54,11 @@ describe('rate limits on the API', () => {
     const refused = await trpcErrorOf(alice.messages.send({ sessionId: session.id, content: 'x' }));
     expect(refused.code).toBe('TOO_MANY_REQUESTS');
     expect(refused.message).toMatch(/Too many runs started by this tenant this minute/);
+    // The streamed send starts a run as well.
+    const streamed = await trpcErrorOf(
+      alice.messages.stream({ sessionId: session.id, content: 'x' }),
+    );
+    expect(streamed.code).toBe('TOO_MANY_REQUESTS');
     // Other calls are not runs.
     await alice.sessions.get({ id: session.id });
   });

@@ -121,6 +121,11 @@ export interface RunService {
     scope: Scope,
     options?: RunEventsOptions,
   ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>>;
+  /** The events of a run this caller just sent or resumed (no session or run lookup). */
+  eventsOfRun(
+    run: Run,
+    options?: Omit<RunEventsOptions, 'runId'>,
+  ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>>;
   /**
    * Completion-callback attempts recorded on a run, oldest first, read from storage (so they
    * survive restarts); empty for a run without a callback.

@@ -55,7 +55,7 @@ const mapErrors = t.middleware(async ({ next }) => {
 /** Procedures outside every budget: what load balancers and monitors poll. */
 const UNMETERED: ReadonlySet<string> = new Set(['health.get', 'health.ready']);
 /** Procedures that start a run (the `runs` budget). */
-const STARTS_RUN: ReadonlySet<string> = new Set(['messages.send']);
+const STARTS_RUN: ReadonlySet<string> = new Set(['messages.send', 'messages.stream']);
 
 /**
  * Per-tenant rate limits (when configured): every call counts against `requests`, a send

@@ -100,7 +100,7 @@ describe('streamMessage over HTTP', () => {
       received.push(envelope);
       // Cut the wire after the second token; the run keeps going on the server meanwhile.
       if (dropped === 0 && received.filter((e) => e.event.type === 'token').length === 2) {
-        dropped = server.dropSubscriptions();
+        dropped = server.dropStreams();
       }
     }
     expect(dropped).toBe(1);
@@ -123,14 +123,17 @@ describe('streamMessage over HTTP', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     expect(events[events.length - 1]?.event.type).toBe('done');
 
-    const subscriptions = server.requests
-      .slice(before)
-      .filter((request) => request.path.includes('runs.events'));
-    expect(subscriptions).toHaveLength(2);
-    const resumed = subscriptions[1];
-    const resumedFrom =
-      resumed?.headers['last-event-id'] ??
-      new URL(resumed?.path ?? '/', server.url).searchParams.get('lastEventId');
+    // One request sent the message and streamed until the drop; the subscription resumed it.
+    const requests = server.requests.slice(before);
+    expect(requests.map((request) => request.path.split('?')[0])).toEqual([
+      '/trpc/messages.stream',
+      '/trpc/runs.events',
+    ]);
+    const resumed = requests[1];
+    // The id travels in the subscription's input (superjson: `{ json: { ..., lastEventId } }`).
+    const input = new URL(resumed?.path ?? '/', server.url).searchParams.get('input') ?? '{}';
+    const resumedFrom = (JSON.parse(input) as { json?: { lastEventId?: string } }).json
+      ?.lastEventId;
     expect(resumedFrom).toBe(lastBeforeDrop?.id);
     expect(resumed?.headers).toMatchObject({
       authorization: `Bearer ${API_KEY}`,

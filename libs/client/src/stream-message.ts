@@ -29,18 +29,20 @@ function endsStream(event: AgentEvent): boolean {
  * yielded, not thrown), or after an `interrupt` when the run pauses for a person's decision
  * (continue it with `resumeRun`). The generator's return value is the send result.
  *
+ * One request per turn: `messages.stream` stores the message and streams its run's events in
+ * the same response.
+ *
  * Guarantees:
- * - nothing is missed between the send and the subscription: the stream is opened for the
- *   returned `runId`, and the server replays a run's events from its first one;
- * - a dropped connection is resumed by the subscription link with the last event id it received,
- *   so events arrive once each, in order; the resumed stream starts with a `reconnected` event
- *   (`truncated: true` means the server's buffer had already lost some events: reload the
- *   session's messages rather than rebuilding text from tokens);
- * - leaving the loop early (`break`, `return`) or aborting `signal` closes the subscription.
+ * - the stream starts at the run's first event, so nothing is missed;
+ * - a dropped connection is resumed through the `runs.events` subscription with the last event
+ *   id received, so events arrive once each, in order; the resumed stream starts with a
+ *   `reconnected` event (`truncated: true` means the server's buffer had already lost some
+ *   events: reload the session's messages rather than rebuilding text from tokens);
+ * - leaving the loop early (`break`, `return`) or aborting `signal` closes the response.
  *
  * Fails with the `TRPCClientError` of the send (e.g. `data.code === 'RUN_IN_PROGRESS'`, 409) or
- * of the subscription, and with an `Error` when the server ends the stream before the terminal
- * event (e.g. it shut down).
+ * of the resumed subscription, and with an `Error` when the server ends the stream before the
+ * terminal event twice (e.g. it shut down).
  */
 export async function* streamMessage(
   client: CognitionClient,
@@ -48,11 +50,39 @@ export async function* streamMessage(
   options: StreamMessageOptions = {},
 ): AsyncGenerator<AgentEventEnvelope, SendMessageResult, undefined> {
   const { signal } = options;
-  const sent = await client.messages.send.mutate(input, signal ? { signal } : undefined);
-  options.onSent?.(sent);
-  signal?.throwIfAborted();
-  yield* followRun(client, { sessionId: input.sessionId, runId: sent.run.id }, signal);
-  return sent;
+  // The link stops aborting a call once its result has arrived, but this result goes on
+  // streaming: the request gets its own controller, aborted when the generator ends.
+  const request = new AbortController();
+  const onAbort = (): void => request.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort);
+  try {
+    const { events, ...sent } = await client.messages.stream.mutate(input, {
+      signal: request.signal,
+    });
+    options.onSent?.(sent);
+    signal?.throwIfAborted();
+    let lastEventId: string | undefined;
+    try {
+      for await (const envelope of events) {
+        lastEventId = envelope.id;
+        yield envelope;
+        if (envelope.runId === sent.run.id && endsStream(envelope.event)) return sent;
+      }
+    } catch {
+      if (signal?.aborted) throw signal.reason;
+      // The connection broke: resumed below. A failure that is not about the connection
+      // shows again there, as the subscription's error.
+    }
+    yield* followRun(
+      client,
+      { sessionId: input.sessionId, runId: sent.run.id, ...(lastEventId ? { lastEventId } : {}) },
+      signal,
+    );
+    return sent;
+  } finally {
+    request.abort();
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 /** Input of `runs.resume` (and of `resumeRun`): one decision per tool call the run waits on. */

@@ -149,11 +149,12 @@ export const RUN_ROUTES: RestRoute[] = [
       if (shuttingDown) {
         throw new ApiError('UNAVAILABLE', 'The server is shutting down: retry on another node');
       }
-      const sent = await api.messages.send(sendMessageInput(params.id, body));
-      const stream = await runStream(api, params.id, sent.run.id);
+      // One call: the events are opened for the run the send returned, no lookups again.
+      const { run, message, events } = await api.messages.stream(sendMessageInput(params.id, body));
       return {
-        ...stream,
-        headers: { ...stream.headers, [MESSAGE_ID_HEADER]: sent.message.id },
+        status: 200,
+        events,
+        headers: { [RUN_ID_HEADER]: run.id, [MESSAGE_ID_HEADER]: message.id },
       };
     },
   }),

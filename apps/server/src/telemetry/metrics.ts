@@ -107,7 +107,7 @@ export class ServerMetrics {
     });
     this.activeStreams = new Gauge({
       name: 'cognition_active_streams',
-      help: 'Open event streams by transport (rest_sse: REST text/event-stream, trpc_sse: the tRPC runs.events subscription).',
+      help: 'Open event streams by transport (rest_sse: REST text/event-stream, trpc_sse: the tRPC runs.events subscription, trpc_jsonl: the tRPC messages.stream mutation).',
       labelNames: ['transport'],
       registers,
     });
@@ -186,7 +186,7 @@ export class ServerMetrics {
   }
 
   /** Counts an open event stream until the returned function is called (idempotent). */
-  trackStream(transport: 'rest_sse' | 'trpc_sse'): () => void {
+  trackStream(transport: 'rest_sse' | 'trpc_sse' | 'trpc_jsonl'): () => void {
     this.activeStreams.inc({ transport });
     let open = true;
     return () => {

@@ -39,11 +39,11 @@ export interface TestApiServer {
   /** Every request's headers as received, oldest first (lets tests check what a client sent). */
   requests: { path: string; headers: Record<string, string | string[] | undefined> }[];
   /**
-   * Destroys the socket of every open subscription (SSE) request, as a network failure would,
-   * without ending the stream cleanly. Returns how many were dropped. Lets tests prove that a
-   * client resumes with its last event id.
+   * Destroys the socket of every open streaming request (SSE subscriptions, streamed batches
+   * such as `messages.stream`), as a network failure would, without ending the stream cleanly.
+   * Returns how many were dropped. Lets tests prove that a client resumes with its last event id.
    */
-  dropSubscriptions(): number;
+  dropStreams(): number;
   close(): Promise<void>;
 }
 
@@ -82,12 +82,16 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
       }
     },
   });
-  const subscriptions = new Set<Socket>();
+  const streams = new Set<Socket>();
   server.on('request', (req, res) => {
-    if (req.headers.accept !== 'text/event-stream') return;
+    // Subscriptions (SSE) and streamed batches (`httpBatchStreamLink`, e.g. `messages.stream`).
+    const streaming =
+      req.headers.accept === 'text/event-stream' ||
+      req.headers['trpc-accept'] === 'application/jsonl';
+    if (!streaming) return;
     const socket = req.socket;
-    subscriptions.add(socket);
-    res.once('close', () => subscriptions.delete(socket));
+    streams.add(socket);
+    res.once('close', () => streams.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -97,9 +101,9 @@ export async function startTestApiServer(options: TestApiServerOptions): Promise
   return {
     url: `http://127.0.0.1:${port}/trpc`,
     requests,
-    dropSubscriptions: () => {
-      const open = [...subscriptions];
-      subscriptions.clear();
+    dropStreams: () => {
+      const open = [...streams];
+      streams.clear();
       for (const socket of open) socket.destroy();
       return open.length;
     },

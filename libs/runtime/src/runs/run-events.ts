@@ -19,6 +19,13 @@ export interface EventsOptions {
   signal?: AbortSignal;
 }
 
+/** @throws RuntimeError VALIDATION_ERROR naming `lastEventId` when it is not an event id. */
+function checkLastEventId(lastEventId: string | undefined): void {
+  if (lastEventId !== undefined && !EventIdSchema.safeParse(lastEventId).success) {
+    throw RuntimeError.field('lastEventId', 'not an event id of this server');
+  }
+}
+
 /** What opening a session's event stream needs from the run manager. */
 export interface RunEventsDeps {
   ctx: RunContext;
@@ -37,25 +44,45 @@ export async function openRunEvents(
   scope: Scope,
   options: EventsOptions,
 ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
-  const { storage, log, logger } = d.ctx;
-  if (options.lastEventId !== undefined && !EventIdSchema.safeParse(options.lastEventId).success) {
-    throw RuntimeError.field('lastEventId', 'not an event id of this server');
-  }
+  const { storage } = d.ctx;
+  checkLastEventId(options.lastEventId);
   await requireSession(storage, sessionId, scope);
-  let target: Run | null;
   if (options.runId !== undefined) {
-    target = await storage.runs.get(options.runId);
-    if (!target || target.sessionId !== sessionId) {
+    const run = await storage.runs.get(options.runId);
+    if (!run || run.sessionId !== sessionId) {
       throw new RuntimeError('RUN_NOT_FOUND', `Run not found: ${options.runId}`);
     }
-  } else {
-    const localId = d.active.forSession(sessionId)?.runId;
-    target =
-      (localId !== undefined ? await storage.runs.get(localId) : null) ??
-      (await storage.runs.getActive(sessionId)) ??
-      (await storage.runs.list(sessionId))[0] ??
-      null;
+    return openTargetEvents(d, sessionId, run, options);
   }
+  const localId = d.active.forSession(sessionId)?.runId;
+  const target =
+    (localId !== undefined ? await storage.runs.get(localId) : null) ??
+    (await storage.runs.getActive(sessionId)) ??
+    (await storage.runs.list(sessionId))[0] ??
+    null;
+  return openTargetEvents(d, sessionId, target, options);
+}
+
+/**
+ * The events of `run`, which the caller just sent or resumed (so its session is the caller's):
+ * as `openRunEvents` with `runId`, without reading the session and the run again.
+ */
+export async function openEventsOfRun(
+  d: RunEventsDeps,
+  run: Run,
+  options: Omit<EventsOptions, 'runId'>,
+): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+  checkLastEventId(options.lastEventId);
+  return openTargetEvents(d, run.sessionId, run, { ...options, runId: run.id });
+}
+
+async function openTargetEvents(
+  d: RunEventsDeps,
+  sessionId: string,
+  target: Run | null,
+  options: EventsOptions,
+): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+  const { storage, log, logger } = d.ctx;
   if (target !== null && !d.active.has(target.id)) {
     // A process that died between storing the run's end (or pause) and its last event.
     await repairTerminalEvent(storage, log, logger, target);

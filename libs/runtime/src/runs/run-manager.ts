@@ -40,8 +40,8 @@ import type { ClusterOptions } from './run-leases';
 import { RunLeases } from './run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
 import { RunRecovery } from './run-recovery';
-import { openRunEvents } from './run-events';
-import type { EventsOptions } from './run-events';
+import { openEventsOfRun, openRunEvents } from './run-events';
+import type { EventsOptions, RunEventsDeps } from './run-events';
 export type { EventsOptions } from './run-events';
 import type { SendInput, SendResult } from './run-scheduler';
 import { RunScheduler, requireSession } from './run-scheduler';
@@ -328,12 +328,18 @@ export class RunManager {
     scope: Scope,
     options: EventsOptions = {},
   ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
-    return openRunEvents(
-      { ctx: this.ctx, active: this.active, closing: this.closing.signal },
-      sessionId,
-      scope,
-      options,
-    );
+    return openRunEvents(this.eventsDeps(), sessionId, scope, options);
+  }
+
+  /**
+   * The events of `run`, which the caller just obtained from `send` or `resume` (so it is in
+   * the caller's scope): as `events` with its id, without reading the session and run again.
+   */
+  eventsOfRun(
+    run: Run,
+    options: Omit<EventsOptions, 'runId'> = {},
+  ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+    return openEventsOfRun(this.eventsDeps(), run, options);
   }
 
   /**
@@ -384,6 +390,10 @@ export class RunManager {
    * In a cluster: renews this node's leases, and every half lease takes over what a dead node
    * left (runs whose lease expired, pending runs of idle sessions, overdue callback deliveries).
    */
+  private eventsDeps(): RunEventsDeps {
+    return { ctx: this.ctx, active: this.active, closing: this.closing.signal };
+  }
+
   private startClusterDuties(): void {
     const leaseMs = this.options.cluster?.leaseMs;
     if (leaseMs === undefined || this.sweepTimer) return;

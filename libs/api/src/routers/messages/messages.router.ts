@@ -11,12 +11,14 @@ import {
   SendMessageApiInputSchema,
 } from './schemas';
 import { sendMessageHandler } from './send.handler';
+import { streamMessageHandler } from './stream.handler';
 import { rebuildMessagesHandler } from './rebuild.handler';
 
 export const messagesRouter = router({
   list: publicProcedure.input(ListMessagesApiInputSchema).query(listMessagesHandler),
   get: publicProcedure.input(GetMessageApiInputSchema).query(getMessageHandler),
   send: publicProcedure.input(SendMessageApiInputSchema).mutation(sendMessageHandler),
+  stream: publicProcedure.input(SendMessageApiInputSchema).mutation(streamMessageHandler),
   search: publicProcedure.input(SearchMessagesApiInputSchema).query(searchMessagesHandler),
   setFeedback: publicProcedure.input(SetFeedbackApiInputSchema).mutation(setFeedbackHandler),
   deleteFeedback: publicProcedure
