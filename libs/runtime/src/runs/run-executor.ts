@@ -23,6 +23,7 @@ import { inRunSpan, setRunOutcome } from '../telemetry/spans';
 import { AgentTurn, TOOL_EXIT } from './agent-turn';
 import { delegate } from './delegation';
 import { missingAgent } from '../registry/config-registry';
+import type { RegistrySnapshot } from '../registry/config-registry';
 import { bindModel, breakerFor } from './model-binding';
 import type { McpRunTools } from '../mcp/mcp-manager';
 import type { RuntimeTool } from '../tools/types';
@@ -49,6 +50,13 @@ export interface RunInput {
    * continues from its checkpoint with them.
    */
   decisions?: HitlDecision[];
+  /**
+   * Set by the send that just created the run: it has not started and spent nothing yet, and
+   * `registry` is the snapshot the send checked the agent in. Saves reading the run and the
+   * registry again at the start of every turn; without it (recovery, resume, a run promoted
+   * from `pending`) both are read.
+   */
+  fresh?: { registry: RegistrySnapshot };
 }
 
 /**
@@ -110,7 +118,7 @@ export class RunExecutor {
     let outcome: Outcome;
     let priorUsage: Usage | null = null;
     try {
-      const stored = await ctx.storage.runs.get(active.runId);
+      const stored = input.fresh ? null : await ctx.storage.runs.get(active.runId);
       // Spent before a pause for a decision (or before a crash that came after one).
       priorUsage = stored?.usage ?? null;
       // The head the thread stands on before the run first starts: what a rollback returns to
@@ -127,9 +135,9 @@ export class RunExecutor {
         ...(firstStart ? { baseCheckpointId: head?.checkpoint.id ?? null } : {}),
       });
       if (!input.resumed || input.decisions) emitter.emit({ type: 'status', status: 'thinking' });
-      // Read at every start: an agent or provider changed through the registry API applies
-      // to the next run on every node.
-      const registry = await ctx.registry.current();
+      // Read at every start (by the send, for a fresh run): an agent or provider changed
+      // through the registry API applies to the next run on every node.
+      const registry = input.fresh?.registry ?? (await ctx.registry.current());
       const agent = registry.agents.get(session.agentName);
       if (!agent) throw missingAgent(session.agentName);
       const resolved = registry.providers.resolve(session.config, agent);

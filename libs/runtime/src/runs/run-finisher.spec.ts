@@ -53,7 +53,9 @@ describe('RunFinisher', () => {
       silentLogger,
       (finished) => seenAtFinish.push(finished.runId === run.id && terminalLogged),
     );
-    await finisher.finish(activeRun, session, {
+    // The session as a send reads it when the run starts.
+    const started = (await storage.sessions.get(session.id, {})) ?? session;
+    await finisher.finish(activeRun, started, {
       outcome,
       meter,
       lastAssistantId: null,
@@ -104,5 +106,39 @@ describe('RunFinisher', () => {
     await storage.sessions.update(session.id, { status: 'suspended' }, {});
     await finishRun({ kind: 'failed', error: new RuntimeError('INTERNAL_ERROR', 'x') });
     expect(await status()).toBe('suspended');
+  });
+
+  it('leaves a session an operator suspended or completed during the run as it is', async () => {
+    const status = async () => (await storage.sessions.get(session.id, {}))?.status;
+    // The run starts on an active session; the operator acts before it ends.
+    const finishAfter = async (operator: 'suspended' | 'completed', outcome: Outcome) => {
+      await storage.sessions.update(session.id, { status: 'active' }, {});
+      const started = await storage.sessions.get(session.id, {});
+      await storage.sessions.update(session.id, { status: operator }, {});
+      const { run } = await storage.runs.create({
+        id: newRunId(),
+        sessionId: session.id,
+        status: 'running',
+      });
+      const finisher = new RunFinisher(
+        storage,
+        { dispatch: () => Promise.resolve() },
+        silentLogger,
+        () => undefined,
+      );
+      await finisher.finish(active.add(run.id, session.id, {}), started ?? session, {
+        outcome,
+        meter: null,
+        lastAssistantId: null,
+        callbackUrl: null,
+      });
+    };
+    await finishAfter('suspended', { kind: 'completed' });
+    expect(await status()).toBe('suspended');
+    await finishAfter('completed', {
+      kind: 'failed',
+      error: new RuntimeError('INTERNAL_ERROR', 'x'),
+    });
+    expect(await status()).toBe('completed');
   });
 });

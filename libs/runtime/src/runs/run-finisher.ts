@@ -251,7 +251,10 @@ export class RunFinisher {
   ): Promise<void> {
     const next =
       outcome.kind === 'completed' ? 'active' : outcome.kind === 'failed' ? 'error' : null;
-    if (next === null) return;
+    // The run started on a session in that status: only the session's own runs, which never
+    // overlap, move it between `active` and `error`, and an operator's change (suspend,
+    // complete) is not moved back, so there is nothing to do — without reading it again.
+    if (next === null || session.status === next) return;
     try {
       const current = await this.storage.sessions.get(session.id, scope);
       if (!current) return;

@@ -26,6 +26,7 @@ import { executeInBackground } from './run-executor';
 import type { RunLeases } from './run-leases';
 import type { ConfigRegistry } from '../registry/config-registry';
 import { missingAgent } from '../registry/config-registry';
+import type { RegistrySnapshot } from '../registry/config-registry';
 
 /** Input of `send`. `scope` is the caller's scope (from auth), never from the request body. */
 export interface SendInput {
@@ -164,9 +165,8 @@ export class RunScheduler {
       );
     }
     // Refused before anything is stored: the run could only fail (its agent was deleted).
-    if (!(await this.o.registry.current()).agents.get(session.agentName)) {
-      throw missingAgent(session.agentName);
-    }
+    const registry = await this.o.registry.current();
+    if (!registry.agents.get(session.agentName)) throw missingAgent(session.agentName);
     const parentId = input.parentId ?? null;
     if (parentId !== null && !(await storage.messages.get(session.id, parentId, scope))) {
       throw RuntimeError.field('parentId', `no message ${parentId} in this session`);
@@ -233,7 +233,7 @@ export class RunScheduler {
         .catch(() => undefined);
       throw error;
     }
-    await this.start(run, session, message, scope);
+    await this.start(run, session, message, scope, registry);
     return { run, message, created: true };
   }
 
@@ -330,14 +330,25 @@ export class RunScheduler {
    * have claimed it first: it executes it then, and its events reach this node's streams). A
    * cluster node without a free slot leaves the run queued for a node that has one.
    */
-  private async start(run: Run, session: Session, message: Message, scope: Scope): Promise<void> {
+  private async start(
+    run: Run,
+    session: Session,
+    message: Message,
+    scope: Scope,
+    registry?: RegistrySnapshot,
+  ): Promise<void> {
     if (this.o.leases.deferStart()) return;
     if (!(await this.o.leases.claim(run.id))) return;
     const active = this.o.active.add(run.id, session.id, scope);
     executeInBackground(
       this.o.executor,
       active,
-      { session, userMessage: message, callbackUrl: run.callbackUrl },
+      {
+        session,
+        userMessage: message,
+        callbackUrl: run.callbackUrl,
+        ...(registry ? { fresh: { registry } } : {}),
+      },
       { runs: this.o.active, logger: this.o.logger, what: 'run' },
     );
   }
