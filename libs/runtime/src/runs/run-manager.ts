@@ -13,6 +13,7 @@ import type { AgentRegistry } from '../agents/registry';
 import { ConfigRegistry } from '../registry/config-registry';
 import type { CallbackOptions } from '../callbacks/callback-dispatcher';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
+import { setMaxListeners } from 'node:events';
 import type { EventLog } from '../events/event-log';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -162,7 +163,11 @@ export class RunManager {
   private readonly recoveryMode: RecoveryMode;
   private readonly callbacks: CallbackDispatcher;
   private readonly abortWaitMs: number;
-  private readonly closing = new AbortController();
+  /**
+   * Aborted at shutdown; every open event stream listens to it, so it has no listener limit
+   * (Node warns of a leak past 10, a figure any server with a few clients passes).
+   */
+  private readonly closing = unlimitedListeners(new AbortController());
   private readonly leases: RunLeases;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping = false;
@@ -478,4 +483,9 @@ export class RunManager {
     await this.ctx.mcp.closeAll();
     await this.callbacks.close();
   }
+}
+
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
