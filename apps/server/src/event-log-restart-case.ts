@@ -82,9 +82,21 @@ export function describeRestartReplay(
         body: JSON.stringify({ content: 'What is the answer?' }),
       });
       expect(sent.status).toBe(200);
-      const before = eventsOf((await readSse(sent)).frames);
+      const live = eventsOf((await readSse(sent)).frames);
+      expect(live.at(-1)?.event).toBe('done');
+      // The stored log event by event (the live stream may have merged tokens it delivered in
+      // one batch): a replay from the run's first event.
+      const [first] = live;
+      if (!first) throw new Error('the POST streamed no event');
+      const stored = await fetch(`${running.url}/sessions/${sessionId}/events`, {
+        headers: { 'Last-Event-ID': first.id },
+      });
+      const before = [first, ...eventsOf((await readSse(stored)).frames).slice(1)];
       expect(before.filter((e) => e.event === 'token').length).toBeGreaterThan(3);
       expect(before.at(-1)?.event).toBe('done');
+      const text = (events: typeof live) =>
+        events.map((e) => (e.event === 'token' ? String(e.data.content) : '')).join('');
+      expect(text(live)).toBe(text(before));
       const cursor = before[2]?.id ?? '';
       const missed = before.slice(3);
 

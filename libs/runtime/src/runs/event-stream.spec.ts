@@ -2,7 +2,7 @@ import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
 import type { EventLog } from '../events/event-log';
 import { InMemoryEventLog } from '../events/event-log';
 import { eventId, newRunId } from '../ids';
-import { openEventStream } from './event-stream';
+import { coalesceTokens, openEventStream } from './event-stream';
 
 const SESSION = 'session-1';
 
@@ -41,11 +41,94 @@ function follow(log: EventLog, run: string, isActive: () => boolean, pollMs: num
   });
 }
 
-async function collect(stream: AsyncIterable<AgentEventEnvelope>): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const e of stream) ids.push(e.id);
-  return ids;
+async function collect(stream: AsyncIterable<AgentEventEnvelope>): Promise<AgentEventEnvelope[]> {
+  const events: AgentEventEnvelope[] = [];
+  for await (const e of stream) events.push(e);
+  return events;
 }
+
+describe('coalesceTokens', () => {
+  const run = 'run_a';
+  it('merges consecutive tokens of one run behind the first, stopping at anything else', () => {
+    const pending = [
+      envelope(run, 2),
+      envelope(run, 3),
+      envelope(run, 4, { type: 'status', status: 'idle' }),
+      envelope(run, 5),
+    ];
+    expect(coalesceTokens(envelope(run, 1), pending)).toEqual({
+      envelope: { ...envelope(run, 3), event: { type: 'token', content: 't1t2t3' } },
+      taken: 2,
+    });
+  });
+
+  it('never merges across a gap in sequence numbers, another run, or a non-token first event', () => {
+    expect(coalesceTokens(envelope(run, 1), [envelope(run, 3)]).taken).toBe(0);
+    expect(coalesceTokens(envelope(run, 1), [envelope('run_b', 2)]).taken).toBe(0);
+    const status = envelope(run, 1, { type: 'status', status: 'thinking' });
+    expect(coalesceTokens(status, [envelope(run, 2)])).toEqual({ envelope: status, taken: 0 });
+  });
+});
+
+/** A consumer that keeps up gets every token as its own event; one that fell behind, merged. */
+describe('openEventStream of a local run', () => {
+  function followLocal(log: EventLog, run: string, cursor = `${run}:`) {
+    return openEventStream({
+      log,
+      sessionId: SESSION,
+      targetRunId: run,
+      onlyRunId: run,
+      cursor,
+      lastEventId: undefined,
+      isLocal: () => true,
+      isActive: () => Promise.resolve(true),
+      signals: [],
+      pollMs: 60_000,
+    });
+  }
+
+  it('yields each token on its own while the consumer keeps up', async () => {
+    const log = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    const stream = followLocal(log, run);
+    const seen: AgentEventEnvelope[] = [];
+    const reading = (async () => {
+      for await (const e of stream) seen.push(e);
+    })();
+    for (let seq = 1; seq <= 5; seq += 1) {
+      await log.append(envelope(run, seq));
+      // Let the consumer read it before the next one comes.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await log.append(envelope(run, 6, { type: 'done', assistant_data: null }));
+    await reading;
+    expect(seen.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6].map((seq) => eventId(run, seq)));
+  });
+
+  it('merges the tokens a slow consumer has not read, and resumes exactly after them', async () => {
+    const log = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    const stream = followLocal(log, run);
+    const first = stream.next();
+    await log.append(envelope(run, 1, { type: 'status', status: 'thinking' }));
+    expect((await first).value?.id).toBe(eventId(run, 1));
+    // The consumer is not reading while the run emits a burst.
+    for (let seq = 2; seq <= 6; seq += 1) await log.append(envelope(run, seq));
+    await log.append(envelope(run, 7, { type: 'done', assistant_data: null }));
+    const rest = await collect(stream);
+    expect(rest.map((e) => [e.id, e.event])).toEqual([
+      [eventId(run, 6), { type: 'token', content: 't2t3t4t5t6' }],
+      [eventId(run, 7), { type: 'done', assistant_data: null }],
+    ]);
+    // A client that got the merged event resumes after token 6; a replay is event by event.
+    expect((await collect(followLocal(log, run, eventId(run, 6)))).map((e) => e.id)).toEqual([
+      eventId(run, 7),
+    ]);
+    expect((await collect(followLocal(log, run))).map((e) => e.id)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((seq) => eventId(run, seq)),
+    );
+  });
+});
 
 /** Following a run that executes on another node (never local). */
 describe('openEventStream of a run executed elsewhere', () => {
@@ -59,7 +142,16 @@ describe('openEventStream of a run executed elsewhere', () => {
     for (let seq = 1; seq <= 6; seq += 1) await store.append(envelope(run, seq));
     await store.append(envelope(run, 7, { type: 'done', assistant_data: null }));
     active = false;
-    expect(await reading).toEqual([1, 2, 3, 4, 5, 6, 7].map((seq) => eventId(run, seq)));
+    // The reader fell behind, so tokens it had not read arrive merged (never across the gap
+    // before it was filled): every token's text once, in order, ids increasing to the end.
+    const events = await reading;
+    expect(events.map((e) => (e.event.type === 'token' ? e.event.content : '')).join('')).toBe(
+      't1t2t3t4t5t6',
+    );
+    const ids = events.map((e) => e.id);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.slice(-2)).toEqual([eventId(run, 6), eventId(run, 7)]);
   });
 
   it('waits briefly for the last events of a run that ended before they were stored', async () => {
@@ -73,6 +165,6 @@ describe('openEventStream of a run executed elsewhere', () => {
       () => void store.append(envelope(run, 2, { type: 'done', assistant_data: null })),
       300,
     );
-    expect(await reading).toEqual([eventId(run, 1), eventId(run, 2)]);
+    expect((await reading).map((e) => e.id)).toEqual([eventId(run, 1), eventId(run, 2)]);
   });
 });

@@ -101,6 +101,7 @@ export function openEventStream(
         yield p.prelude;
         if (last === undefined || p.prelude.id > last) last = p.prelude.id;
       }
+      // The replay is the log as stored, event by event; merging is for the live queue only.
       for (const [index, envelope] of replay.events.entries()) {
         if (stopped()) return;
         const verdict = classify(envelope);
@@ -130,7 +131,14 @@ export function openEventStream(
           if (!envelope) break;
           const verdict = classify(envelope);
           if (verdict === 'skip') continue;
-          yield envelope;
+          // Events queue up only while the consumer is not reading (a slow client, its socket
+          // full): a consumer that keeps up gets every token as it comes, never later.
+          const merged = coalesceTokens(envelope, queue);
+          if (merged.taken > 0) {
+            queue.splice(0, merged.taken);
+            last = merged.envelope.id;
+          }
+          yield merged.envelope;
           if (verdict === 'yield-end') return;
           if (verdict === 'yield-pause' && !(await resumedAfter(envelope, queue))) return;
           if (stopped()) return;
@@ -168,6 +176,36 @@ export function openEventStream(
   }
 
   return generate();
+}
+
+/**
+ * `first` and the token events right behind it in `pending` that the consumer has not read
+ * yet, as one token event: their text joined, the id of the last one. Only events of
+ * the same run with consecutive sequence numbers are taken (never across a gap, a non-token
+ * event or another run), so the merged event stands exactly for those events: a client resuming
+ * from its id continues after all of them, and the text is the same. `taken`: how many of
+ * `pending` it took.
+ */
+export function coalesceTokens(
+  first: AgentEventEnvelope,
+  pending: readonly AgentEventEnvelope[],
+): { envelope: AgentEventEnvelope; taken: number } {
+  if (first.event.type !== 'token') return { envelope: first, taken: 0 };
+  let content = first.event.content;
+  let id = first.id;
+  let seq = seqOfEventId(id);
+  let taken = 0;
+  for (let i = 0; i < pending.length && seq !== null; i += 1) {
+    const next = pending[i] as AgentEventEnvelope;
+    if (next.runId !== first.runId || next.event.type !== 'token') break;
+    if (seqOfEventId(next.id) !== seq + 1) break;
+    content += next.event.content;
+    id = next.id;
+    seq += 1;
+    taken += 1;
+  }
+  if (taken === 0) return { envelope: first, taken: 0 };
+  return { envelope: { ...first, id, event: { type: 'token', content } }, taken };
 }
 
 /** Whether `id` follows `last` in the same run with sequence numbers missing in between. */

@@ -42,6 +42,7 @@ export function toolThenAnswer(words: number): (request: RecordedRequest) => Fak
 
 /** What one turn produced, as counts of its events and how it ended. */
 export interface TurnShape {
+  /** Words of the streamed answer (the fake model sends one token per word). */
   tokens: number;
   toolCalls: number;
   /** Tool results with exit code 0. */
@@ -52,13 +53,16 @@ export interface TurnShape {
 
 export function shapeOf(events: readonly AgentEvent[]): TurnShape {
   const shape: TurnShape = { tokens: 0, toolCalls: 0, toolResultsOk: 0, terminal: 'none' };
+  let text = '';
   for (const event of events) {
-    if (event.type === 'token') shape.tokens += 1;
+    if (event.type === 'token') text += event.content;
     else if (event.type === 'tool_call') shape.toolCalls += 1;
     else if (event.type === 'tool_result' && event.exit_code === 0) shape.toolResultsOk += 1;
     else if (event.type === 'done') shape.terminal = 'done';
     else if (event.type === 'error') shape.terminal = `error ${event.code}: ${event.message}`;
   }
+  // Words of the answer, not token events: a client that falls behind gets tokens merged.
+  shape.tokens = text.split(/\s+/).filter((word) => word !== '').length;
   return shape;
 }
 
