@@ -4,6 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BenchArgsError } from './cli-args';
 import { runFacts } from './machine';
+import { isComparison } from './stats';
 import type { Benchmark, BenchmarkRun, PlannedBenchmark, RunReport } from './types';
 
 export interface RunOptions {
@@ -88,11 +89,16 @@ export async function runBenchmarks(
   return { facts, runs };
 }
 
-/** True when every benchmark ran, no case failed and no goal was missed. */
+/** True when every benchmark ran, no case failed and no goal (floor or peer) was missed. */
 export function allGoalsMet(report: RunReport): boolean {
   return report.runs.every(
     (run) =>
       run.error === undefined &&
-      run.rows.every((row) => !row.failure && row.comparison?.verdict !== 'missed'),
+      run.rows.every(
+        (row) =>
+          !row.failure &&
+          row.comparison?.verdict !== 'missed' &&
+          (row.peers ?? []).every((peer) => !isComparison(peer) || peer.verdict !== 'missed'),
+      ),
   );
 }
