@@ -42,7 +42,15 @@ describe('tableRows', () => {
     expect(tableRows([run])).toEqual([
       ['1', 'SQLite turn', 'p50 10 ms', 'floor: p50 5.00 ms', '2.00×', '≤ 1.5×', 'missed'],
       ['1', PEER_LINE_CASE, '—', 'Mastra (LibSQL): p50 20.0 ms', '0.50×', '≤ 1×', 'met'],
-      ['1', PEER_LINE_CASE, '—', 'LangGraph API server (in-memory): p50 40.0 ms', '0.25×', '—', 'report'],
+      [
+        '1',
+        PEER_LINE_CASE,
+        '—',
+        'LangGraph API server (in-memory): p50 40.0 ms',
+        '0.25×',
+        '—',
+        'report',
+      ],
       [
         '1',
         PEER_LINE_CASE,

@@ -1,0 +1,164 @@
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createTestDatabase } from '@cognition/storage-prisma';
+import { MastraClient } from '@mastra/client-js';
+import type { BenchContext } from '../harness/types';
+import { BENCH_MODEL } from '../support/agent-server';
+import type { TurnShape } from '../support/agent-server';
+import { freePort } from '../support/server-process';
+import type { OpenStream, PeerServer, PeerTurn } from './peer';
+import { startPeerProcess } from './peer-process';
+
+/** The agent id mastra-server.mjs registers, and the memory resource every thread belongs to. */
+const AGENT = 'bench';
+const RESOURCE = 'bench';
+
+/** Mastra's nearest storages to ours: LibSQL on a SQLite file, and PostgreSQL. */
+export type MastraStorage = 'libsql' | 'postgresql';
+
+/** The fields of a Mastra stream chunk the benchmarks read. */
+interface Chunk {
+  type: string;
+  runId?: string;
+  payload?: { isError?: boolean; error?: unknown };
+}
+
+/**
+ * Mastra (`@mastra/core` Agent with an `ls` tool and `@mastra/memory`, served by
+ * `createNodeServer` of `@mastra/deployer`) on a fresh database, driven by `@mastra/client-js`.
+ */
+export async function startMastraPeer(
+  ctx: BenchContext,
+  options: { modelUrl: string; storage: MastraStorage },
+): Promise<PeerServer> {
+  const db = await createTestDatabase(options.storage === 'libsql' ? 'sqlite' : 'postgresql');
+  try {
+    const dir = await mkdtemp(path.join(ctx.tmpDir, `mastra-${options.storage}-`));
+    const workspace = await mkdtemp(path.join(ctx.tmpDir, 'mastra-workspace-'));
+    const proc = await startPeerProcess({
+      repoRoot: ctx.repoRoot,
+      script: 'mastra-server.mjs',
+      cwd: dir,
+      readyPath: '/health',
+      profileDir: ctx.profileDir,
+      env: {
+        BENCH_PEER_WORKSPACE: workspace,
+        BENCH_PEER_MODEL_URL: options.modelUrl,
+        BENCH_PEER_MODEL: BENCH_MODEL,
+        BENCH_PEER_PORT: String(await freePort()),
+        BENCH_PEER_STORAGE_URL: db.provider === 'sqlite' ? `file:${db.path}` : db.url,
+        MASTRA_TELEMETRY_DISABLED: '1',
+      },
+    });
+    const client = new MastraClient({ baseUrl: proc.url, retries: 0 });
+    const agent = client.getAgent(AGENT);
+    let stopped = false;
+    return {
+      label: `Mastra (${options.storage === 'libsql' ? 'LibSQL' : 'PostgreSQL'})`,
+      pid: proc.pid,
+      async newThread() {
+        const thread = await client.createMemoryThread({
+          title: 'bench',
+          resourceId: RESOURCE,
+          agentId: AGENT,
+        });
+        return thread.id;
+      },
+      async turn(thread, prompt) {
+        const started = performance.now();
+        const shape: TurnShape = { tokens: 0, toolCalls: 0, toolResultsOk: 0, terminal: 'none' };
+        let ttftMs = 0;
+        const response = await agent.stream(prompt, { memory: { thread, resource: RESOURCE } });
+        await response.processDataStream({
+          onChunk: (raw) => {
+            const chunk = raw as Chunk;
+            if (chunk.type === 'text-delta') {
+              if (shape.tokens === 0) ttftMs = performance.now() - started;
+              shape.tokens += 1;
+            } else if (chunk.type === 'tool-call') {
+              shape.toolCalls += 1;
+            } else if (chunk.type === 'tool-result') {
+              if (!chunk.payload?.isError) shape.toolResultsOk += 1;
+            } else if (chunk.type === 'finish') {
+              shape.terminal = 'done';
+            } else if (chunk.type === 'error') {
+              shape.terminal = `error: ${JSON.stringify(chunk.payload?.error)}`;
+            }
+            return Promise.resolve();
+          },
+        });
+        return { shape, ttftMs, totalMs: performance.now() - started } satisfies PeerTurn;
+      },
+      async startIdleRun(thread) {
+        // The run lives as long as the request that started it: that stream stays open (and is
+        // part of the baseline); the idle streams observe the run by its id.
+        const runId = await firstChunkRunId(
+          await agent.stream('Hello?', { memory: { thread, resource: RESOURCE } }),
+        );
+        return () => observeIdle(client, runId);
+      },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        try {
+          await proc.stop();
+        } finally {
+          await db.cleanup();
+        }
+      },
+    };
+  } catch (error) {
+    await db.cleanup();
+    throw error;
+  }
+}
+
+type StreamResponse = Awaited<ReturnType<ReturnType<MastraClient['getAgent']>['stream']>>;
+
+/**
+ * Reads `response` until a chunk names the run (the `start` chunk), resolves with the run id and
+ * keeps reading in the background (the run never ends; the process stop ends the stream).
+ */
+function firstChunkRunId(response: StreamResponse): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let found = false;
+    response
+      .processDataStream({
+        onChunk: (raw) => {
+          const { runId } = raw as Chunk;
+          if (!found && runId) {
+            found = true;
+            resolve(runId);
+          }
+          return Promise.resolve();
+        },
+      })
+      .then(
+        () => {
+          if (!found) reject(new Error('the idle run ended before it named its run id'));
+        },
+        (error: unknown) => {
+          if (!found) reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+  });
+}
+
+/**
+ * `observe` of the agent's run, resolved once the first (replayed) event arrived; the body is
+ * drained in the background until `close` cancels it.
+ */
+async function observeIdle(client: MastraClient, runId: string): Promise<OpenStream> {
+  const response = await client.getAgent(AGENT).observe({ runId });
+  if (!response.body) throw new Error(`observe of run ${runId} answered without a body`);
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  if (first.done) throw new Error(`the observed stream of run ${runId} ended at once`);
+  const drain = async (): Promise<void> => {
+    for (;;) if ((await reader.read()).done) return;
+  };
+  // Ends with an error when `close` cancels the body: expected, nothing to report.
+  drain().catch(() => undefined);
+  return { close: () => void reader.cancel().catch(() => undefined) };
+}
