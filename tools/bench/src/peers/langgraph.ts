@@ -11,7 +11,7 @@ import { startPeerProcess } from './peer-process';
 /** The graph id langgraph-server.mjs registers. */
 const ASSISTANT = 'agent';
 /** Run workers of the server: `langgraph dev`'s default `--n-jobs-per-worker`. */
-const WORKERS = 10;
+export const LANGGRAPH_WORKERS = 10;
 
 /** A `messages-tuple` part: the message (chunk) and its metadata. */
 type MessageTuple = [
@@ -45,7 +45,7 @@ export async function startLangGraphPeer(
       BENCH_PEER_WORKSPACE: workspace,
       BENCH_PEER_MODEL_URL: options.modelUrl,
       BENCH_PEER_MODEL: BENCH_MODEL,
-      BENCH_PEER_WORKERS: String(WORKERS),
+      BENCH_PEER_WORKERS: String(LANGGRAPH_WORKERS),
       LANGSMITH_TRACING: 'false',
     },
   });
