@@ -7,7 +7,8 @@ import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import type { PeerServer } from '../peers/peer';
 import type { PeerName } from '../peers/start';
 import { startPeers, stopPeers } from '../peers/start';
-import { startAgentServer } from '../support/agent-server';
+import { BENCH_MODEL, startAgentServer } from '../support/agent-server';
+import { modelClientCpuUsPerChunk } from '../support/model-client-cpu';
 import { processCpuMs } from '../support/process-cpu';
 import { startSseFloor } from '../support/sse-floor';
 
@@ -121,6 +122,11 @@ function figuresOf(s: Summary): string {
   return `${formatRate(s.tokensPerSecond, 'tokens/s')} · first token ${formatMs(s.ttftP50Ms)} · done ${formatMs(s.totalP50Ms)} · server CPU ${s.serverCpuUsPerToken.toFixed(1)} µs/token (median, n=${s.repetitions})`;
 }
 
+/** Timed repetitions per contender (after the warm-up). */
+function repetitionsOf(ctx: BenchContext): number {
+  return ctx.size(2, 7);
+}
+
 type OursName = 'trpc' | 'rest' | 'floor';
 const OURS: readonly OursName[] = ['trpc', 'rest', 'floor'];
 /**
@@ -155,7 +161,12 @@ function peerContender(peer: PeerServer, tokens: number): Contender {
 async function measure(
   ctx: BenchContext,
   tokens: number,
-): Promise<{ summaries: Map<ContenderName, Summary>; peers: Map<PeerName, PeerServer> }> {
+): Promise<{
+  summaries: Map<ContenderName, Summary>;
+  peers: Map<PeerName, PeerServer>;
+  /** Median CPU µs per chunk of LangChain's ChatOpenAI alone, and its repetitions. */
+  modelClient: { cpuUsPerChunk: number; repetitions: number };
+}> {
   const words = Array.from({ length: tokens }, (_, i) => WORDS[i % WORDS.length] as string);
   // Every chat completion the server asks for gets the whole answer at once, one chunk per token.
   const fake = await FakeOpenAIServer.start({ fallback: { text: words } });
@@ -213,7 +224,7 @@ async function measure(
       for (const [name, peer] of peers) contenders.set(name, peerContender(peer, tokens));
       const names = [...contenders.keys()];
       const warmup = ctx.size(1, 2);
-      const repetitions = ctx.size(2, 7);
+      const repetitions = repetitionsOf(ctx);
       const samples = new Map<ContenderName, Sample[]>(names.map((name) => [name, []]));
       for (let r = 0; r < warmup + repetitions; r += 1) {
         // The order rotates, so a load spike on this shared machine hits every contender alike.
@@ -231,9 +242,17 @@ async function measure(
           r < warmup ? `warm-up ${r + 1}/${warmup}` : `repetition ${r + 1 - warmup}/${repetitions}`,
         );
       }
+      ctx.log('LangChain ChatOpenAI alone');
+      const clientFigures = await modelClientCpuUsPerChunk(ctx.repoRoot, {
+        modelUrl: fake.baseUrl,
+        model: BENCH_MODEL,
+        tokens,
+        repetitions,
+      });
       return {
         summaries: new Map(names.map((name) => [name, summarize(samples.get(name) ?? [])])),
         peers,
+        modelClient: { cpuUsPerChunk: median(clientFigures), repetitions: clientFigures.length },
       };
     } finally {
       await agent.cleanup();
@@ -251,11 +270,11 @@ export const tokenStreamBenchmark: Benchmark = {
   measuredAs:
     'tokens/s (tokens / send → `done`) and time to first token on the built server (SQLite), tRPC subscription (`streamMessage`) and REST SSE (`POST /sessions/{id}/messages`)',
   comparedWith:
-    'a bare `node:http` server writing the same SSE events (the floor); peers: the LangGraph.js API server (in-memory), Mastra (LibSQL)',
-  goal: 'tokens/s ≥ 0.7× the floor; ≥ 1.0× each peer',
+    'a bare `node:http` server writing the same SSE events (the floor); peers: the LangGraph.js API server (in-memory), Mastra (LibSQL); for server CPU, LangChain ChatOpenAI alone reading the same stream',
+  goal: 'tokens/s ≥ 0.7× the floor and ≥ 1.0× each peer; server CPU per token ≤ 1.5× that of LangChain ChatOpenAI alone per chunk',
   async run(ctx) {
     const tokens = ctx.size(2_000, 20_000);
-    const { summaries, peers } = await measure(ctx, tokens);
+    const { summaries, peers, modelClient } = await measure(ctx, tokens);
     const summaryOf = (name: ContenderName): Summary => {
       const summary = summaries.get(name);
       if (!summary) throw new Error(`${name} was not measured`);
@@ -306,16 +325,34 @@ export const tokenStreamBenchmark: Benchmark = {
           }
         : {}),
     });
+    const cpuRow = (label: string, ours: Summary): ResultRow => ({
+      case: `${label}, server CPU per token`,
+      figures: `${ours.serverCpuUsPerToken.toFixed(1)} µs/token (median, n=${ours.repetitions})`,
+      metrics: {
+        serverCpuUsPerToken: ours.serverCpuUsPerToken,
+        modelClientCpuUsPerChunk: modelClient.cpuUsPerChunk,
+      },
+      comparison: compare(
+        ours.serverCpuUsPerToken,
+        modelClient.cpuUsPerChunk,
+        'LangChain ChatOpenAI alone',
+        `${modelClient.cpuUsPerChunk.toFixed(1)} µs/chunk (median, n=${modelClient.repetitions})`,
+        { kind: 'at-most', ratio: 1.5 },
+      ),
+    });
     return {
       rows: [
         row(`tRPC subscription, ${tokens.toLocaleString('en-US')} tokens`, s.trpc),
         row(`REST SSE, ${tokens.toLocaleString('en-US')} tokens`, s.rest),
+        cpuRow('tRPC subscription', s.trpc),
+        cpuRow('REST SSE', s.rest),
       ],
       notes: [
         `The model is the fake OpenAI-compatible server in the bench process with no delay: every chat completion streams the whole answer at once, one chunk per token (${tokens.toLocaleString('en-US')} tokens of 2–6 characters). The server (SQLite, default settings except \`COGNITION_SSE_BUFFER_SIZE\` = tokens + ${OTHER_EVENTS}, so a subscriber that attaches late under machine load still gets the run from its first event; with the default 1,000 every token also arrived in trials) runs as a separate process; one fresh session per repetition.`,
         'tRPC: `streamMessage` of @cognition/client (the `messages.send` mutation, then the `runs.events` subscription over SSE, parsed by the `eventsource` package and superjson in the bench process). REST: `fetch` of `POST /sessions/{id}/messages`, SSE blocks parsed as they arrive. Both time send → first `token` event and send → `done`; a repetition that loses a token fails the benchmark.',
         'Floor: a bare `node:http` server in its own process (like our server, so neither shares the client\'s event loop) writing the same events — `id:`/`event: token`/`data: {"content":…}` blocks with ids of the same width, one `res.write` per event, waiting for `drain` like ours, then a `done` carrying the whole text — read by the REST client code. Both rows are compared with it; the tRPC row also pays the typed client\'s parsing.',
         "Contenders rotate within each repetition (after a warm-up), so machine load hits all three alike; figures are medians over repetitions. Server CPU per token is the user + system time of the server process (/proc/<pid>/stat) from the send to `done`, over the tokens: unlike tokens/s it does not depend on what else the machine runs. For ours it includes reading the model's stream (openai client + LangChain), which the floor does not have.",
+        `Server CPU per token is also compared with what LangChain's ChatOpenAI alone (streaming, the model client our server uses through the \`openai_compatible\` provider) spends per chunk reading the same ${tokens.toLocaleString('en-US')}-chunk answer from the same fake model: \`model-client-cpu.mjs\` in its own process, its user + system time from /proc around each stream (after a warm-up stream), median of ${repetitionsOf(ctx)} streams, measured after the rotation. Goal: ours ≤ 1.5× that.`,
         ctx.smoke
           ? 'Peers are measured at full sizes only (the smoke run measures them in benchmark 1).'
           : "Peers, in the same rotation on fresh threads, answer the same prompt from the same fake model (one chunk per token): the LangGraph.js API server (in-memory) read with `@langchain/langgraph-sdk` `runs.stream` in stream mode `messages-tuple` (one SSE event per token, each carrying the message chunk and its run metadata), and Mastra on LibSQL read with `@mastra/client-js` `agent.stream` (`text-delta` chunks); a token is an answer chunk with text. Their server CPU per token is measured the same way as ours. Both also pay their model client (LangChain's ChatOpenAI; the AI SDK provider).",
