@@ -128,7 +128,6 @@ function repetitionsOf(ctx: BenchContext): number {
 }
 
 type OursName = 'trpc' | 'rest' | 'floor';
-const OURS: readonly OursName[] = ['trpc', 'rest', 'floor'];
 /**
  * The peers of this case (full sizes only, to keep the smoke run short): LangGraph's dev server
  * and Mastra on LibSQL, the nearest to our SQLite (a token stream barely touches storage).

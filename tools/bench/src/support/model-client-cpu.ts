@@ -29,9 +29,9 @@ export async function modelClientCpuUsPerChunk(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const nextLine = async (): Promise<string> => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error(`model-client-cpu.mjs exited:\n${stderr}`);
-    return value;
+    const next: IteratorResult<string> = await lines.next();
+    if (next.done) throw new Error(`model-client-cpu.mjs exited:\n${stderr}`);
+    return next.value;
   };
   try {
     const pid = child.pid;
