@@ -221,7 +221,9 @@ async function measurePeer(
   sessions: number,
   count: number,
 ): Promise<{ label: string; reading: Reading }> {
-  const peers = await startPeers(ctx, fake.baseUrl, [name]);
+  // Every run must be waiting on the model at once: the LangGraph dev server gets a run worker per
+  // session (its default 10 would queue the other runs, which then never call the model).
+  const peers = await startPeers(ctx, fake.baseUrl, [name], { langgraphWorkers: sessions });
   try {
     const peer = peers.get(name);
     if (!peer) throw new Error(`peer ${name} did not start`);
@@ -324,7 +326,7 @@ export const idleSubscriptionsBenchmark: Benchmark = {
           'The goal is absolute (no reference), 30 KB read as 30 KiB: a row above it is marked FAILED; smoke sizes give no verdict.',
           ctx.smoke
             ? 'Peers are measured at full sizes only (the smoke run measures them in benchmark 1).'
-            : `Peers, one round each on a fresh process, measured the same way (same fake model hanging, ${sessions} threads with a run each, ${count.toLocaleString('en-US')} streams spread over the runs, the same RSS readings): the LangGraph.js API server (in-memory) — background runs (\`runs.create\`, stream mode \`messages-tuple\`, resumable), each stream \`runs.joinStream\` of \`@langchain/langgraph-sdk\` from the start of the run, open once its first (replayed) event arrived; Mastra (LibSQL) — each run is an \`agent.stream\` request kept open (part of the baseline), each stream \`agent.observe({ runId })\` of \`@mastra/client-js\`, open once its response headers arrived (it replayed no event of the waiting run in trials, so there is no first event to wait for). Each row is compared with each peer (goal ≤ 1.0×).`,
+            : `Peers, one round each on a fresh process, measured the same way (same fake model hanging, ${sessions} threads with a run each, ${count.toLocaleString('en-US')} streams spread over the runs, the same RSS readings): the LangGraph.js API server (in-memory, started with ${sessions} run workers instead of its default 10, so every run is waiting on the model rather than queued) — background runs (\`runs.create\`, stream mode \`messages-tuple\`, resumable), each stream \`runs.joinStream\` of \`@langchain/langgraph-sdk\` from the start of the run, open once its first (replayed) event arrived; Mastra (LibSQL) — each run is an \`agent.stream\` request kept open (part of the baseline), each stream \`agent.observe({ runId })\` of \`@mastra/client-js\`, open once its response headers arrived (it replayed no event of the waiting run in trials, so there is no first event to wait for). Each row is compared with each peer (goal ≤ 1.0×).`,
         ],
       };
     } finally {

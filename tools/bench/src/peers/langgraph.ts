@@ -10,7 +10,7 @@ import { startPeerProcess } from './peer-process';
 
 /** The graph id langgraph-server.mjs registers. */
 const ASSISTANT = 'agent';
-/** Run workers of the server: `langgraph dev`'s default `--n-jobs-per-worker`. */
+/** Run workers of the server by default: `langgraph dev`'s default `--n-jobs-per-worker`. */
 export const LANGGRAPH_WORKERS = 10;
 
 /** A `messages-tuple` part: the message (chunk) and its metadata. */
@@ -31,7 +31,11 @@ type MessageTuple = [
  */
 export async function startLangGraphPeer(
   ctx: BenchContext,
-  options: { modelUrl: string },
+  options: {
+    modelUrl: string;
+    /** Runs executed at once (`--n-jobs-per-worker`); the rest wait in its queue. */
+    workers?: number;
+  },
 ): Promise<PeerServer> {
   const dir = await mkdtemp(path.join(ctx.tmpDir, 'langgraph-'));
   const workspace = await mkdtemp(path.join(ctx.tmpDir, 'langgraph-workspace-'));
@@ -45,7 +49,7 @@ export async function startLangGraphPeer(
       BENCH_PEER_WORKSPACE: workspace,
       BENCH_PEER_MODEL_URL: options.modelUrl,
       BENCH_PEER_MODEL: BENCH_MODEL,
-      BENCH_PEER_WORKERS: String(LANGGRAPH_WORKERS),
+      BENCH_PEER_WORKERS: String(options.workers ?? LANGGRAPH_WORKERS),
       LANGSMITH_TRACING: 'false',
     },
   });

@@ -8,10 +8,24 @@ export type PeerName = 'langgraph' | 'mastra-libsql' | 'mastra-postgresql';
 
 export const ALL_PEERS: readonly PeerName[] = ['langgraph', 'mastra-libsql', 'mastra-postgresql'];
 
-function startPeer(ctx: BenchContext, name: PeerName, modelUrl: string): Promise<PeerServer> {
+/** Settings a benchmark may change from a peer's defaults. */
+export interface PeerOptions {
+  /** Runs the LangGraph dev server executes at once (default: `langgraph dev`'s 10). */
+  langgraphWorkers?: number;
+}
+
+function startPeer(
+  ctx: BenchContext,
+  name: PeerName,
+  modelUrl: string,
+  options: PeerOptions,
+): Promise<PeerServer> {
   switch (name) {
     case 'langgraph':
-      return startLangGraphPeer(ctx, { modelUrl });
+      return startLangGraphPeer(ctx, {
+        modelUrl,
+        ...(options.langgraphWorkers === undefined ? {} : { workers: options.langgraphWorkers }),
+      });
     case 'mastra-libsql':
       return startMastraPeer(ctx, { modelUrl, storage: 'libsql' });
     case 'mastra-postgresql':
@@ -27,12 +41,13 @@ export async function startPeers(
   ctx: BenchContext,
   modelUrl: string,
   names: readonly PeerName[],
+  options: PeerOptions = {},
 ): Promise<Map<PeerName, PeerServer>> {
   const started = new Map<PeerName, PeerServer>();
   try {
     for (const name of names) {
       ctx.log(`starting peer ${name}`);
-      started.set(name, await startPeer(ctx, name, modelUrl));
+      started.set(name, await startPeer(ctx, name, modelUrl, options));
     }
     return started;
   } catch (error) {
