@@ -71,7 +71,10 @@ export async function runBenchmarks(
         log: (line) => options.log(`[bench ${benchmark.id}] ${line}`),
         size: (smoke, full) => (options.smoke ? smoke : full),
       });
-      runs.push({ ...base, durationMs: performance.now() - started, ...output });
+      const durationMs = performance.now() - started;
+      runs.push({ ...base, durationMs, ...output });
+      // Progress for whoever watches a long run (and its time budget); the docs record it too.
+      options.log(`[bench ${benchmark.id}] took ${(durationMs / 1000).toFixed(1)} s`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       options.log(`[bench ${benchmark.id}] failed: ${message}`);
