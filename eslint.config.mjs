@@ -138,6 +138,33 @@ export default tseslint.config(
     },
   },
   {
+    // The peers of the benchmark harness (issue 20) are dev dependencies of tools/bench only:
+    // nothing that ships may import them. (Core rule, so the client's type-import rule below
+    // keeps its own options.)
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    ignores: ['tools/bench/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@langchain/langgraph-api',
+                '@langchain/langgraph-api/*',
+                '@langchain/langgraph-sdk',
+                '@langchain/langgraph-sdk/*',
+                '@mastra/*',
+                '@ai-sdk/*',
+              ],
+              message: 'Benchmark peers are dev dependencies of tools/bench only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['libs/client/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

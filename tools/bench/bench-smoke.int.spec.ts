@@ -1,6 +1,7 @@
 import { readSections, updateBenchmarksDoc } from './src/harness/docs-writer';
 import { runBenchmarks } from './src/harness/runner';
-import { tableRows } from './src/harness/table';
+import { isComparison } from './src/harness/stats';
+import { PEER_LINE_CASE, tableRows } from './src/harness/table';
 import type { RunReport } from './src/harness/types';
 import { BENCHMARKS, PLANNED } from './src/registry';
 import { findRepoRoot } from './src/support/repo';
@@ -22,7 +23,7 @@ describe('npm run bench -- --smoke', () => {
       profileDir: undefined,
       log: (line) => logs.push(line),
     });
-  }, 400_000); // nine benchmarks, each starting servers: minutes on a loaded 2-core machine
+  }, 400_000); // nine benchmarks, each starting servers (and peers in 1): minutes on a loaded 2-core machine
 
   it('runs every registered benchmark without an error', () => {
     expect(report.runs.map((run) => [run.id, run.error])).toEqual(
@@ -57,13 +58,35 @@ describe('npm run bench -- --smoke', () => {
     expect(startup?.rows.every((row) => row.comparison === undefined)).toBe(true);
   });
 
+  it('measures the peers beside us in benchmark 1, each row against the peer on its storage', () => {
+    const turn = report.runs.find((run) => run.id === 1);
+    const peers = turn?.rows.flatMap((row) => row.peers ?? []) ?? [];
+    expect(peers.map((peer) => peer.against).sort()).toEqual([
+      'LangGraph API server (in-memory)',
+      'Mastra (LibSQL)',
+      'Mastra (PostgreSQL)',
+    ]);
+    for (const peer of peers) {
+      if (!isComparison(peer)) throw new Error(`${peer.against}: not comparable: ${peer.reason}`);
+      expect(Number.isFinite(peer.ratio) && peer.ratio > 0).toBe(true);
+      expect(peer.goal).toEqual({ kind: 'at-most', ratio: 1 });
+      expect(peer.verdict).toBeDefined();
+    }
+  });
+
   it('prints one table row per result row and records the run in the docs format', () => {
     const rows = tableRows(report.runs);
-    expect(rows).toHaveLength(report.runs.reduce((n, run) => n + run.rows.length, 0));
+    const peerLines = report.runs.reduce(
+      (n, run) => n + run.rows.reduce((m, row) => m + (row.peers?.length ?? 0), 0),
+      0,
+    );
+    expect(rows).toHaveLength(report.runs.reduce((n, run) => n + run.rows.length, 0) + peerLines);
+    expect(rows.filter((cells) => cells[1] === PEER_LINE_CASE)).toHaveLength(peerLines);
     const doc = updateBenchmarksDoc(undefined, report, PLANNED, '# Benchmarks\n');
     const sections = readSections(doc);
     expect([...sections.keys()].sort()).toEqual(BENCHMARKS.map((b) => b.id).sort());
     expect(sections.get(5)?.run.rows).toEqual(report.runs.find((r) => r.id === 5)?.rows);
+    expect(sections.get(1)?.run.rows).toEqual(report.runs.find((r) => r.id === 1)?.rows);
     // Every benchmark of the plan has at least one row in the table.
     for (const id of [1, 2, 3, 4, 5, 6, 7, 8, 9]) expect(doc).toContain(`| ${id} | `);
   });

@@ -27,6 +27,9 @@ import { sampleLatencies } from '../harness/measure';
 import { compare, formatLatency, formatMs, summarizeLatencies } from '../harness/stats';
 import type { Operation } from '../harness/measure';
 import type { Benchmark, BenchContext, BenchmarkOutput, ResultRow } from '../harness/types';
+import type { PeerServer } from '../peers/peer';
+import type { PeerName } from '../peers/start';
+import { ALL_PEERS, startPeers, stopPeers } from '../peers/start';
 import { processCpuMs } from '../support/process-cpu';
 import type { AgentServer, AgentServerProvider, TurnShape } from '../support/agent-server';
 import {
@@ -131,26 +134,48 @@ interface ServerContender {
   label: string;
   /** Whether the issue's goal applies (the memory backend is a decomposition, not a product). */
   goal: boolean;
+  /** The peer on the nearest storage, compared with this row (goal: ≤ 1.0× its p50). */
+  peer: PeerName;
 }
 
 const SERVER_CONTENDERS: readonly ServerContender[] = [
-  { provider: 'sqlite', label: 'SQLite', goal: true },
-  { provider: 'postgresql', label: 'PostgreSQL', goal: true },
-  { provider: 'memory', label: 'in-memory storage (no database)', goal: false },
+  { provider: 'sqlite', label: 'SQLite', goal: true, peer: 'mastra-libsql' },
+  { provider: 'postgresql', label: 'PostgreSQL', goal: true, peer: 'mastra-postgresql' },
+  { provider: 'memory', label: 'in-memory storage (no database)', goal: false, peer: 'langgraph' },
 ];
+
+async function createThreads(peer: PeerServer, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) ids.push(await peer.newThread());
+  return ids;
+}
+
+/** Server CPU per turn of process `pid` since `before`, ms. */
+function cpuPerTurn(pid: number, before: number, turns: number): number {
+  return (processCpuMs(pid) - before) / turns;
+}
 
 async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
   const warmup = ctx.size(2, 20);
   const samples = ctx.size(10, 150);
+  // The peers are slower (LangGraph's dev server polls its run queue): fewer samples, spread over
+  // the same rounds.
+  const peerSamples = ctx.size(2, 50);
   const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(TURN_ANSWER_TOKENS) });
   const started: { contender: ServerContender; agent: AgentServer; sessions: string[] }[] = [];
+  let peers = new Map<PeerName, PeerServer>();
   try {
     for (const contender of SERVER_CONTENDERS) {
       const agent = await startAgentServer(ctx, { provider: contender.provider, fake });
       started.push({ contender, agent, sessions: [] });
     }
+    peers = await startPeers(ctx, fake.baseUrl, ALL_PEERS);
     for (const entry of started) {
       entry.sessions = await createSessions(entry.agent.client, warmup + samples);
+    }
+    const peerThreads = new Map<PeerName, string[]>();
+    for (const [name, peer] of peers) {
+      peerThreads.set(name, await createThreads(peer, warmup + peerSamples));
     }
     const floorWorkspace = path.join(ctx.tmpDir, 'floor');
     await mkdir(floorWorkspace, { recursive: true });
@@ -166,29 +191,55 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
         checkTurn(contender.label, await streamTurn(agent.client, sessionId, TURN_PROMPT));
       };
     }
+    for (const [name, peer] of peers) {
+      const threads = peerThreads.get(name) ?? [];
+      contenders[name] = async (i) => {
+        const thread = threads[i];
+        if (thread === undefined) throw new Error(`no thread prepared for turn ${i}`);
+        checkTurn(peer.label, (await peer.turn(thread, TURN_PROMPT)).shape);
+      };
+    }
     const pidOf = (agent: AgentServer): number => {
       const pid = agent.server.child.pid;
       if (pid === undefined) throw new Error('a server process has no pid');
       return pid;
     };
     const cpuBefore = started.map(({ agent }) => processCpuMs(pidOf(agent)));
-    ctx.log(`measuring ${samples} turns each (after ${warmup} warm-up turns)`);
-    const latencies = await sampleLatencies(contenders, { warmup, samples });
+    const peerCpuBefore = new Map([...peers].map(([name, peer]) => [name, processCpuMs(peer.pid)]));
+    ctx.log(
+      `measuring ${samples} turns each, ${peerSamples} per peer (after ${warmup} warm-up turns)`,
+    );
+    const latencies = await sampleLatencies(contenders, {
+      warmup,
+      samples,
+      fewer: Object.fromEntries([...peers.keys()].map((name) => [name, peerSamples])),
+    });
     const floorSummary = summarizeLatencies(latencies['floor'] ?? []);
+    const peerFigures = new Map(
+      [...peers].map(([name, peer]) => {
+        const summary = summarizeLatencies(latencies[name] ?? []);
+        const cpu = cpuPerTurn(peer.pid, peerCpuBefore.get(name) ?? 0, warmup + peerSamples);
+        return [name, { peer, summary, cpu }] as const;
+      }),
+    );
     const rows = started.map(({ contender, agent }, index): ResultRow => {
       const ours = summarizeLatencies(latencies[contender.provider] ?? []);
-      const cpuPerTurn =
-        (processCpuMs(pidOf(agent)) - (cpuBefore[index] ?? 0)) / (warmup + samples);
+      const serverCpu = cpuPerTurn(pidOf(agent), cpuBefore[index] ?? 0, warmup + samples);
+      const peer = peerFigures.get(contender.peer);
+      if (!peer) throw new Error(`peer ${contender.peer} was not measured`);
       return {
         case: `${contender.label}, send → done (typed client)`,
-        figures: `${formatLatency(ours)} · server CPU ${formatMs(cpuPerTurn)}/turn`,
+        figures: `${formatLatency(ours)} · server CPU ${formatMs(serverCpu)}/turn`,
         metrics: {
           p50Ms: ours.p50,
           p99Ms: ours.p99,
           floorP50Ms: floorSummary.p50,
           floorP99Ms: floorSummary.p99,
-          serverCpuMsPerTurn: cpuPerTurn,
+          serverCpuMsPerTurn: serverCpu,
           samples: ours.samples,
+          peerP50Ms: peer.summary.p50,
+          peerP99Ms: peer.summary.p99,
+          peerServerCpuMsPerTurn: peer.cpu,
         },
         comparison: compare(
           ours.p50,
@@ -197,6 +248,15 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
           formatLatency(floorSummary),
           contender.goal ? { kind: 'at-most', ratio: 1.5 } : undefined,
         ),
+        peers: [
+          compare(
+            ours.p50,
+            peer.summary.p50,
+            peer.peer.label,
+            `${formatLatency(peer.summary)} · server CPU ${formatMs(peer.cpu)}/turn`,
+            { kind: 'at-most', ratio: 1 },
+          ),
+        ],
       };
     });
     return {
@@ -208,9 +268,11 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
         'Floor: the same graph (`createAgentGraph` with `AgentTurn` steps, built as `RunManager` builds it: same provider config, tools, breaker, usage meter, local sandbox) invoked in the bench process with `MemorySaver`, events collected in an array. It skips storage (user message, run rows, checkpoint + message projection), the event log and the network to the client.',
         'The in-memory-storage row is the same server with `COGNITION_PERSISTENCE_BACKEND=memory`: it separates the cost of the database from that of the API, event streaming and run bookkeeping, so it has no goal.',
         'The floor and the three servers take turns call by call (rotating order), so machine load hits all of them alike; all servers stay up during the whole measurement.',
+        `Peers (docs/benchmarks.md, Peers): the LangGraph.js API server (in-memory, what \`langgraph dev\` serves; a StateGraph of ChatOpenAI on the same fake model, a ToolNode with \`ls\`) driven by \`@langchain/langgraph-sdk\` (\`runs.stream\`, stream mode \`messages-tuple\`), and Mastra (an Agent with an \`ls\` tool, the AI SDK OpenAI-compatible provider on the same fake model, \`@mastra/memory\` on LibSQL or PostgreSQL, Mastra's Node server) driven by \`@mastra/client-js\` (\`agent.stream\`, read to \`finish\`). Each runs in its own process, on a fresh thread per turn (created beforehand, untimed); a turn counts only when the client saw one successful tool call and ${TURN_ANSWER_TOKENS} answer tokens. They take ${ctx.size(2, 50)} of the ${ctx.size(10, 150)} rounds (spread evenly), after the same warm-up. Each of our rows is compared with the peer on the nearest storage: SQLite with Mastra on LibSQL (a SQLite file), PostgreSQL with Mastra on PostgreSQL, in-memory with the LangGraph dev server (in-memory; its run queue polls for new runs, up to a second apart when idle, which dominates its latency).`,
       ],
     };
   } finally {
+    await stopPeers(peers);
     for (const { agent } of started) await agent.cleanup();
     await fake.close();
   }
@@ -222,7 +284,7 @@ export const agentTurnBenchmark: Benchmark = {
   measuredAs:
     'latency from `messages.send` to the `done` event via the typed client (`streamMessage`), p50/p99, SQLite and PostgreSQL (and the in-memory backend, to separate storage costs)',
   comparedWith:
-    'the same agent graph invoked in-process with an in-memory checkpointer (the floor)',
-  goal: 'p50 ≤ 1.5× the floor',
+    'the same agent graph invoked in-process with an in-memory checkpointer (the floor); peers: Mastra on LibSQL and on PostgreSQL, the LangGraph.js API server (in-memory)',
+  goal: 'p50 ≤ 1.5× the floor; ≤ 1.0× the peer on comparable storage',
   run,
 };

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
-import { formatBytes, median } from '../harness/stats';
+import { compare, formatBytes, median } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
+import type { OpenStream } from '../peers/peer';
+import type { PeerName } from '../peers/start';
+import { startPeers, stopPeers } from '../peers/start';
 import type { AgentServer } from '../support/agent-server';
 import { serverRssBytes, startAgentServer } from '../support/agent-server';
 
@@ -27,11 +30,6 @@ async function forEachLimit<T>(
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/** An open subscription; `close` ends it from the client side. */
-interface OpenStream {
-  close(): void;
 }
 
 /**
@@ -108,6 +106,9 @@ const KINDS: readonly Kind[] = [
   },
 ];
 
+/** The peers of this case: a stream's memory hardly depends on the storage behind it. */
+const PEERS: readonly PeerName[] = ['langgraph', 'mastra-libsql'];
+
 interface Reading {
   perSubscription: number;
   before: number;
@@ -115,36 +116,31 @@ interface Reading {
   closed: number;
 }
 
+/** A server process with `sessions` runs waiting on the model, and an opener of streams per run. */
+interface IdleTarget {
+  label: string;
+  pid: number;
+  /** One opener per session; a stream opened by it follows that session's run. */
+  openers: (() => Promise<OpenStream>)[];
+}
+
 /**
- * One fresh server: `sessions` sessions, each with a run waiting on the model (which never
- * answers), then `count` subscriptions spread over them; RSS before, with them open, and after
- * closing them.
+ * On a server whose `sessions` sessions each have a run waiting on the model (which never
+ * answers; made by `prepare`), `count` streams spread over them: RSS before, with them open, and
+ * after closing them.
  */
-async function measureOnce(
+async function measureStreams(
   ctx: BenchContext,
   fake: FakeOpenAIServer,
-  kind: Kind,
   sessions: number,
   count: number,
+  prepare: () => Promise<IdleTarget>,
 ): Promise<Reading> {
   const settleMs = ctx.size(500, 2_000);
-  const agent = await startAgentServer(ctx, {
-    provider: 'sqlite',
-    fake,
-    // The runs never finish: waiting out the default 10 s grace at shutdown would only add time.
-    env: { COGNITION_SHUTDOWN_GRACE_SECONDS: '0.1' },
-  });
   const streams: OpenStream[] = [];
+  const requestsBefore = fake.requests.length;
+  const { label, pid, openers } = await prepare();
   try {
-    const pid = agent.server.child.pid;
-    if (pid === undefined) throw new Error('the server process has no pid');
-    const requestsBefore = fake.requests.length;
-    const sessionIds: string[] = [];
-    for (let i = 0; i < sessions; i += 1) {
-      const session = await agent.client.sessions.create.mutate({ title: `idle ${i}` });
-      await agent.client.messages.send.mutate({ sessionId: session.id, content: 'Hello?' });
-      sessionIds.push(session.id);
-    }
     // Once every run has called the model and waits for its first chunk, the server is idle.
     const deadline = Date.now() + MODEL_CALLS_TIMEOUT_MS;
     while (fake.requests.length - requestsBefore < sessions) {
@@ -159,10 +155,11 @@ async function measureOnce(
     const before = serverRssBytes(pid).current;
 
     await forEachLimit(
-      Array.from({ length: count }, (_, i) => sessionIds[i % sessions] as string),
+      Array.from({ length: count }, (_, i) => openers[i % sessions]),
       PARALLEL,
-      async (sessionId) => {
-        streams.push(await kind.open(agent, sessionId));
+      async (open) => {
+        if (!open) throw new Error('no opener for a stream');
+        streams.push(await open());
       },
     );
     await sleep(settleMs);
@@ -171,10 +168,10 @@ async function measureOnce(
     for (const stream of streams.splice(0)) stream.close();
     await sleep(settleMs);
     const closed = serverRssBytes(pid).current;
-    ctx.log(`${kind.label}: ${count} subscriptions, RSS +${formatBytes(open - before)}`);
+    ctx.log(`${label}: ${count} subscriptions, RSS +${formatBytes(open - before)}`);
     if (open <= before && !ctx.smoke) {
       throw new Error(
-        `${kind.label}: RSS did not grow with ${count} subscriptions open (${formatBytes(before)} → ${formatBytes(open)}): the signal is below this machine's noise`,
+        `${label}: RSS did not grow with ${count} subscriptions open (${formatBytes(before)} → ${formatBytes(open)}): the signal is below this machine's noise`,
       );
     }
     // At smoke sizes (a few dozen streams) a collection can shrink RSS meanwhile: the figure is
@@ -182,8 +179,69 @@ async function measureOnce(
     return { perSubscription: Math.max(0, open - before) / count, before, open, closed };
   } finally {
     for (const stream of streams) stream.close();
+  }
+}
+
+/** Our built server on SQLite, fresh for each measurement; `kind` opens the streams. */
+async function measureOurs(
+  ctx: BenchContext,
+  fake: FakeOpenAIServer,
+  kind: Kind,
+  sessions: number,
+  count: number,
+): Promise<Reading> {
+  const agent = await startAgentServer(ctx, {
+    provider: 'sqlite',
+    fake,
+    // The runs never finish: waiting out the default 10 s grace at shutdown would only add time.
+    env: { COGNITION_SHUTDOWN_GRACE_SECONDS: '0.1' },
+  });
+  try {
+    return await measureStreams(ctx, fake, sessions, count, async () => {
+      const pid = agent.server.child.pid;
+      if (pid === undefined) throw new Error('the server process has no pid');
+      const openers: IdleTarget['openers'] = [];
+      for (let i = 0; i < sessions; i += 1) {
+        const session = await agent.client.sessions.create.mutate({ title: `idle ${i}` });
+        await agent.client.messages.send.mutate({ sessionId: session.id, content: 'Hello?' });
+        openers.push(() => kind.open(agent, session.id));
+      }
+      return { label: kind.label, pid, openers };
+    });
+  } finally {
     await agent.cleanup();
   }
+}
+
+/** A peer, started for this measurement only (its runs never end); its client opens the streams. */
+async function measurePeer(
+  ctx: BenchContext,
+  fake: FakeOpenAIServer,
+  name: PeerName,
+  sessions: number,
+  count: number,
+): Promise<{ label: string; reading: Reading }> {
+  // Every run must be waiting on the model at once: the LangGraph dev server gets a run worker per
+  // session (its default 10 would queue the other runs, which then never call the model).
+  const peers = await startPeers(ctx, fake.baseUrl, [name], { langgraphWorkers: sessions });
+  try {
+    const peer = peers.get(name);
+    if (!peer) throw new Error(`peer ${name} did not start`);
+    const reading = await measureStreams(ctx, fake, sessions, count, async () => {
+      const openers: IdleTarget['openers'] = [];
+      for (let i = 0; i < sessions; i += 1) {
+        openers.push(await peer.startIdleRun(await peer.newThread()));
+      }
+      return { label: peer.label, pid: peer.pid, openers };
+    });
+    return { label: peer.label, reading };
+  } finally {
+    await stopPeers(peers);
+  }
+}
+
+function figuresOf(reading: Reading): string {
+  return `${formatBytes(reading.perSubscription)} per stream · RSS ${formatBytes(reading.before)} → ${formatBytes(reading.open)} open → ${formatBytes(reading.closed)} closed`;
 }
 
 export const idleSubscriptionsBenchmark: Benchmark = {
@@ -191,8 +249,9 @@ export const idleSubscriptionsBenchmark: Benchmark = {
   title: '1,000 idle open subscriptions',
   measuredAs:
     "the built server's RSS increase per open event stream (tRPC `runs.events` and REST `GET /sessions/{id}/events`), 1,000 streams over 20 sessions whose runs wait on the model",
-  comparedWith: '—',
-  goal: '≤ 30 KB each',
+  comparedWith:
+    'peers: the LangGraph.js API server (in-memory, `runs.joinStream`), Mastra (LibSQL, `agent.observe`)',
+  goal: '≤ 30 KB each; ≤ 1.0× each peer',
   async run(ctx) {
     const count = ctx.size(40, 1_000);
     const sessions = ctx.size(4, 20);
@@ -205,8 +264,13 @@ export const idleSubscriptionsBenchmark: Benchmark = {
         // ABBA order over rounds: neither kind always runs first.
         const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
         for (const kind of order) {
-          readings.get(kind)?.push(await measureOnce(ctx, fake, kind, sessions, count));
+          readings.get(kind)?.push(await measureOurs(ctx, fake, kind, sessions, count));
         }
+      }
+      // Peers at full sizes only (the smoke run measures them in benchmark 1), one round each.
+      const peerReadings: { label: string; reading: Reading }[] = [];
+      for (const name of ctx.smoke ? [] : PEERS) {
+        peerReadings.push(await measurePeer(ctx, fake, name, sessions, count));
       }
       const rows = KINDS.map((kind): ResultRow => {
         const all = readings.get(kind) ?? [];
@@ -241,6 +305,16 @@ export const idleSubscriptionsBenchmark: Benchmark = {
           ...(!ctx.smoke && per > BUDGET_BYTES
             ? { failure: `${formatBytes(per)} per subscription > ${formatBytes(BUDGET_BYTES)}` }
             : {}),
+          ...(peerReadings.length > 0
+            ? {
+                peers: peerReadings.map(({ label, reading }) =>
+                  compare(per, reading.perSubscription, label, figuresOf(reading), {
+                    kind: 'at-most',
+                    ratio: 1,
+                  }),
+                ),
+              }
+            : {}),
         };
       });
       return {
@@ -250,6 +324,9 @@ export const idleSubscriptionsBenchmark: Benchmark = {
           'Each subscription counts as open once its first event (the replayed `status: thinking`) arrived; up to 48 are opened at once. tRPC: `runs.events.subscribe` of the typed client (httpSubscriptionLink, `eventsource`); REST: `fetch` of the SSE route, body drained.',
           `RSS (VmRSS of /proc/<pid>/status) is read after ${ctx.size(0.5, 2)} s of quiet before opening, with all open, and after closing; per subscription = (open − before) / count. ${rounds > 1 ? `${rounds} rounds, each kind on a fresh server per round (ABBA order); the median is shown, with the RSS figures of the round closest to it.` : 'One round per kind, each on a fresh server.'} RSS includes garbage not yet collected and V8's heap headroom, so it is above the live heap; it does not fall back after closing (V8 keeps the pages for reuse).`,
           'The goal is absolute (no reference), 30 KB read as 30 KiB: a row above it is marked FAILED; smoke sizes give no verdict.',
+          ctx.smoke
+            ? 'Peers are measured at full sizes only (the smoke run measures them in benchmark 1).'
+            : `Peers, one round each on a fresh process, measured the same way (same fake model hanging, ${sessions} threads with a run each, ${count.toLocaleString('en-US')} streams spread over the runs, the same RSS readings): the LangGraph.js API server (in-memory, started with ${sessions} run workers instead of its default 10, so every run is waiting on the model rather than queued) — background runs (\`runs.create\`, stream mode \`messages-tuple\`, resumable), each stream \`runs.joinStream\` of \`@langchain/langgraph-sdk\` from the start of the run, open once its first (replayed) event arrived; Mastra (LibSQL) — each run is an \`agent.stream\` request kept open (part of the baseline), each stream \`agent.observe({ runId })\` of \`@mastra/client-js\`, open once its response headers arrived (it replayed no event of the waiting run in trials, so there is no first event to wait for). Each row is compared with each peer (goal ≤ 1.0×).`,
         ],
       };
     } finally {

@@ -4,7 +4,11 @@ import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
 import { compare, formatMs, formatRate, median } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
-import { startAgentServer } from '../support/agent-server';
+import type { PeerServer } from '../peers/peer';
+import type { PeerName } from '../peers/start';
+import { startPeers, stopPeers } from '../peers/start';
+import { BENCH_MODEL, startAgentServer } from '../support/agent-server';
+import { modelClientCpuUsPerChunk } from '../support/model-client-cpu';
 import { processCpuMs } from '../support/process-cpu';
 import { startSseFloor } from '../support/sse-floor';
 
@@ -126,8 +130,18 @@ function figuresOf(s: Summary): string {
   return `${formatRate(s.tokensPerSecond, 'tokens/s')} · first token ${formatMs(s.ttftP50Ms)} · done ${formatMs(s.totalP50Ms)} · server CPU ${s.serverCpuUsPerToken.toFixed(1)} µs/token (median, n=${s.repetitions})`;
 }
 
-type ContenderName = 'trpc' | 'rest' | 'floor';
-const CONTENDERS: readonly ContenderName[] = ['trpc', 'rest', 'floor'];
+/** Timed repetitions per contender (after the warm-up). */
+function repetitionsOf(ctx: BenchContext): number {
+  return ctx.size(2, 7);
+}
+
+type OursName = 'trpc' | 'rest' | 'floor';
+/**
+ * The peers of this case (full sizes only, to keep the smoke run short): LangGraph's dev server
+ * and Mastra on LibSQL, the nearest to our SQLite (a token stream barely touches storage).
+ */
+const PEERS: readonly PeerName[] = ['langgraph', 'mastra-libsql'];
+type ContenderName = OursName | PeerName;
 
 interface Contender {
   /** The server process whose CPU time is sampled around the stream. */
@@ -136,7 +150,30 @@ interface Contender {
   prepare(): Promise<() => Promise<StreamTiming>>;
 }
 
-async function measure(ctx: BenchContext, tokens: number): Promise<Record<ContenderName, Summary>> {
+/** A peer's turn on a fresh thread (the set-up), read with the peer's client (the stream). */
+function peerContender(peer: PeerServer, tokens: number): Contender {
+  return {
+    pid: peer.pid,
+    async prepare() {
+      const thread = await peer.newThread();
+      return async () => {
+        const { shape, ttftMs, totalMs } = await peer.turn(thread, PROMPT);
+        if (shape.terminal !== 'done') throw new Error(`${peer.label}: ${shape.terminal}`);
+        return checkTokens(peer.label, { ttftMs, totalMs, tokens: shape.tokens }, tokens);
+      };
+    },
+  };
+}
+
+async function measure(
+  ctx: BenchContext,
+  tokens: number,
+): Promise<{
+  summaries: Map<ContenderName, Summary>;
+  peers: Map<PeerName, PeerServer>;
+  /** Median CPU µs per chunk of LangChain's ChatOpenAI alone, and its repetitions. */
+  modelClient: { cpuUsPerChunk: number; repetitions: number };
+}> {
   const words = Array.from({ length: tokens }, (_, i) => WORDS[i % WORDS.length] as string);
   // Every chat completion the server asks for gets the whole answer at once, one chunk per token.
   const fake = await FakeOpenAIServer.start({ fallback: { text: words } });
@@ -148,7 +185,9 @@ async function measure(ctx: BenchContext, tokens: number): Promise<Record<Conten
     await fake.close();
     throw error;
   });
+  let peers = new Map<PeerName, PeerServer>();
   try {
+    peers = await startPeers(ctx, fake.baseUrl, ctx.smoke ? [] : PEERS);
     const agent = await startAgentServer(ctx, {
       provider: 'sqlite',
       fake,
@@ -162,58 +201,71 @@ async function measure(ctx: BenchContext, tokens: number): Promise<Record<Conten
       if (serverPid === undefined) throw new Error('the server process has no pid');
       const newSession = async (): Promise<string> =>
         (await agent.client.sessions.create.mutate({ title: 'token stream benchmark' })).id;
-      const contenders: Record<ContenderName, Contender> = {
-        trpc: {
-          pid: serverPid,
-          async prepare() {
-            const sessionId = await newSession();
-            return async () =>
-              checkTokens('tRPC', await streamTrpc(agent.client, sessionId), tokens);
+      const contenders = new Map<ContenderName, Contender>(
+        Object.entries({
+          trpc: {
+            pid: serverPid,
+            async prepare() {
+              const sessionId = await newSession();
+              return async () =>
+                checkTokens('tRPC', await streamTrpc(agent.client, sessionId), tokens);
+            },
           },
-        },
-        rest: {
-          pid: serverPid,
-          async prepare() {
-            const url = `${agent.url}/sessions/${await newSession()}/messages`;
-            return async () =>
-              checkTokens('REST', await readTokenStream(url, { content: PROMPT }), tokens);
+          rest: {
+            pid: serverPid,
+            async prepare() {
+              const url = `${agent.url}/sessions/${await newSession()}/messages`;
+              return async () =>
+                checkTokens('REST', await readTokenStream(url, { content: PROMPT }), tokens);
+            },
           },
-        },
-        floor: {
-          pid: floor.pid,
-          prepare: () =>
-            Promise.resolve(async () =>
-              checkTokens('floor', await readTokenStream(floor.url, { content: PROMPT }), tokens),
-            ),
-        },
-      };
+          floor: {
+            pid: floor.pid,
+            prepare: () =>
+              Promise.resolve(async () =>
+                checkTokens('floor', await readTokenStream(floor.url, { content: PROMPT }), tokens),
+              ),
+          },
+        } satisfies Record<OursName, Contender>) as [OursName, Contender][],
+      );
+      for (const [name, peer] of peers) contenders.set(name, peerContender(peer, tokens));
+      const names = [...contenders.keys()];
       const warmup = ctx.size(1, 2);
-      const repetitions = ctx.size(2, 7);
-      const samples: Record<ContenderName, Sample[]> = { trpc: [], rest: [], floor: [] };
+      const repetitions = repetitionsOf(ctx);
+      const samples = new Map<ContenderName, Sample[]>(names.map((name) => [name, []]));
       for (let r = 0; r < warmup + repetitions; r += 1) {
         // The order rotates, so a load spike on this shared machine hits every contender alike.
-        for (let k = 0; k < CONTENDERS.length; k += 1) {
-          const name = CONTENDERS[(r + k) % CONTENDERS.length] as ContenderName;
-          const contender = contenders[name];
+        for (let k = 0; k < names.length; k += 1) {
+          const name = names[(r + k) % names.length] as ContenderName;
+          const contender = contenders.get(name);
+          if (!contender) throw new Error(`no contender ${name}`);
           const stream = await contender.prepare();
           const cpuBefore = processCpuMs(contender.pid);
           const timing = await stream();
           const serverCpuMs = processCpuMs(contender.pid) - cpuBefore;
-          if (r >= warmup) samples[name].push({ ...timing, serverCpuMs });
+          if (r >= warmup) samples.get(name)?.push({ ...timing, serverCpuMs });
         }
         ctx.log(
           r < warmup ? `warm-up ${r + 1}/${warmup}` : `repetition ${r + 1 - warmup}/${repetitions}`,
         );
       }
+      ctx.log('LangChain ChatOpenAI alone');
+      const clientFigures = await modelClientCpuUsPerChunk(ctx.repoRoot, {
+        modelUrl: fake.baseUrl,
+        model: BENCH_MODEL,
+        tokens,
+        repetitions,
+      });
       return {
-        trpc: summarize(samples.trpc),
-        rest: summarize(samples.rest),
-        floor: summarize(samples.floor),
+        summaries: new Map(names.map((name) => [name, summarize(samples.get(name) ?? [])])),
+        peers,
+        modelClient: { cpuUsPerChunk: median(clientFigures), repetitions: clientFigures.length },
       };
     } finally {
       await agent.cleanup();
     }
   } finally {
+    await stopPeers(peers);
     await floor.stop();
     await fake.close();
   }
@@ -224,11 +276,18 @@ export const tokenStreamBenchmark: Benchmark = {
   title: 'Streaming a 20,000-token answer to one subscriber',
   measuredAs:
     'tokens/s (tokens / send → `done`) and time to first token on the built server (SQLite), tRPC subscription (`streamMessage`) and REST SSE (`POST /sessions/{id}/messages`)',
-  comparedWith: 'a bare `node:http` server writing the same SSE events (the floor)',
-  goal: 'tokens/s ≥ 0.7× the floor',
+  comparedWith:
+    'a bare `node:http` server writing the same SSE events (the floor); peers: the LangGraph.js API server (in-memory), Mastra (LibSQL); for server CPU, LangChain ChatOpenAI alone reading the same stream',
+  goal: 'tokens/s ≥ 0.7× the floor and ≥ 1.0× each peer; server CPU per token ≤ 1.5× that of LangChain ChatOpenAI alone per chunk',
   async run(ctx) {
     const tokens = ctx.size(2_000, 20_000);
-    const s = await measure(ctx, tokens);
+    const { summaries, peers, modelClient } = await measure(ctx, tokens);
+    const summaryOf = (name: ContenderName): Summary => {
+      const summary = summaries.get(name);
+      if (!summary) throw new Error(`${name} was not measured`);
+      return summary;
+    };
+    const s = { trpc: summaryOf('trpc'), rest: summaryOf('rest'), floor: summaryOf('floor') };
     const floorFigures = figuresOf(s.floor);
     const row = (label: string, ours: Summary): ResultRow => ({
       case: label,
@@ -242,6 +301,12 @@ export const tokenStreamBenchmark: Benchmark = {
         floorDoneP50Ms: s.floor.totalP50Ms,
         serverCpuUsPerToken: ours.serverCpuUsPerToken,
         floorCpuUsPerToken: s.floor.serverCpuUsPerToken,
+        ...Object.fromEntries(
+          [...peers.keys()].flatMap((name) => [
+            [`${name}TokensPerSecond`, summaryOf(name).tokensPerSecond],
+            [`${name}CpuUsPerToken`, summaryOf(name).serverCpuUsPerToken],
+          ]),
+        ),
         tokens,
         repetitions: ours.repetitions,
       },
@@ -252,17 +317,52 @@ export const tokenStreamBenchmark: Benchmark = {
         floorFigures,
         { kind: 'at-least', ratio: 0.7 },
       ),
+      ...(peers.size > 0
+        ? {
+            peers: [...peers].map(([name, peer]) => {
+              const theirs = summaryOf(name);
+              return compare(
+                ours.tokensPerSecond,
+                theirs.tokensPerSecond,
+                peer.label,
+                figuresOf(theirs),
+                { kind: 'at-least', ratio: 1 },
+              );
+            }),
+          }
+        : {}),
+    });
+    const cpuRow = (label: string, ours: Summary): ResultRow => ({
+      case: `${label}, server CPU per token`,
+      figures: `${ours.serverCpuUsPerToken.toFixed(1)} µs/token (median, n=${ours.repetitions})`,
+      metrics: {
+        serverCpuUsPerToken: ours.serverCpuUsPerToken,
+        modelClientCpuUsPerChunk: modelClient.cpuUsPerChunk,
+      },
+      comparison: compare(
+        ours.serverCpuUsPerToken,
+        modelClient.cpuUsPerChunk,
+        'LangChain ChatOpenAI alone',
+        `${modelClient.cpuUsPerChunk.toFixed(1)} µs/chunk (median, n=${modelClient.repetitions})`,
+        { kind: 'at-most', ratio: 1.5 },
+      ),
     });
     return {
       rows: [
         row(`tRPC subscription, ${tokens.toLocaleString('en-US')} tokens`, s.trpc),
         row(`REST SSE, ${tokens.toLocaleString('en-US')} tokens`, s.rest),
+        cpuRow('tRPC subscription', s.trpc),
+        cpuRow('REST SSE', s.rest),
       ],
       notes: [
         `The model is the fake OpenAI-compatible server in the bench process with no delay: every chat completion streams the whole answer at once, one chunk per token (${tokens.toLocaleString('en-US')} tokens of 2–6 characters). The server (SQLite, default settings except \`COGNITION_SSE_BUFFER_SIZE\` = tokens + ${OTHER_EVENTS}, so a subscriber that attaches late under machine load still gets the run from its first event; with the default 1,000 every token also arrived in trials) runs as a separate process; one fresh session per repetition.`,
         'tRPC: `streamMessage` of @cognition/client (the `messages.send` mutation, then the `runs.events` subscription over SSE, parsed by the `eventsource` package and superjson in the bench process). REST: `fetch` of `POST /sessions/{id}/messages`, SSE blocks parsed as they arrive. Both time send → first `token` event and send → `done`; a repetition that loses a token fails the benchmark.',
         'Floor: a bare `node:http` server in its own process (like our server, so neither shares the client\'s event loop) writing the same events — `id:`/`event: token`/`data: {"content":…}` blocks with ids of the same width, one `res.write` per event, waiting for `drain` like ours, then a `done` carrying the whole text — read by the REST client code. Both rows are compared with it; the tRPC row also pays the typed client\'s parsing.',
         "Contenders rotate within each repetition (after a warm-up), so machine load hits all three alike; figures are medians over repetitions. Server CPU per token is the user + system time of the server process (/proc/<pid>/stat) from the send to `done`, over the tokens: unlike tokens/s it does not depend on what else the machine runs. For ours it includes reading the model's stream (openai client + LangChain), which the floor does not have.",
+        `Server CPU per token is also compared with what LangChain's ChatOpenAI alone (streaming, the model client our server uses through the \`openai_compatible\` provider) spends per chunk reading the same ${tokens.toLocaleString('en-US')}-chunk answer from the same fake model: \`model-client-cpu.mjs\` in its own process, its user + system time from /proc around each stream (after a warm-up stream), median of ${repetitionsOf(ctx)} streams, measured after the rotation. Goal: ours ≤ 1.5× that.`,
+        ctx.smoke
+          ? 'Peers are measured at full sizes only (the smoke run measures them in benchmark 1).'
+          : "Peers, in the same rotation on fresh threads, answer the same prompt from the same fake model (one chunk per token): the LangGraph.js API server (in-memory) read with `@langchain/langgraph-sdk` `runs.stream` in stream mode `messages-tuple` (one SSE event per token, each carrying the message chunk and its run metadata), and Mastra on LibSQL read with `@mastra/client-js` `agent.stream` (`text-delta` chunks); a token is an answer chunk with text. Their server CPU per token is measured the same way as ours. Both also pay their model client (LangChain's ChatOpenAI; the AI SDK provider).",
       ],
     };
   },

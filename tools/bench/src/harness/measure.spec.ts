@@ -14,6 +14,21 @@ describe('sampleLatencies', () => {
     expect([...result.a, ...result.b].every((ms) => ms >= 0 && Number.isFinite(ms))).toBe(true);
   });
 
+  it('spreads the fewer samples of a slow contender evenly over the rounds', async () => {
+    const calls: string[] = [];
+    const op = (name: string) => (i: number) => {
+      calls.push(`${name}${i}`);
+      return Promise.resolve();
+    };
+    const result = await sampleLatencies(
+      { a: op('a'), b: op('b') },
+      { warmup: 1, samples: 4, fewer: { b: 2 } },
+    );
+    expect(calls).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'a3', 'b2', 'a4']);
+    expect(result.a).toHaveLength(4);
+    expect(result.b).toHaveLength(2);
+  });
+
   it('propagates a failing operation', async () => {
     await expect(
       sampleLatencies({ a: () => Promise.reject(new Error('boom')) }, { warmup: 0, samples: 1 }),

@@ -21,12 +21,23 @@ export interface LatencyPlan {
   warmup: number;
   /** Timed calls per contender. */
   samples: number;
+  /**
+   * Fewer timed calls for some contenders (slow peers), spread evenly over the `samples`
+   * rounds so they still share the others' conditions; their calls are numbered
+   * `warmup`, `warmup + 1`, ... like everyone's.
+   */
+  fewer?: Partial<Record<string, number>>;
+}
+
+/** Whether a contender with `n` of `total` timed calls takes one in round `round`. */
+function takesRound(n: number, total: number, round: number): boolean {
+  return Math.floor(((round + 1) * n) / total) > Math.floor((round * n) / total);
 }
 
 /**
  * Latency samples (ms) per contender. The contenders take turns call by call (in an order that
  * rotates every sample), so a load spike on this shared machine hits them all alike instead of
- * whichever happened to run during it.
+ * whichever happened to run during it; one with `fewer` samples sits some rounds out.
  */
 export async function sampleLatencies<K extends string>(
   contenders: Record<K, Operation>,
@@ -39,8 +50,10 @@ export async function sampleLatencies<K extends string>(
   }
   for (let s = 0; s < plan.samples; s += 1) {
     for (const name of inTurn(names, s)) {
+      const n = Math.min(plan.fewer?.[name] ?? plan.samples, plan.samples);
+      if (!takesRound(n, plan.samples, s)) continue;
       const started = performance.now();
-      await contenders[name](plan.warmup + s);
+      await contenders[name](plan.warmup + results[name].length);
       results[name].push(performance.now() - started);
     }
   }

@@ -118,5 +118,25 @@ describe('runBenchmarks', () => {
       options,
     );
     expect(allGoalsMet(failed)).toBe(false);
+    const peerMissed = await runBenchmarks(
+      [
+        benchmark(1, () =>
+          Promise.resolve({
+            rows: [
+              {
+                ...row('met'),
+                peers: [
+                  { against: 'q', reason: 'no such case' },
+                  { ...row('missed').comparison, against: 'peer' },
+                ],
+              },
+            ],
+            notes: [],
+          }),
+        ),
+      ],
+      options,
+    );
+    expect(allGoalsMet(peerMissed)).toBe(false);
   });
 });

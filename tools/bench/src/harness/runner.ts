@@ -4,6 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BenchArgsError } from './cli-args';
 import { runFacts } from './machine';
+import { isComparison } from './stats';
 import type { Benchmark, BenchmarkRun, PlannedBenchmark, RunReport } from './types';
 
 export interface RunOptions {
@@ -70,7 +71,10 @@ export async function runBenchmarks(
         log: (line) => options.log(`[bench ${benchmark.id}] ${line}`),
         size: (smoke, full) => (options.smoke ? smoke : full),
       });
-      runs.push({ ...base, durationMs: performance.now() - started, ...output });
+      const durationMs = performance.now() - started;
+      runs.push({ ...base, durationMs, ...output });
+      // Progress for whoever watches a long run (and its time budget); the docs record it too.
+      options.log(`[bench ${benchmark.id}] took ${(durationMs / 1000).toFixed(1)} s`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       options.log(`[bench ${benchmark.id}] failed: ${message}`);
@@ -88,11 +92,16 @@ export async function runBenchmarks(
   return { facts, runs };
 }
 
-/** True when every benchmark ran, no case failed and no goal was missed. */
+/** True when every benchmark ran, no case failed and no goal (floor or peer) was missed. */
 export function allGoalsMet(report: RunReport): boolean {
   return report.runs.every(
     (run) =>
       run.error === undefined &&
-      run.rows.every((row) => !row.failure && row.comparison?.verdict !== 'missed'),
+      run.rows.every(
+        (row) =>
+          !row.failure &&
+          row.comparison?.verdict !== 'missed' &&
+          (row.peers ?? []).every((peer) => !isComparison(peer) || peer.verdict !== 'missed'),
+      ),
   );
 }

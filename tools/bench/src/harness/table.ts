@@ -1,5 +1,5 @@
-import { formatGoal, formatRatio } from './stats';
-import type { BenchmarkRun, ResultRow } from './types';
+import { formatGoal, formatRatio, isComparison } from './stats';
+import type { BenchmarkRun, Comparison, PeerComparison, ResultRow } from './types';
 
 export const TABLE_HEADER = [
   '#',
@@ -11,10 +11,23 @@ export const TABLE_HEADER = [
   'verdict',
 ] as const;
 
+/** The case cell of the lines that compare a row's case with a peer. */
+export const PEER_LINE_CASE = '↳ same case';
+
 /** The verdict cell: `met`, `missed`, `FAILED: why`, or `report` when there is no goal. */
 export function verdictCell(row: ResultRow): string {
   if (row.failure) return `FAILED: ${row.failure}`;
   return row.comparison?.verdict ?? 'report';
+}
+
+/** The compared-with, ratio, goal and verdict cells of one comparison. */
+function comparisonCells(c: Comparison, verdict: string): string[] {
+  return [
+    `${c.against}: ${c.againstFigures}`,
+    formatRatio(c.ratio),
+    c.goal ? formatGoal(c.goal) : '—',
+    verdict,
+  ];
 }
 
 /** The cells of one row, in {@link TABLE_HEADER} order. */
@@ -24,19 +37,27 @@ export function rowCells(id: number, row: ResultRow): string[] {
     String(id),
     row.case,
     row.figures,
-    c ? `${c.against}: ${c.againstFigures}` : '—',
-    c ? formatRatio(c.ratio) : '—',
-    c?.goal ? formatGoal(c.goal) : '—',
-    verdictCell(row),
+    ...(c ? comparisonCells(c, verdictCell(row)) : ['—', '—', '—', verdictCell(row)]),
   ];
 }
 
-/** Every row of the runs (an errored benchmark is one row saying so). */
+/** The line under a row that compares its case with one peer (or says why it cannot). */
+export function peerCells(id: number, peer: PeerComparison): string[] {
+  const head = [String(id), PEER_LINE_CASE, '—'];
+  return isComparison(peer)
+    ? [...head, ...comparisonCells(peer, peer.verdict ?? 'report')]
+    : [...head, `${peer.against}: —`, '—', '—', `not comparable: ${peer.reason}`];
+}
+
+/** Every line of the runs: each row, then one per peer (an errored benchmark is one line). */
 export function tableRows(runs: readonly BenchmarkRun[]): string[][] {
   return runs.flatMap((run) =>
     run.error !== undefined
       ? [[String(run.id), run.title, '—', '—', '—', '—', `ERROR: ${run.error}`]]
-      : run.rows.map((row) => rowCells(run.id, row)),
+      : run.rows.flatMap((row) => [
+          rowCells(run.id, row),
+          ...(row.peers ?? []).map((peer) => peerCells(run.id, peer)),
+        ]),
   );
 }
 

@@ -1,0 +1,122 @@
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from '@langchain/langgraph-sdk';
+import type { BenchContext } from '../harness/types';
+import { BENCH_MODEL } from '../support/agent-server';
+import type { TurnShape } from '../support/agent-server';
+import type { OpenStream, PeerServer, PeerTurn } from './peer';
+import { startPeerProcess } from './peer-process';
+
+/** The graph id langgraph-server.mjs registers. */
+const ASSISTANT = 'agent';
+/** Run workers of the server by default: `langgraph dev`'s default `--n-jobs-per-worker`. */
+export const LANGGRAPH_WORKERS = 10;
+
+/** A `messages-tuple` part: the message (chunk) and its metadata. */
+type MessageTuple = [
+  {
+    type?: string;
+    content?: unknown;
+    status?: string;
+    tool_call_chunks?: { name?: string | null }[];
+  },
+  { langgraph_node?: string },
+];
+
+/**
+ * The LangGraph.js API server (`@langchain/langgraph-api` 's `startServer`, what `langgraph dev`
+ * serves: in-memory storage, no auth) with the graph of langgraph-graph.mjs, driven by
+ * `@langchain/langgraph-sdk`.
+ */
+export async function startLangGraphPeer(
+  ctx: BenchContext,
+  options: {
+    modelUrl: string;
+    /** Runs executed at once (`--n-jobs-per-worker`); the rest wait in its queue. */
+    workers?: number;
+  },
+): Promise<PeerServer> {
+  const dir = await mkdtemp(path.join(ctx.tmpDir, 'langgraph-'));
+  const workspace = await mkdtemp(path.join(ctx.tmpDir, 'langgraph-workspace-'));
+  const proc = await startPeerProcess({
+    repoRoot: ctx.repoRoot,
+    script: 'langgraph-server.mjs',
+    cwd: dir,
+    readyPath: '/ok',
+    profileDir: ctx.profileDir,
+    env: {
+      BENCH_PEER_WORKSPACE: workspace,
+      BENCH_PEER_MODEL_URL: options.modelUrl,
+      BENCH_PEER_MODEL: BENCH_MODEL,
+      BENCH_PEER_WORKERS: String(options.workers ?? LANGGRAPH_WORKERS),
+      LANGSMITH_TRACING: 'false',
+    },
+  });
+  const client = new Client({ apiUrl: proc.url });
+  return {
+    label: 'LangGraph API server (in-memory)',
+    pid: proc.pid,
+    async newThread() {
+      return (await client.threads.create()).thread_id;
+    },
+    async turn(thread, prompt) {
+      const started = performance.now();
+      const shape: TurnShape = { tokens: 0, toolCalls: 0, toolResultsOk: 0, terminal: 'none' };
+      let ttftMs = 0;
+      const stream = client.runs.stream(thread, ASSISTANT, {
+        input: { messages: [{ role: 'user', content: prompt }] },
+        streamMode: 'messages-tuple',
+      });
+      for await (const part of stream) {
+        if (part.event === 'error') {
+          shape.terminal = `error: ${JSON.stringify(part.data)}`;
+        } else if (part.event === 'messages') {
+          const [message, metadata] = part.data as MessageTuple;
+          if (message.type === 'tool') {
+            if (message.status !== 'error') shape.toolResultsOk += 1;
+          } else if (metadata.langgraph_node === 'agent') {
+            shape.toolCalls += (message.tool_call_chunks ?? []).filter((c) => c.name).length;
+            if (typeof message.content === 'string' && message.content !== '') {
+              if (shape.tokens === 0) ttftMs = performance.now() - started;
+              shape.tokens += 1;
+            }
+          }
+        }
+      }
+      if (shape.terminal === 'none') shape.terminal = 'done';
+      return { shape, ttftMs, totalMs: performance.now() - started } satisfies PeerTurn;
+    },
+    async startIdleRun(thread) {
+      const run = await client.runs.create(thread, ASSISTANT, {
+        input: { messages: [{ role: 'user', content: 'Hello?' }] },
+        streamMode: ['messages-tuple'],
+        streamResumable: true,
+      });
+      return () => joinIdle(client, thread, run.run_id);
+    },
+    stop: () => proc.stop(),
+  };
+}
+
+/**
+ * `runs.joinStream` of a run, resolved once its first event (the replayed `metadata` of the
+ * resumable run) arrived; the stream is then drained in the background until `close` aborts it.
+ */
+async function joinIdle(client: Client, thread: string, runId: string): Promise<OpenStream> {
+  const controller = new AbortController();
+  const stream = client.runs
+    .joinStream(thread, runId, {
+      signal: controller.signal,
+      lastEventId: '-1',
+    })
+    [Symbol.asyncIterator]();
+  const first = await stream.next();
+  if (first.done) throw new Error(`the joined stream of run ${runId} ended at once`);
+  const drain = async (): Promise<void> => {
+    for (;;) if ((await stream.next()).done) return;
+  };
+  // Ends with an AbortError when `close` aborts: expected, nothing to report.
+  drain().catch(() => undefined);
+  return { close: () => controller.abort() };
+}

@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const START_TIMEOUT_MS = 90_000;
+const READY_POLL_MS = 20;
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface PeerProcess {
+  /** e.g. `http://127.0.0.1:41234` */
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** SIGTERM, then SIGKILL when it has not exited within 10 s. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface PeerProcessOptions {
+  repoRoot: string;
+  /** The script's file name in tools/bench/src/peers. */
+  script: string;
+  /** Its working directory (where a peer keeps files of its own). */
+  cwd: string;
+  env: Record<string, string>;
+  /** A path answered 200 once the peer serves requests. */
+  readyPath: string;
+  /** When set, the peer writes a V8 CPU profile there when it exits. */
+  profileDir?: string | undefined;
+}
+
+/**
+ * Spawns a peer server script of this folder in its own Node process (like our server, so a peer
+ * never shares the client's event loop), waits for its `listening <url>` line, then polls
+ * `readyPath` until it answers 200. Its log is discarded like our server's; stderr is kept for
+ * failure reports.
+ */
+export async function startPeerProcess(options: PeerProcessOptions): Promise<PeerProcess> {
+  const script = path.join(options.repoRoot, 'tools/bench/src/peers', options.script);
+  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    cwd: options.cwd,
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      NODE_ENV: 'production',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-8_000);
+  });
+  let stdout = '';
+  let url: string | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (url !== undefined) return;
+    stdout = (stdout + chunk.toString('utf8')).slice(-8_000);
+    url = /^listening (http:\/\/\S+)$/m.exec(stdout)?.[1];
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+      resolve();
+    });
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    for (;;) {
+      if (exitCode !== undefined) {
+        throw new Error(`${options.script} exited with ${String(exitCode)}:\n${stderr}`);
+      }
+      if (performance.now() - started > START_TIMEOUT_MS) {
+        throw new Error(
+          `${options.script} did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`,
+        );
+      }
+      if (url !== undefined) {
+        const status = await fetch(`${url}${options.readyPath}`).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+          () => 0,
+        );
+        if (status === 200) break;
+      }
+      await sleep(READY_POLL_MS);
+    }
+    if (child.pid === undefined || url === undefined) {
+      throw new Error(`${options.script} has no pid`);
+    }
+    return { url, pid: child.pid, child, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
