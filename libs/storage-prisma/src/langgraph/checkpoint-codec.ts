@@ -225,7 +225,8 @@ export function inlineSegments(
       let index = copied.get(key);
       if (index === undefined) {
         const segment = source[ref.index];
-        if (!segment) throw new Error(`segment ${ref.index} of checkpoint ${ref.holder} is missing`);
+        if (!segment)
+          throw new Error(`segment ${ref.index} of checkpoint ${ref.holder} is missing`);
         index = segments.push(segment) - 1;
         copied.set(key, index);
       }

@@ -380,7 +380,12 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         items: value.slice(),
         bytes,
       });
-      if (channel === MESSAGES_CHANNEL && parentId !== null && parent?.kind === 'list' && parent.items) {
+      if (
+        channel === MESSAGES_CHANNEL &&
+        parentId !== null &&
+        parent?.kind === 'list' &&
+        parent.items
+      ) {
         messagesBase = { checkpointId: parentId, kept: plan.kept };
       }
     }
@@ -425,11 +430,8 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     );
     if (!blob) return undefined;
     // Copies, so a child's cached entries never pin the whole parent blob.
-    return decodeCheckpointBlob(blob).entries.map(
-      (entry): KnownEntry =>
-        entry.kind === 'value'
-          ? { ...entry, value: entry.value.slice() }
-          : { ...entry, bytes: 0 },
+    return decodeCheckpointBlob(blob).entries.map((entry): KnownEntry =>
+      entry.kind === 'value' ? { ...entry, value: entry.value.slice() } : { ...entry, bytes: 0 },
     );
   }
 
