@@ -87,7 +87,10 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
     const floorThread = randomUUID();
 
     const operations: Record<string, Operation> = {
-      [FLOOR.key]: async (i) => checkTurn(FLOOR.label, i + 1, await floor(floorThread, prompt(i))),
+      [FLOOR.key]: async (i) => {
+        checkTurn(FLOOR.label, i + 1, await floor(floorThread, prompt(i)));
+        if ((i + 1) % 50 === 0) ctx.log(`  long thread: turn ${i + 1} of ${turns}`);
+      },
     };
     for (const { contender, agent, sessionId } of started) {
       operations[contender.key] = async (i) =>
