@@ -78,56 +78,64 @@ const decoder = new TextDecoder();
 
 /** Encodes `blob` as `LGC2`. */
 export function encodeCheckpointBlob(blob: CheckpointBlob): Uint8Array<ArrayBuffer> {
-  const chunks: Uint8Array[] = [];
-  let size = MAGIC_V2.length;
-  const bytes = (value: Uint8Array): void => {
-    chunks.push(uint32(value.length), value);
-    size += 4 + value.length;
-  };
-  const text = (value: string): void => bytes(encoder.encode(value));
+  const skeletonType = encoder.encode(blob.skeletonType);
+  const segments = blob.segments.map((segment) => ({
+    ...segment,
+    type: encoder.encode(segment.type),
+  }));
+  const entries = blob.entries.map((entry) => ({
+    entry,
+    channel: encoder.encode(entry.channel),
+    version: encoder.encode(entry.version),
+    type: entry.kind === 'value' ? encoder.encode(entry.type) : undefined,
+    holders: entry.kind === 'list' ? entry.refs.map((ref) => encoder.encode(ref.holder)) : [],
+  }));
+  let size = MAGIC_V2.length + 4 + skeletonType.length + 4 + blob.skeleton.length + 4 + 4;
+  for (const segment of segments) size += 12 + segment.type.length + segment.value.length;
+  for (const { entry, channel, version, type, holders } of entries) {
+    size += 12 + channel.length + version.length;
+    if (entry.kind === 'value') size += 8 + (type?.length ?? 0) + entry.value.length;
+    else size += 4 + holders.reduce((sum, holder) => sum + 16 + holder.length, 0);
+  }
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC_V2, 0);
+  let offset = MAGIC_V2.length;
   const int = (value: number): void => {
-    chunks.push(uint32(value));
-    size += 4;
+    view.setUint32(offset, value);
+    offset += 4;
   };
-  text(blob.skeletonType);
+  const bytes = (value: Uint8Array): void => {
+    int(value.length);
+    out.set(value, offset);
+    offset += value.length;
+  };
+  bytes(skeletonType);
   bytes(blob.skeleton);
-  int(blob.segments.length);
-  for (const segment of blob.segments) {
-    text(segment.type);
+  int(segments.length);
+  for (const segment of segments) {
+    bytes(segment.type);
     bytes(segment.value);
     int(segment.count);
   }
-  int(blob.entries.length);
-  for (const entry of blob.entries) {
+  int(entries.length);
+  for (const { entry, channel, version, type, holders } of entries) {
     int(entry.kind === 'value' ? KIND_VALUE : KIND_LIST);
-    text(entry.channel);
-    text(entry.version);
+    bytes(channel);
+    bytes(version);
     if (entry.kind === 'value') {
-      text(entry.type);
+      bytes(type ?? new Uint8Array());
       bytes(entry.value);
       continue;
     }
     int(entry.refs.length);
-    for (const ref of entry.refs) {
-      text(ref.holder);
+    entry.refs.forEach((ref, i) => {
+      bytes(holders[i] ?? new Uint8Array());
       int(ref.index);
       int(ref.start);
       int(ref.count);
-    }
+    });
   }
-  const out = new Uint8Array(size);
-  out.set(MAGIC_V2, 0);
-  let offset = MAGIC_V2.length;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
-function uint32(value: number): Uint8Array {
-  const out = new Uint8Array(4);
-  new DataView(out.buffer).setUint32(0, value);
   return out;
 }
 

@@ -366,7 +366,13 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       }
       const parent = parentByChannel.get(channel);
       const plan = planList(value, parent, checkpoint.id, segments.length);
-      let bytes = parent?.kind === 'list' ? parent.bytes : 0;
+      // The memory the value pins, estimated: the parent's share for the kept items, plus
+      // the new segments.
+      const parentItems = parent?.kind === 'list' ? (parent.items?.length ?? 0) : 0;
+      let bytes =
+        parent?.kind === 'list' && parentItems > 0
+          ? Math.round((parent.bytes * plan.kept) / parentItems)
+          : 0;
       for (const { start, end } of plan.fresh) {
         const [type, serialized] = await this.dump(value.slice(start, end), field);
         segments.push({ type, value: serialized, count: end - start });
@@ -580,7 +586,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         known.push({ ...entry, value: entry.value.slice() });
         continue;
       }
-      const items: unknown[] = [];
+      let items: unknown[] = [];
       let bytes = 0;
       for (const ref of entry.refs) {
         const segment = holders.get(ref.holder)?.[ref.index];
@@ -595,7 +601,12 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
           values = loaded;
           decoded.set(key, values);
         }
-        for (let i = ref.start; i < ref.start + ref.count; i += 1) items.push(values[i]);
+        if (entry.refs.length === 1 && ref.start === 0 && ref.count === values.length) {
+          // The whole value is one whole segment, decoded for this read alone.
+          items = values;
+        } else {
+          for (let i = ref.start; i < ref.start + ref.count; i += 1) items.push(values[i]);
+        }
         bytes += Math.round((segment.value.length * ref.count) / Math.max(1, segment.count));
       }
       channelValues[entry.channel] = items;
