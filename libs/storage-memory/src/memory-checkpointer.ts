@@ -20,8 +20,9 @@ import {
   ROOT_CHECKPOINT_NS,
   StorageError,
   checkpointMessages,
-  planListSegments,
 } from '@cognition/storage';
+import type { ChannelSource, SegmentSlice } from './memory-array-channels';
+import { assembleArrays, storeArrays } from './memory-array-channels';
 
 /**
  * The first `kept` entries of a checkpoint's `messages` channel are those of checkpoint
@@ -47,31 +48,6 @@ export interface CheckpointProjector {
 
 /** One checkpoint as `MemorySaver` keeps it: serialized checkpoint, metadata, parent id. */
 type StoredCheckpoint = [Uint8Array, Uint8Array, string | undefined];
-
-/** Consecutive items of an array channel value, serialized as one array. */
-interface Segment {
-  bytes: Uint8Array;
-  count: number;
-}
-
-/** Items `start … start + count − 1` of `segment`. */
-interface SegmentSlice {
-  segment: Segment;
-  start: number;
-  count: number;
-}
-
-/**
- * Where a checkpoint's value of one channel is stored: in `holder`, the serialized checkpoint
- * (itself or an ancestor) whose `put` listed the channel in `newVersions`, at `version`; for
- * an array value, in `slices` of segments instead (see `planListSegments` of
- * `@cognition/storage`).
- */
-interface ChannelSource {
-  version: string;
-  holder: Uint8Array;
-  slices?: readonly SegmentSlice[];
-}
 
 /**
  * LangGraph's `MemorySaver`, storing channel deltas, whose `put` on the root namespace of a
@@ -313,31 +289,16 @@ export class ProjectingMemorySaver extends MemorySaver {
       parentId === undefined ? undefined : this.storage[threadId]?.[namespace]?.[parentId];
     const parentSources = parentAtStart && this.sources.get(parentAtStart[0]);
     const recent = this.recentArrays.get(`${threadId}\u0000${namespace}`);
-    const parentArrays = recent?.checkpointId === parentId ? recent?.arrays : undefined;
-    const lists = new Map<string, SegmentSlice[]>();
-    let freshBytes = 0;
-    let base: MessagesBase | undefined;
-    for (const [channel, value] of Object.entries(changed)) {
-      if (!Array.isArray(value)) continue;
-      const ranges = parentSources?.get(channel)?.slices;
-      const items = parentArrays?.get(channel);
-      const plan = planListSegments<SegmentSlice>(
-        value,
-        ranges && items ? { items, ranges } : undefined,
-        (slice, count) => ({ ...slice, count }),
-      );
-      const slices = [...plan.kept];
-      for (const { start, end } of plan.fresh) {
-        const [, bytes] = await this.serde.dumpsTyped(value.slice(start, end));
-        freshBytes += bytes.byteLength;
-        slices.push({ segment: { bytes, count: end - start }, start: 0, count: end - start });
-      }
-      lists.set(channel, slices);
-      delete changed[channel];
-      if (channel === MESSAGES_CHANNEL && parentId !== undefined && ranges && items) {
-        base = { checkpointId: parentId, kept: plan.keptItems };
-      }
-    }
+    const { lists, freshBytes, keptMessages } = await storeArrays(
+      this.serde,
+      changed,
+      parentSources,
+      recent?.checkpointId === parentId ? recent?.arrays : undefined,
+    );
+    let base: MessagesBase | undefined =
+      parentId !== undefined && keptMessages !== undefined
+        ? { checkpointId: parentId, kept: keptMessages }
+        : undefined;
     const [[, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
       this.serde.dumpsTyped({ ...copyCheckpoint(checkpoint), channel_values: changed }),
       this.serde.dumpsTyped(metadata),
@@ -403,7 +364,7 @@ export class ProjectingMemorySaver extends MemorySaver {
     const checkpoint = (await this.serde.loadsTyped('json', serializedCheckpoint)) as Checkpoint;
     if (sources) {
       await this.addCarriedValues(checkpoint, serializedCheckpoint, sources);
-      await this.addArrayValues(checkpoint, sources);
+      await assembleArrays(this.serde, checkpoint, sources);
     }
     // Pre-v4 checkpoints kept pending sends as writes on their parent.
     if (checkpoint.v < 4 && parentId !== undefined)
@@ -433,32 +394,6 @@ export class ProjectingMemorySaver extends MemorySaver {
       };
     }
     return tuple;
-  }
-
-  /** Assembles the array values kept as segments; each segment is decoded once. */
-  private async addArrayValues(
-    checkpoint: Checkpoint,
-    sources: ReadonlyMap<string, ChannelSource>,
-  ): Promise<void> {
-    const decoded = new Map<Segment, unknown[]>();
-    for (const [channel, { slices }] of sources) {
-      if (!slices) continue;
-      const items: unknown[] = [];
-      for (const { segment, start, count } of slices) {
-        let values = decoded.get(segment);
-        if (!values) {
-          values = (await this.serde.loadsTyped('json', segment.bytes)) as unknown[];
-          decoded.set(segment, values);
-        }
-        for (let i = start; i < start + count; i += 1) items.push(values[i]);
-      }
-      Object.defineProperty(checkpoint.channel_values, channel, {
-        value: items,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
   }
 
   /** Adds the values of the channels an ancestor stored; each ancestor is decoded once. */

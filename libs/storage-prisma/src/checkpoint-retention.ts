@@ -73,6 +73,8 @@ export class PrismaCheckpointRetention implements CheckpointRetentionStore {
           const survivors = await tx.checkpoint.findMany({
             where: { threadId, checkpointNs: ROOT_CHECKPOINT_NS, checkpointId: { gt: oldest } },
             select: { checkpointId: true, checkpoint: true },
+            // One order for every pruner, so two never lock the same rows in opposite orders.
+            orderBy: { checkpointId: 'asc' },
           });
           for (const row of survivors) {
             const inlined = inlineSegments(row.checkpoint, row.checkpointId, holders);

@@ -36,6 +36,7 @@ import type {
 import { PostgresCheckpointSql } from './checkpoint-sql-postgres';
 import { SqliteCheckpointSql } from './checkpoint-sql-sqlite';
 import type { KnownEntry } from './list-channels';
+import { RecentCheckpoints } from './recent-checkpoints';
 import { listLength, planList } from './list-channels';
 import { assertStorableString } from './namespace';
 
@@ -129,15 +130,18 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     );
     const row = rows[0];
     if (!row) return undefined;
+    // A read of the latest checkpoint is how a run starts: its child is written against the
+    // values handed out here. Reads of a given id (time travel, history) are left out, so what
+    // their callers do with the values never matters to the next put.
+    const latest = !checkpointId;
     const { tuple, known } = await this.toTuple(
       row,
       groupWrites(writes).get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
       new Map(),
+      [],
+      latest,
     );
-    // A read of the latest checkpoint is how a run starts: its child is written against the
-    // values handed out here. Reads of a given id (time travel, history) are left out, so what
-    // their callers do with the values never matters to the next put.
-    if (!checkpointId) this.recent.remember(threadId, checkpointNs, row.checkpointId, known);
+    if (latest) this.recent.remember(threadId, checkpointNs, row.checkpointId, known);
     return tuple;
   }
 
@@ -475,6 +479,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
           writesByCheckpoint.get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
           holders,
           rows,
+          false,
         )
       ).tuple;
     }
@@ -484,9 +489,10 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     row: CheckpointRow,
     writes: WriteRow[],
     holders: HolderSegments,
-    page: readonly CheckpointRow[] = [],
+    page: readonly CheckpointRow[],
+    keep: boolean,
   ): Promise<{ tuple: CheckpointTuple; known: KnownEntry[] }> {
-    const { checkpoint, known } = await this.loadCheckpoint(row, holders, page).catch(
+    const { checkpoint, known } = await this.loadCheckpoint(row, holders, page, keep).catch(
       (error: unknown) => {
         throw new StorageError(
           'STORAGE_ERROR',
@@ -554,13 +560,14 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Decodes a row: its skeleton, its value entries, and its list entries assembled from the
-   * segments they refer to (this row's, the page's, else read in one query). Returns what the
-   * saver knows of each channel for a child's put.
+   * segments they refer to (this row's, the page's, else read in one query). With `keep`, also
+   * returns what the saver knows of each channel for a child's put (copies: empty otherwise).
    */
   private async loadCheckpoint(
     row: CheckpointRow,
     holders: HolderSegments,
     page: readonly CheckpointRow[],
+    keep: boolean,
   ): Promise<{ checkpoint: Checkpoint; known: KnownEntry[] }> {
     const blob = decodeCheckpointBlob(row.checkpoint);
     const skeleton = (await this.serde.loadsTyped(blob.skeletonType, blob.skeleton)) as Omit<
@@ -573,7 +580,8 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       return version !== undefined && String(version) === entry.version;
     });
     holders.set(row.checkpointId, blob.segments);
-    await this.fetchHolders(row, foreignHolders(current, row.checkpointId), holders, page);
+    const foreign = foreignHolders(current, row.checkpointId);
+    if (foreign.length > 0) await this.fetchHolders(row, foreign, holders, page);
     const decoded = new Map<string, unknown[]>();
     const channelValues: Record<string, unknown> = {};
     const known: KnownEntry[] = [];
@@ -583,7 +591,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         // the row's blob. Everything else is decoded straight from the view.
         const data = entry.type === 'bytes' ? entry.value.slice() : entry.value;
         channelValues[entry.channel] = await this.serde.loadsTyped(entry.type, data);
-        known.push({ ...entry, value: entry.value.slice() });
+        if (keep) known.push({ ...entry, value: entry.value.slice() });
         continue;
       }
       let items: unknown[] = [];
@@ -610,7 +618,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         bytes += Math.round((segment.value.length * ref.count) / Math.max(1, segment.count));
       }
       channelValues[entry.channel] = items;
-      known.push({ ...entry, items: items.slice(), bytes });
+      if (keep) known.push({ ...entry, items: items.slice(), bytes });
     }
     return {
       checkpoint: {
@@ -660,68 +668,6 @@ type HolderSegments = Map<string, Segment[]>;
 function storedEntry(entry: KnownEntry): ChannelEntry {
   if (entry.kind === 'value') return entry;
   return { kind: 'list', channel: entry.channel, version: entry.version, refs: entry.refs };
-}
-
-/**
- * The channel entries of the checkpoint this saver stored last per (thread, namespace), so the
- * next `put` of that thread (whose parent it almost always is) copies the unchanged channels
- * without reading the parent back. It only ever returns what this process itself wrote for that
- * exact (thread, namespace, checkpoint id); bounded by thread count and bytes, oldest dropped.
- */
-class RecentCheckpoints {
-  private readonly byKey = new Map<
-    string,
-    { checkpointId: string; entries: KnownEntry[]; bytes: number }
-  >();
-  private bytes = 0;
-
-  constructor(
-    private readonly maxThreads: number,
-    private readonly maxBytes: number,
-  ) {}
-
-  get(threadId: string, checkpointNs: string, checkpointId: string): KnownEntry[] | undefined {
-    const hit = this.byKey.get(recentKey(threadId, checkpointNs));
-    return hit?.checkpointId === checkpointId ? hit.entries : undefined;
-  }
-
-  remember(
-    threadId: string,
-    checkpointNs: string,
-    checkpointId: string,
-    entries: KnownEntry[],
-  ): void {
-    const key = recentKey(threadId, checkpointNs);
-    this.drop(key);
-    const bytes = entries.reduce(
-      (sum, entry) => sum + (entry.kind === 'value' ? entry.value.length : entry.bytes),
-      0,
-    );
-    if (bytes > this.maxBytes) return;
-    this.byKey.set(key, { checkpointId, entries, bytes });
-    this.bytes += bytes;
-    for (const oldest of this.byKey.keys()) {
-      if (this.byKey.size <= this.maxThreads && this.bytes <= this.maxBytes) break;
-      this.drop(oldest);
-    }
-  }
-
-  forgetThread(threadId: string): void {
-    const prefix = recentKey(threadId, '');
-    for (const key of [...this.byKey.keys()]) if (key.startsWith(prefix)) this.drop(key);
-  }
-
-  private drop(key: string): void {
-    const entry = this.byKey.get(key);
-    if (!entry) return;
-    this.bytes -= entry.bytes;
-    this.byKey.delete(key);
-  }
-}
-
-/** NUL cannot occur in stored ids (see `assertStorableString`), so the key is unambiguous. */
-function recentKey(threadId: string, checkpointNs: string): string {
-  return `${threadId}\u0000${checkpointNs}`;
 }
 
 /** Groups writes by checkpoint, each group in {@link sortWrites} order. */
