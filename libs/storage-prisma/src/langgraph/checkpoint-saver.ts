@@ -255,7 +255,9 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         sqlite: (session) => hook.sqlite(session, root),
         postgresql: (client) => hook.postgresql(client, root),
       };
-      const holders = foreignHolders(known, checkpoint.id);
+      // Only root checkpoints are ever deleted while others of their namespace remain
+      // (retention); a subgraph namespace goes whole (thread delete) or newest first (rollback).
+      const holders = checkpointNs === '' ? foreignHolders(known, checkpoint.id) : [];
       const stored = await guard('Cannot store checkpoint', () =>
         this.sql.putCheckpoint(row, bound, holders),
       );
