@@ -20,6 +20,7 @@ import {
   ROOT_CHECKPOINT_NS,
   StorageError,
   checkpointMessages,
+  keepsItems,
 } from '@cognition/storage';
 import type { ChannelSource, SegmentSlice } from './memory-array-channels';
 import { assembleArrays, storeArrays } from './memory-array-channels';
@@ -225,7 +226,7 @@ export class ProjectingMemorySaver extends MemorySaver {
   ): void {
     const arrays = new Map<string, readonly unknown[]>();
     for (const [channel, value] of Object.entries(checkpoint.channel_values ?? {})) {
-      if (Array.isArray(value)) arrays.set(channel, value.slice());
+      if (Array.isArray(value) && keepsItems(value)) arrays.set(channel, value.slice());
     }
     this.recentArrays.set(`${threadId}\u0000${namespace}`, { checkpointId, arrays });
   }

@@ -66,3 +66,14 @@ export function planListSegments<R extends SegmentRange>(
   }
   return { kept, keptItems, fresh };
 }
+
+/**
+ * Whether a checkpointer keeps an array value's items (to compare the next step's with): only
+ * from one segment's worth on. Below it a step re-serializes at most one segment anyway, and
+ * keeping items alive that no graph holds costs the garbage collector more than that (measured:
+ * reading the latest checkpoint of 60-message threads over and over ran at 0.75× the official
+ * SQLite saver with the items kept, 0.95× without).
+ */
+export function keepsItems(value: readonly unknown[]): boolean {
+  return value.length >= MAX_SEGMENT_ITEMS;
+}

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '@cognition/contracts';
-import { MESSAGES_CHANNEL, StorageError } from '@cognition/storage';
+import { MESSAGES_CHANNEL, StorageError, keepsItems } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -389,7 +389,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         channel,
         version: String(version),
         refs: plan.refs,
-        items: value.slice(),
+        ...(keepsItems(value) ? { items: value.slice() } : {}),
         bytes,
       });
       if (
@@ -620,7 +620,8 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         bytes += Math.round((segment.value.length * ref.count) / Math.max(1, segment.count));
       }
       channelValues[entry.channel] = items;
-      if (keep) known.push({ ...entry, items: items.slice(), bytes });
+      if (keep)
+        known.push({ ...entry, ...(keepsItems(items) ? { items: items.slice() } : {}), bytes });
     }
     return {
       checkpoint: {
