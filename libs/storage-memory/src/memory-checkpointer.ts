@@ -9,28 +9,46 @@ import type {
   CheckpointPendingWrite,
   CheckpointTuple,
 } from '@langchain/langgraph-checkpoint';
-import { MemorySaver, copyCheckpoint, getCheckpointId } from '@langchain/langgraph-checkpoint';
-import { ROOT_CHECKPOINT_NS, StorageError, checkpointMessages } from '@cognition/storage';
+import {
+  BaseCheckpointSaver,
+  MemorySaver,
+  copyCheckpoint,
+  getCheckpointId,
+} from '@langchain/langgraph-checkpoint';
+import {
+  MESSAGES_CHANNEL,
+  ROOT_CHECKPOINT_NS,
+  StorageError,
+  checkpointMessages,
+  keepsItems,
+} from '@cognition/storage';
+import type { ChannelSource, SegmentSlice } from './memory-array-channels';
+import { assembleArrays, storeArrays } from './memory-array-channels';
+
+/**
+ * The first `kept` entries of a checkpoint's `messages` channel are those of checkpoint
+ * `checkpointId` (its parent): a projection of that checkpoint has only the rest to apply.
+ */
+export interface MessagesBase {
+  checkpointId: string;
+  kept: number;
+}
 
 /** What the checkpointer needs from the backend to project a session thread's checkpoints. */
 export interface CheckpointProjector {
   /** The id of the session that owns `threadId`, if any. */
   sessionOfThread(threadId: string): string | undefined;
   /** Rewrites the session's message rows; called synchronously right after the checkpoint write. */
-  applyProjection(sessionId: string, checkpointId: string, messages: BaseMessage[]): void;
+  applyProjection(
+    sessionId: string,
+    checkpointId: string,
+    messages: BaseMessage[],
+    base?: MessagesBase,
+  ): void;
 }
 
 /** One checkpoint as `MemorySaver` keeps it: serialized checkpoint, metadata, parent id. */
 type StoredCheckpoint = [Uint8Array, Uint8Array, string | undefined];
-
-/**
- * Where a checkpoint's value of one channel is stored: in `holder`, the serialized checkpoint
- * (itself or an ancestor) whose `put` listed the channel in `newVersions`, at `version`.
- */
-interface ChannelSource {
-  version: string;
-  holder: Uint8Array;
-}
 
 /**
  * LangGraph's `MemorySaver`, storing channel deltas, whose `put` on the root namespace of a
@@ -48,8 +66,13 @@ interface ChannelSource {
  * - everything a read needs is captured synchronously when it starts, so a concurrent `put` or
  *   thread delete never yields a checkpoint with half its channels.
  *
- * `getDeltaChannelHistory` is MemorySaver's own: it seeds from the values stored at each
- * ancestor, which are exactly the deltas kept here.
+ * - an array value (the `messages` channel) is kept as slices of segments: a step whose array
+ *   starts with the very objects of the parent's (LangGraph's messages reducer keeps unchanged
+ *   messages) serializes only the rest, so a step costs what it changed, not the thread's
+ *   length; the projection then rewrites only the rows after the parent's messages.
+ *
+ * `getDeltaChannelHistory` is `BaseCheckpointSaver`'s walk over `getTuple` (MemorySaver's own
+ * reads values from the serialized checkpoints, where array values no longer are).
  */
 export class ProjectingMemorySaver extends MemorySaver {
   /**
@@ -58,8 +81,26 @@ export class ProjectingMemorySaver extends MemorySaver {
    */
   private readonly sources = new WeakMap<Uint8Array, ReadonlyMap<string, ChannelSource>>();
 
+  /** Bytes of the segments each stored checkpoint created (keyed like `sources`). */
+  private readonly segmentBytes = new WeakMap<Uint8Array, number>();
+
+  /**
+   * Per (thread, namespace), the array values of the checkpoint last put or read as the latest
+   * (the very arrays, copied): what the next put, its child, compares its arrays with.
+   */
+  private readonly recentArrays = new Map<
+    string,
+    { checkpointId: string; arrays: Map<string, readonly unknown[]> }
+  >();
+
   constructor(private readonly projector: CheckpointProjector) {
     super();
+  }
+
+  override getDeltaChannelHistory(
+    options: Parameters<BaseCheckpointSaver['getDeltaChannelHistory']>[0],
+  ): ReturnType<BaseCheckpointSaver['getDeltaChannelHistory']> {
+    return BaseCheckpointSaver.prototype.getDeltaChannelHistory.call(this, options);
   }
 
   /** The id of the thread's latest root checkpoint (the greatest id, as getTuple picks it). */
@@ -129,7 +170,8 @@ export class ProjectingMemorySaver extends MemorySaver {
     for (const byId of Object.values(this.storage[threadId] ?? {})) {
       for (const [checkpoint, metadata] of Object.values(byId)) {
         checkpoints += 1;
-        bytes += checkpoint.byteLength + metadata.byteLength;
+        bytes +=
+          checkpoint.byteLength + metadata.byteLength + (this.segmentBytes.get(checkpoint) ?? 0);
       }
     }
     for (const [key, entries] of Object.entries(this.writes)) {
@@ -146,6 +188,9 @@ export class ProjectingMemorySaver extends MemorySaver {
   /** Synchronous deleteThread, so session delete removes the thread in its own atomic step. */
   deleteThreadNow(threadId: string): void {
     delete this.storage[threadId];
+    for (const key of [...this.recentArrays.keys()]) {
+      if (key.startsWith(`${threadId}\u0000`)) this.recentArrays.delete(key);
+    }
     // MemorySaver keys pending writes by JSON.stringify([threadId, namespace, checkpointId]).
     for (const key of Object.keys(this.writes)) {
       const [owner] = JSON.parse(key) as [string];
@@ -166,7 +211,24 @@ export class ProjectingMemorySaver extends MemorySaver {
     const checkpointId = requested || latestId(checkpoints);
     const stored = checkpointId === null ? undefined : checkpoints[checkpointId];
     if (checkpointId === null || !stored) return undefined;
-    return this.toTuple(threadId, namespace, checkpointId, stored);
+    const tuple = await this.toTuple(threadId, namespace, checkpointId, stored);
+    // A read of the latest checkpoint is how a run starts: its child is written against the
+    // arrays handed out here (reads of a given id, time travel, are left out).
+    if (!requested) this.rememberArrays(threadId, namespace, checkpointId, tuple.checkpoint);
+    return tuple;
+  }
+
+  private rememberArrays(
+    threadId: string,
+    namespace: string,
+    checkpointId: string,
+    checkpoint: Checkpoint,
+  ): void {
+    const arrays = new Map<string, readonly unknown[]>();
+    for (const [channel, value] of Object.entries(checkpoint.channel_values ?? {})) {
+      if (Array.isArray(value) && keepsItems(value)) arrays.set(channel, value.slice());
+    }
+    this.recentArrays.set(`${threadId}\u0000${namespace}`, { checkpointId, arrays });
   }
 
   override async *list(
@@ -224,6 +286,20 @@ export class ProjectingMemorySaver extends MemorySaver {
       namespace === ROOT_CHECKPOINT_NS ? this.projector.sessionOfThread(threadId) : undefined;
     const messages = sessionId === undefined ? [] : checkpointMessages(checkpoint);
     const changed = changedValues(checkpoint, newVersions);
+    const parentAtStart =
+      parentId === undefined ? undefined : this.storage[threadId]?.[namespace]?.[parentId];
+    const parentSources = parentAtStart && this.sources.get(parentAtStart[0]);
+    const recent = this.recentArrays.get(`${threadId}\u0000${namespace}`);
+    const { lists, freshBytes, keptMessages } = await storeArrays(
+      this.serde,
+      changed,
+      parentSources,
+      recent?.checkpointId === parentId ? recent?.arrays : undefined,
+    );
+    let base: MessagesBase | undefined =
+      parentId !== undefined && keptMessages !== undefined
+        ? { checkpointId: parentId, kept: keptMessages }
+        : undefined;
     const [[, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
       this.serde.dumpsTyped({ ...copyCheckpoint(checkpoint), channel_values: changed }),
       this.serde.dumpsTyped(metadata),
@@ -244,21 +320,30 @@ export class ProjectingMemorySaver extends MemorySaver {
       StoredCheckpoint
     >);
     const parentStored = parentId === undefined ? undefined : checkpoints[parentId];
-    this.sources.set(
+    const sources = channelSources(
+      checkpoint.channel_versions ?? {},
+      newVersions,
+      Object.keys(changed),
+      lists,
       serializedCheckpoint,
-      channelSources(
-        checkpoint.channel_versions ?? {},
-        newVersions,
-        Object.keys(changed),
-        serializedCheckpoint,
-        parentStored && this.sources.get(parentStored[0]),
-      ),
+      parentStored && this.sources.get(parentStored[0]),
     );
+    // The messages channel carried over unchanged: the parent's messages, all of them.
+    const carried = parentId !== undefined ? sources.get(MESSAGES_CHANNEL) : undefined;
+    if (carried && !Object.hasOwn(newVersions, MESSAGES_CHANNEL) && carried.slices) {
+      base = {
+        checkpointId: parentId as string,
+        kept: carried.slices.reduce((n, s) => n + s.count, 0),
+      };
+    }
+    this.sources.set(serializedCheckpoint, sources);
+    this.segmentBytes.set(serializedCheckpoint, freshBytes);
+    this.rememberArrays(threadId, namespace, checkpointId, checkpoint);
     checkpoints[checkpointId] = [serializedCheckpoint, serializedMetadata, parentId];
     if (namespace === ROOT_CHECKPOINT_NS)
       this.writtenAt.set(`${threadId}\u0000${checkpointId}`, new Date());
     if (sessionId !== undefined && isLatest)
-      this.projector.applyProjection(sessionId, checkpointId, messages);
+      this.projector.applyProjection(sessionId, checkpointId, messages, base);
     return {
       configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId },
     };
@@ -278,7 +363,10 @@ export class ProjectingMemorySaver extends MemorySaver {
     // MemorySaver's own ordering of its write records, so the order matches its putWrites.
     const writes = this._orderedWrites(threadId, namespace, checkpointId);
     const checkpoint = (await this.serde.loadsTyped('json', serializedCheckpoint)) as Checkpoint;
-    if (sources) await this.addCarriedValues(checkpoint, serializedCheckpoint, sources);
+    if (sources) {
+      await this.addCarriedValues(checkpoint, serializedCheckpoint, sources);
+      await assembleArrays(this.serde, checkpoint, sources);
+    }
     // Pre-v4 checkpoints kept pending sends as writes on their parent.
     if (checkpoint.v < 4 && parentId !== undefined)
       await this._migratePendingSends(checkpoint, threadId, namespace, parentId);
@@ -316,8 +404,8 @@ export class ProjectingMemorySaver extends MemorySaver {
     sources: ReadonlyMap<string, ChannelSource>,
   ): Promise<void> {
     const byHolder = new Map<Uint8Array, string[]>();
-    for (const [channel, { holder }] of sources) {
-      if (holder === own) continue;
+    for (const [channel, { holder, slices }] of sources) {
+      if (holder === own || slices) continue;
       const channels = byHolder.get(holder);
       if (channels) channels.push(channel);
       else byHolder.set(holder, [channel]);
@@ -362,6 +450,7 @@ function channelSources(
   versions: ChannelVersions,
   newVersions: ChannelVersions,
   storedChannels: string[],
+  lists: ReadonlyMap<string, readonly SegmentSlice[]>,
   own: Uint8Array,
   parentSources: ReadonlyMap<string, ChannelSource> | undefined,
 ): Map<string, ChannelSource> {
@@ -369,7 +458,9 @@ function channelSources(
   const sources = new Map<string, ChannelSource>();
   for (const [channel, version] of Object.entries(versions)) {
     if (Object.hasOwn(newVersions, channel)) {
-      if (stored.has(channel)) sources.set(channel, { version: String(version), holder: own });
+      const slices = lists.get(channel);
+      if (slices) sources.set(channel, { version: String(version), holder: own, slices });
+      else if (stored.has(channel)) sources.set(channel, { version: String(version), holder: own });
       continue;
     }
     const inherited = parentSources?.get(channel);

@@ -54,6 +54,7 @@ import { clone } from './clone';
 import { MemoryAnalytics } from './memory-analytics';
 import { MemoryArtifactStore } from './memory-artifacts';
 import { ProjectingMemorySaver } from './memory-checkpointer';
+import type { MessagesBase } from './memory-checkpointer';
 import { MemoryStore } from './memory-store';
 import { MemoryEventStore } from './memory-event-store';
 import { MemoryActivityStore } from './memory-activity-store';
@@ -123,8 +124,8 @@ export class MemoryStorage implements StorageBackend {
     );
     this.checkpointer = new ProjectingMemorySaver({
       sessionOfThread: (threadId) => this.state.sessionByThread.get(threadId),
-      applyProjection: (sessionId, checkpointId, messages) =>
-        this.applyProjection(sessionId, checkpointId, messages),
+      applyProjection: (sessionId, checkpointId, messages, base) =>
+        this.applyProjection(sessionId, checkpointId, messages, base),
     });
     this.store = new MemoryStore(() => new Date());
     this.registry = new MemoryRegistryStore(this.now);
@@ -542,21 +543,34 @@ export class MemoryStorage implements StorageBackend {
     return deleted;
   }
 
-  /** Makes the session's rows the projection of `messages` (see planProjection). Synchronous. */
+  /**
+   * Makes the session's rows the projection of `messages` (see planProjection). Synchronous.
+   * With `base`, when the rows are the projection of that checkpoint, the rows before the
+   * base's kept messages stay as they are and only the rest is planned: a step costs what it
+   * changed.
+   */
   private applyProjection(
     sessionId: string,
     checkpointId: string | null,
     messages: BaseMessage[],
+    base?: MessagesBase,
   ): void {
     const record = this.requireSession(sessionId);
-    const rows = this.state.messages.get(sessionId) ?? [];
+    const all = this.state.messages.get(sessionId) ?? [];
+    const from =
+      base && record.projectedCheckpointId === base.checkpointId
+        ? keptMessageCount(messages, base.kept, all)
+        : 0;
+    const kept = all.slice(0, from);
+    const rows = from === 0 ? all : all.slice(from);
     const byId = new Map(rows.map((row) => [row.message.id, row]));
     const plan = planProjection(
       rows.map((row) => ({ id: row.message.id, pending: row.pending })),
-      projectCheckpointMessages(sessionId, messages),
+      projectCheckpointMessages(sessionId, messages, from),
+      from,
     );
     const now = this.now();
-    const next = plan.rows.map((planned): MessageRecord => {
+    const tail = plan.rows.map((planned): MessageRecord => {
       if (planned.kind === 'pending') {
         const row = byId.get(planned.id) as MessageRecord;
         return { ...row, seq: planned.seq };
@@ -565,15 +579,33 @@ export class MemoryStorage implements StorageBackend {
       const createdAt = byId.get(message.id)?.message.createdAt ?? now;
       return { message: copy({ ...message, createdAt }), seq: planned.seq, pending: false };
     });
-    this.state.messages.set(sessionId, next);
+    this.state.messages.set(sessionId, from === 0 ? tail : kept.concat(tail));
     // A message added or removed is activity on the session (lists sort by updatedAt).
-    if (plan.messageCount !== rows.length) {
+    if (plan.messageCount !== all.length) {
       record.session.updatedAt = now;
       record.session.lastActivityAt = now;
     }
     record.session.messageCount = plan.messageCount;
     record.projectedCheckpointId = checkpointId;
   }
+}
+
+/**
+ * How many leading rows stay as they are: the messages among the first `kept` checkpoint
+ * entries (all of them are messages in a thread the runtime writes), provided the rows there
+ * are those messages' projection in order; 0 (project everything) otherwise.
+ */
+function keptMessageCount(
+  messages: readonly BaseMessage[],
+  kept: number,
+  rows: readonly MessageRecord[],
+): number {
+  const count = Math.min(kept, messages.length, rows.length);
+  if (count === 0) return 0;
+  const row = rows[count - 1];
+  const id = messages[count - 1]?.id;
+  const aligned = row?.seq === count - 1 && (id === undefined || row.message.id === id);
+  return aligned ? count : 0;
 }
 
 /**

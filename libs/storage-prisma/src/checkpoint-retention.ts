@@ -6,6 +6,7 @@ import type {
 import { ROOT_CHECKPOINT_NS } from '@cognition/storage';
 import type { PrismaDb } from './db';
 import { guard } from './errors';
+import { decodeCheckpointBlob, inlineSegments } from './langgraph/checkpoint-codec';
 import type { DatabaseProvider } from './migrate';
 
 /** Ids per DELETE statement: bounded, so one prune step never holds locks for long. */
@@ -33,6 +34,11 @@ export class PrismaCheckpointRetention implements CheckpointRetentionStore {
    * One transaction per chunk of ids: the head is re-read inside it (a checkpoint written
    * meanwhile becomes the head and the old head is then prunable, never the new one), writes go
    * first, then the checkpoints. Rows another process deleted already just do not match.
+   * Checkpoints that stay but refer to segments the deleted ones held (the messages channel is
+   * stored as segments shared with ancestors, see `langgraph/list-channels.ts`) get a copy of
+   * those segments first. They are read after the delete: a put that referred to a deleted
+   * checkpoint held a lock on it (PostgreSQL) or the write lock (SQLite), so it has committed
+   * by then and is among them.
    */
   delete(threadId: string, checkpointIds: readonly string[]): Promise<number> {
     const ids = [...new Set(checkpointIds)];
@@ -53,8 +59,38 @@ export class PrismaCheckpointRetention implements CheckpointRetentionStore {
             checkpointNs: ROOT_CHECKPOINT_NS,
             checkpointId: { in: prunable },
           };
+          const doomed = await tx.checkpoint.findMany({
+            where,
+            select: { checkpointId: true, checkpoint: true },
+          });
           await tx.checkpointWrite.deleteMany({ where });
-          return (await tx.checkpoint.deleteMany({ where })).count;
+          const count = (await tx.checkpoint.deleteMany({ where })).count;
+          const holders = new Map(
+            doomed.map((row) => [row.checkpointId, decodeCheckpointBlob(row.checkpoint).segments]),
+          );
+          // Segments are only ever referred to by descendants, whose ids are greater.
+          const oldest = prunable.reduce((a, b) => (a < b ? a : b));
+          const survivors = await tx.checkpoint.findMany({
+            where: { threadId, checkpointNs: ROOT_CHECKPOINT_NS, checkpointId: { gt: oldest } },
+            select: { checkpointId: true, checkpoint: true },
+            // One order for every pruner, so two never lock the same rows in opposite orders.
+            orderBy: { checkpointId: 'asc' },
+          });
+          for (const row of survivors) {
+            const inlined = inlineSegments(row.checkpoint, row.checkpointId, holders);
+            if (!inlined) continue;
+            await tx.checkpoint.update({
+              where: {
+                threadId_checkpointNs_checkpointId: {
+                  threadId,
+                  checkpointNs: ROOT_CHECKPOINT_NS,
+                  checkpointId: row.checkpointId,
+                },
+              },
+              data: { checkpoint: inlined },
+            });
+          }
+          return count;
         });
       }
       return deleted;

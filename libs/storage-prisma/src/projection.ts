@@ -2,6 +2,7 @@ import type { ProjectedMessage } from '@cognition/storage';
 import {
   checkpointMessages,
   isLatestCheckpointId,
+  MESSAGES_CHANNEL,
   planProjection,
   projectCheckpointMessages,
   ROOT_CHECKPOINT_NS,
@@ -87,22 +88,27 @@ interface ProjectionWrites {
 }
 
 /**
- * The writes that make `existing` (the session's rows in `seq` order) the projection of
- * `messages`, following `planProjection` of `@cognition/storage` (shared by every backend).
- * Only rows whose columns or position differ are written.
+ * The writes that make `existing` (the session's rows in `seq` order from position `from` on)
+ * the projection of `messages` (from message `from` on: the rows before it already are the
+ * projection of the messages before it), following `planProjection` of `@cognition/storage`
+ * (shared by every backend). Only rows whose columns or position differ are written. `lowest`
+ * is the session's lowest `seq` (a hand-edited row may hold a negative one), null without rows.
  */
 function planWrites(
   sessionId: string,
   existing: readonly StoredRow[],
   messages: readonly BaseMessage[],
+  from: number,
+  lowest: number | null,
 ): ProjectionWrites {
   const plan = planProjection(
     existing.map((row) => ({ id: row.id, pending: row.source !== 'checkpoint' })),
-    projectCheckpointMessages(sessionId, messages),
+    projectCheckpointMessages(sessionId, messages, from),
+    from,
   );
   const byId = new Map(existing.map((row) => [row.id, row]));
-  // Below every current position (a hand-edited row may hold a negative one).
-  const floor = Math.min(0, existing[0]?.seq ?? 0);
+  // Below every current position.
+  const floor = Math.min(0, lowest ?? 0);
   const writes: ProjectionWrites = {
     deleteIds: plan.deleteIds,
     rewrites: [],
@@ -110,7 +116,7 @@ function planWrites(
     parkedBelow: null,
     creates: [],
     messageCount: plan.messageCount,
-    countChanged: plan.messageCount !== existing.length,
+    countChanged: plan.messageCount !== from + existing.length,
   };
   for (const planned of plan.rows) {
     const id = planned.kind === 'projected' ? planned.message.id : planned.id;
@@ -169,6 +175,13 @@ export interface ProjectionRequest {
   checkpointId: string | null;
   messages: readonly BaseMessage[];
   gate: ProjectionGate;
+  /**
+   * The first `kept` of `messages` are those of checkpoint `checkpointId`: when the session's
+   * rows are that checkpoint's projection (`projected_checkpoint_id`), only the rows from
+   * position `kept` on are read and written, so a step costs what it changed, not the length
+   * of the thread. Otherwise, or without it, every row is.
+   */
+  base?: { checkpointId: string; kept: number };
 }
 
 /**
@@ -187,12 +200,21 @@ export const messageProjectionHook: RootCheckpointHook = {
 };
 
 function rootRequest(put: RootCheckpoint): ProjectionRequest {
-  return {
+  const request: ProjectionRequest = {
     threadId: put.threadId,
     checkpointId: put.checkpointId,
     messages: checkpointMessages(put.checkpoint),
     gate: (latest) => isLatestCheckpointId(put.checkpointId, latest),
   };
+  if (put.messagesBase) {
+    // `kept` counts channel entries; the projection counts the messages among them.
+    const raw = put.checkpoint.channel_values[MESSAGES_CHANNEL] as unknown[];
+    const kept = checkpointMessages({
+      channel_values: { [MESSAGES_CHANNEL]: raw.slice(0, put.messagesBase.kept) },
+    }).length;
+    request.base = { checkpointId: put.messagesBase.checkpointId, kept };
+  }
+  return request;
 }
 
 /**
@@ -216,30 +238,61 @@ export function writeProjection(db: PrismaDb, request: ProjectionRequest): Promi
 const STORED_COLUMNS = `m.id, m.seq, m.source, m.role, m.content, m.tool_calls, m.tool_call_id,
   m.token_count, m.model_used, m.parent_id, m.metadata`;
 
-/** The latest root checkpoint id and the session's rows, in one statement. */
-function latestAndRowsSql(thread: string, session: string): string {
-  return `SELECT l.latest, ${STORED_COLUMNS}
+/**
+ * The latest root checkpoint id, the session's lowest `seq` and its rows from position `from`
+ * on, in one statement (the `(session_id, seq)` index serves both the minimum and the range).
+ */
+function latestAndRowsSql(thread: string, session: string, from: string): string {
+  return `SELECT l.latest, f.lowest, ${STORED_COLUMNS}
     FROM (SELECT max(checkpoint_id) AS latest FROM checkpoints
       WHERE thread_id = ${thread} AND checkpoint_ns = '${ROOT_CHECKPOINT_NS}') l
-    LEFT JOIN messages m ON m.session_id = ${session}
+    CROSS JOIN (SELECT min(seq) AS lowest FROM messages WHERE session_id = ${session}) f
+    LEFT JOIN messages m ON m.session_id = ${session} AND m.seq >= ${from}
     ORDER BY m.seq`;
 }
 
 /** A row of {@link latestAndRowsSql}: the message columns are all null when there is none. */
-type LatestAndRow = { latest: string | null } & (StoredRow | { [K in keyof StoredRow]: null });
+type LatestAndRow = { latest: string | null; lowest: number | null } & (
+  StoredRow | { [K in keyof StoredRow]: null }
+);
 
 function splitLatestAndRows(result: LatestAndRow[]): {
   latest: string | null;
+  lowest: number | null;
   rows: StoredRow[];
 } {
   const rows: StoredRow[] = [];
-  for (const { latest: _, ...row } of result) if (row.id !== null) rows.push(row);
-  return { latest: result[0]?.latest ?? null, rows };
+  for (const { latest: _, lowest: __, ...row } of result) if (row.id !== null) rows.push(row);
+  return { latest: result[0]?.latest ?? null, lowest: result[0]?.lowest ?? null, rows };
+}
+
+/** The session row as the projection's lock returns it. */
+interface LockedSession {
+  id: string;
+  projected_checkpoint_id: string | null;
+}
+
+/** The lowest `seq` a row can hold (the column is a 32-bit integer). */
+const LOWEST_SEQ = -2147483648;
+
+/**
+ * The first message to project and the lowest row position to read: after the base's messages
+ * when the rows are its projection, else every row (hand-edited ones may hold negative positions).
+ */
+function firstPosition(
+  session: LockedSession,
+  request: ProjectionRequest,
+): { from: number; readFrom: number } {
+  const base = request.base;
+  return base && session.projected_checkpoint_id === base.checkpointId
+    ? { from: base.kept, readFrom: base.kept }
+    : { from: 0, readFrom: LOWEST_SEQ };
 }
 
 const SQLITE = {
-  lock: 'UPDATE sessions SET message_count = message_count WHERE thread_id = ? RETURNING id',
-  read: latestAndRowsSql('?', '?'),
+  lock: `UPDATE sessions SET message_count = message_count WHERE thread_id = ?
+    RETURNING id, projected_checkpoint_id`,
+  read: latestAndRowsSql('@thread', '@session', '@from'),
   delete: 'DELETE FROM messages WHERE id = ?',
   rewrite: `UPDATE messages SET seq = @seq, role = @role, content = @content,
     tool_calls = @tool_calls, tool_call_id = @tool_call_id, token_count = @token_count,
@@ -263,14 +316,17 @@ function sqliteTimestamp(date: Date): string {
 
 /** The projection (see {@link ProjectionRequest}) inside the open transaction of `session`. */
 export function projectOnSqlite(session: SqliteSession, request: ProjectionRequest): number | null {
-  const locked = session.prepare<{ id: string }>(SQLITE.lock).get(request.threadId);
+  const locked = session.prepare<LockedSession>(SQLITE.lock).get(request.threadId);
   if (!locked) return null;
   const sessionId = locked.id;
-  const { latest, rows } = splitLatestAndRows(
-    session.prepare<LatestAndRow>(SQLITE.read).all(request.threadId, sessionId),
+  const { from, readFrom } = firstPosition(locked, request);
+  const { latest, lowest, rows } = splitLatestAndRows(
+    session
+      .prepare<LatestAndRow>(SQLITE.read)
+      .all({ thread: request.threadId, session: sessionId, from: readFrom }),
   );
   if (!request.gate(latest)) return null;
-  const writes = planWrites(sessionId, rows, request.messages);
+  const writes = planWrites(sessionId, rows, request.messages, from, lowest);
   if (writes.deleteIds.length > 0) {
     // Deleted rows free their positions before anything moves into them.
     const remove = session.prepare(SQLITE.delete);
@@ -312,8 +368,9 @@ const PROJECTED_NAMES = `id, seq, role, content, tool_calls, tool_call_id, token
   model_used, parent_id, metadata`;
 
 const POSTGRES_TEXT = {
-  lock: 'SELECT id FROM sessions WHERE thread_id = $1 FOR NO KEY UPDATE',
-  read: latestAndRowsSql('$1', '$2'),
+  lock: `SELECT id, projected_checkpoint_id FROM sessions WHERE thread_id = $1
+    FOR NO KEY UPDATE`,
+  read: latestAndRowsSql('$1', '$2', '$3::int'),
   delete: 'DELETE FROM messages WHERE id = ANY($1::text[])',
   rewrite: `UPDATE messages m SET seq = v.seq, role = v.role, content = v.content,
       tool_calls = v.tool_calls, tool_call_id = v.tool_call_id, token_count = v.token_count,
@@ -365,14 +422,15 @@ export async function projectOnPostgres(
     statement: { name: string; text: string },
     values: unknown[],
   ): Promise<pg.QueryResult<Row>> => client.query<Row>({ ...statement, values });
-  const [locked] = (await run<{ id: string }>(POSTGRES.lock, [request.threadId])).rows;
+  const [locked] = (await run<LockedSession>(POSTGRES.lock, [request.threadId])).rows;
   if (!locked) return null;
   const sessionId = locked.id;
-  const { latest, rows } = splitLatestAndRows(
-    (await run<LatestAndRow>(POSTGRES.read, [request.threadId, sessionId])).rows,
+  const { from, readFrom } = firstPosition(locked, request);
+  const { latest, lowest, rows } = splitLatestAndRows(
+    (await run<LatestAndRow>(POSTGRES.read, [request.threadId, sessionId, readFrom])).rows,
   );
   if (!request.gate(latest)) return null;
-  const writes = planWrites(sessionId, rows, request.messages);
+  const writes = planWrites(sessionId, rows, request.messages, from, lowest);
   // Deleted rows free their positions before anything moves into them.
   if (writes.deleteIds.length > 0) await run(POSTGRES.delete, [writes.deleteIds]);
   if (writes.rewrites.length > 0) await run(POSTGRES.rewrite, columnArrays(writes.rewrites));

@@ -5,6 +5,7 @@ export * from './projection';
 export * from './scoped-store';
 export * from './store-ttl';
 export * from './projection-sync';
+export * from './list-segments';
 export * from './store-filter';
 export * from './artifacts';
 export * from './analytics';

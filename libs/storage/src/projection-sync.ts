@@ -61,13 +61,15 @@ export interface ProjectionPlan {
   rows: PlannedRow[];
   /** Rows to delete: previously projected rows the checkpoint no longer contains. */
   deleteIds: string[];
-  /** The session's messageCount after the plan is applied (= rows.length). */
+  /** The session's messageCount after the plan is applied (= offset + rows.length). */
   messageCount: number;
 }
 
 /**
  * Plans how a session's rows become the projection of a checkpoint. Shared by every backend so
- * all project identically:
+ * all project identically (with `offset`, for the rows from position `offset` on, when the rows
+ * before it already are the projection of the checkpoint's first `offset` messages: `existing`
+ * and `projected` then start there too):
  * - each checkpoint message becomes a row at its checkpoint position; a row with the same id
  *   (including a pending input) is updated in place, keeping its `createdAt`;
  * - pending inputs the checkpoint does not contain yet are kept, after the projected rows, in
@@ -79,20 +81,21 @@ export interface ProjectionPlan {
 export function planProjection(
   existing: readonly ExistingMessageRow[],
   projected: readonly ProjectedMessage[],
+  offset = 0,
 ): ProjectionPlan {
   const existingIds = new Set(existing.map((row) => row.id));
   const projectedIds = new Set(projected.map((message) => message.id));
-  const rows: PlannedRow[] = projected.map((message, seq) => ({
+  const rows: PlannedRow[] = projected.map((message, index) => ({
     kind: 'projected',
-    seq,
-    message: { ...message, seq },
+    seq: offset + index,
+    message: { ...message, seq: offset + index },
     existed: existingIds.has(message.id),
   }));
   const deleteIds: string[] = [];
   for (const row of existing) {
     if (projectedIds.has(row.id)) continue;
-    if (row.pending) rows.push({ kind: 'pending', seq: rows.length, id: row.id });
+    if (row.pending) rows.push({ kind: 'pending', seq: offset + rows.length, id: row.id });
     else deleteIds.push(row.id);
   }
-  return { rows, deleteIds, messageCount: rows.length };
+  return { rows, deleteIds, messageCount: offset + rows.length };
 }

@@ -43,19 +43,35 @@ function toolCallsOf(message: BaseMessage): ToolCall[] {
   }));
 }
 
+function roleOf(message: BaseMessage): MessageRole {
+  return ROLE_BY_TYPE[message.getType()] ?? 'user';
+}
+
 /**
  * Derives the message projection of a thread from the `messages` channel of its latest
  * checkpoint. Pure and deterministic, so every backend projects identically.
  * Ids are the LangChain message ids (the fallback for an id-less message is positional).
  * An assistant or tool message without an explicit parent points at the latest user message.
+ * With `from`, only `messages[from…]` are projected (at their positions in the whole list),
+ * exactly as the whole list would project them: what a backend whose rows already hold the
+ * projection of the first `from` messages has left to write.
  */
 export function projectCheckpointMessages(
   sessionId: string,
   messages: readonly BaseMessage[],
+  from = 0,
 ): ProjectedMessage[] {
   let lastUserId: string | null = null;
-  return messages.map((message, seq) => {
-    const role = ROLE_BY_TYPE[message.getType()] ?? 'user';
+  for (let seq = from - 1; seq >= 0; seq -= 1) {
+    const message = messages[seq];
+    if (message && roleOf(message) === 'user') {
+      lastUserId = message.id ?? `${sessionId}:${seq}`;
+      break;
+    }
+  }
+  return messages.slice(from).map((message, index) => {
+    const seq = from + index;
+    const role = roleOf(message);
     const id = message.id ?? `${sessionId}:${seq}`;
     const kwargs = (message.additional_kwargs?.[COGNITION_KWARGS_KEY] ??
       {}) as CognitionMessageKwargs;

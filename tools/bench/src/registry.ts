@@ -4,6 +4,7 @@ import { concurrentTurnsBenchmark } from './benchmarks/concurrent-turns';
 import { durableRunsBenchmark } from './benchmarks/durable-runs';
 import { idleSubscriptionsBenchmark } from './benchmarks/idle-subscriptions';
 import { longConversationBenchmark } from './benchmarks/long-conversation';
+import { longThreadBenchmark } from './benchmarks/long-thread';
 import { messageHistoryBenchmark } from './benchmarks/message-history';
 import { sandboxExecBenchmark } from './benchmarks/sandbox-exec';
 import { startupBenchmark } from './benchmarks/startup';
@@ -27,6 +28,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   durableRunsBenchmark,
   longConversationBenchmark,
   usageAnalyticsBenchmark,
+  longThreadBenchmark,
 ];
 
 /**

@@ -31,6 +31,42 @@ const validation = require('@langchain/langgraph-checkpoint-validation') as {
  * fresh database per spec file; every validation group starts from empty tables, because `list`
  * without a thread id sees every row.
  */
+/**
+ * A `checkpoints.checkpoint` blob as the saver wrote it before segments (magic `LGC1`: skeleton
+ * type and bytes, then channel, version, type and bytes per entry; lengths as big-endian u32).
+ */
+function lgc1(
+  skeletonType: string,
+  skeleton: Uint8Array,
+  entries: readonly (readonly [string, string, string, Uint8Array])[],
+): Uint8Array<ArrayBuffer> {
+  const parts: Uint8Array[] = [new TextEncoder().encode('LGC1')];
+  const field = (bytes: Uint8Array): void => {
+    const length = new Uint8Array(4);
+    new DataView(length.buffer).setUint32(0, bytes.length);
+    parts.push(length, bytes);
+  };
+  const text = (value: string): void => field(new TextEncoder().encode(value));
+  text(skeletonType);
+  field(skeleton);
+  const count = new Uint8Array(4);
+  new DataView(count.buffer).setUint32(0, entries.length);
+  parts.push(count);
+  for (const [channel, version, type, bytes] of entries) {
+    text(channel);
+    text(version);
+    text(type);
+    field(bytes);
+  }
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
 export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
   let database: TestDatabase;
   let opened: OpenedDatabase;
@@ -279,6 +315,46 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
           messages: ['hi'],
           count: 2,
         });
+      });
+
+      it('reads rows written in the LGC1 format and builds on them', async () => {
+        const first = new HumanMessage({ id: 'm1', content: 'stored by an earlier version' });
+        const { channel_values: values, ...skeleton } = checkpointOf(
+          { messages: [first], count: 1 },
+          { messages: 1, count: 1 },
+        );
+        const [skeletonType, skeletonBytes] = await saver.serde.dumpsTyped(skeleton);
+        const entries = await Promise.all(
+          Object.entries(values).map(async ([channel, value]) => {
+            const [type, bytes] = await saver.serde.dumpsTyped(value);
+            return [channel, '1', type, bytes] as const;
+          }),
+        );
+        const [metadataType, metadataBytes] = await saver.serde.dumpsTyped(meta(0));
+        await opened.db.checkpoint.create({
+          data: {
+            threadId: 't',
+            checkpointNs: '',
+            checkpointId: skeleton.id,
+            type: metadataType,
+            checkpoint: lgc1(skeletonType, skeletonBytes, entries),
+            metadata: new Uint8Array(metadataBytes),
+          },
+        });
+        const stored = await saver.getTuple(config('t'));
+        expect(stored?.checkpoint.channel_values).toEqual({ messages: [first], count: 1 });
+        const messages = [...((stored?.checkpoint.channel_values['messages'] as unknown[]) ?? [])];
+        messages.push(new AIMessage({ id: 'm2', content: 'appended' }));
+        const childConfig = await saver.put(
+          config('t', '', skeleton.id),
+          checkpointOf({ messages, count: 1 }, { messages: 2, count: 1 }),
+          meta(1),
+          { messages: 2 },
+        );
+        expect(
+          (await new PrismaCheckpointSaver(opened.db).getTuple(childConfig))?.checkpoint
+            .channel_values,
+        ).toEqual({ messages, count: 1 });
       });
 
       it('does not carry values from a parent deleted with its thread', async () => {

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '@cognition/contracts';
-import { StorageError } from '@cognition/storage';
+import { MESSAGES_CHANNEL, StorageError, keepsItems } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -24,8 +24,8 @@ import type { DatabaseProvider, PrismaDb } from '../db';
 import { guard } from '../errors';
 import { rawConnectionOf } from '../raw-connections';
 import type { SqliteSession } from '../sqlite-connection';
-import type { ChannelEntry } from './checkpoint-codec';
-import { decodeCheckpointBlob, encodeCheckpointBlob } from './checkpoint-codec';
+import type { ChannelEntry, Segment } from './checkpoint-codec';
+import { decodeCheckpointBlob, encodeCheckpointBlob, foreignHolders } from './checkpoint-codec';
 import type {
   CheckpointRow,
   CheckpointSql,
@@ -35,6 +35,9 @@ import type {
 } from './checkpoint-sql';
 import { PostgresCheckpointSql } from './checkpoint-sql-postgres';
 import { SqliteCheckpointSql } from './checkpoint-sql-sqlite';
+import type { KnownEntry } from './list-channels';
+import { RecentCheckpoints } from './recent-checkpoints';
+import { listLength, planList } from './list-channels';
 import { assertStorableString } from './namespace';
 
 /** The root checkpoint a {@link RootCheckpointHook} is called for. */
@@ -43,6 +46,12 @@ export interface RootCheckpoint {
   checkpointId: string;
   /** The full checkpoint LangGraph passed to `put` (every channel value, not only the changed). */
   checkpoint: Checkpoint;
+  /**
+   * Set when the saver knows how the `messages` channel relates to another checkpoint's: its
+   * first `kept` entries are those of checkpoint `checkpointId` (the parent), the rest are new.
+   * A hook that already reflects that checkpoint then has only the rest to apply.
+   */
+  messagesBase?: { checkpointId: string; kept: number };
 }
 
 /**
@@ -71,6 +80,9 @@ export interface PrismaCheckpointSaverOptions {
 /** Bounds of the recent-puts cache (see {@link RecentCheckpoints}). */
 const RECENT_MAX_THREADS = 256;
 const RECENT_MAX_BYTES = 32 * 1024 * 1024;
+
+/** Puts retried after the checkpoints they referred to were deleted, before giving up. */
+const MAX_PUT_ATTEMPTS = 3;
 
 /** Rows of one `list` page are loaded with their writes in one query per this many rows. */
 const LIST_PAGE_SIZE = 100;
@@ -117,12 +129,20 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       this.sql.checkpointWithWrites(threadId, checkpointNs, checkpointId || undefined),
     );
     const row = rows[0];
-    return row
-      ? this.toTuple(
-          row,
-          groupWrites(writes).get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
-        )
-      : undefined;
+    if (!row) return undefined;
+    // A read of the latest checkpoint is how a run starts: its child is written against the
+    // values handed out here. Reads of a given id (time travel, history) are left out, so what
+    // their callers do with the values never matters to the next put.
+    const latest = !checkpointId;
+    const { tuple, known } = await this.toTuple(
+      row,
+      groupWrites(writes).get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
+      new Map(),
+      [],
+      latest,
+    );
+    if (latest) this.recent.remember(threadId, checkpointNs, row.checkpointId, known);
+    return tuple;
   }
 
   async *list(
@@ -202,27 +222,56 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     assertStorableString(checkpoint.id, 'checkpoint.id');
     if (checkpoint.id === '') throw invalid('checkpoint.id', 'must not be empty');
 
-    const [{ entries, blob }, [metadataType, metadataBytes]] = await Promise.all([
-      this.dumpCheckpoint(threadId, checkpointNs, parentId, checkpoint, newVersions),
-      this.dump(metadata, 'metadata'),
-    ]);
-    const row: CheckpointRow = {
-      threadId,
-      checkpointNs,
-      checkpointId: checkpoint.id,
-      parentCheckpointId: parentId,
-      type: metadataType,
-      checkpoint: blob,
-      metadata: metadataBytes,
-    };
+    const [metadataType, metadataBytes] = await this.dump(metadata, 'metadata');
     const hook = checkpointNs === '' ? this.onRootCheckpoint : undefined;
-    const root: RootCheckpoint = { threadId, checkpointId: checkpoint.id, checkpoint };
-    const bound: TransactionHook | undefined = hook && {
-      sqlite: (session) => hook.sqlite(session, root),
-      postgresql: (client) => hook.postgresql(client, root),
-    };
-    await guard('Cannot store checkpoint', () => this.sql.putCheckpoint(row, bound));
-    this.recent.remember(threadId, checkpointNs, checkpoint.id, entries);
+    // A first attempt refers to the segments of the parent as this process last saw it; when
+    // retention deleted one of those checkpoints meanwhile, the parent as stored now is used.
+    for (let attempt = 1; ; attempt += 1) {
+      const fromCache = attempt === 1;
+      const { known, blob, messagesBase } = await this.dumpCheckpoint(
+        threadId,
+        checkpointNs,
+        parentId,
+        checkpoint,
+        newVersions,
+        fromCache,
+      );
+      const row: CheckpointRow = {
+        threadId,
+        checkpointNs,
+        checkpointId: checkpoint.id,
+        parentCheckpointId: parentId,
+        type: metadataType,
+        checkpoint: blob,
+        metadata: metadataBytes,
+      };
+      const root: RootCheckpoint = {
+        threadId,
+        checkpointId: checkpoint.id,
+        checkpoint,
+        ...(messagesBase ? { messagesBase } : {}),
+      };
+      const bound: TransactionHook | undefined = hook && {
+        sqlite: (session) => hook.sqlite(session, root),
+        postgresql: (client) => hook.postgresql(client, root),
+      };
+      // Only root checkpoints are ever deleted while others of their namespace remain
+      // (retention); a subgraph namespace goes whole (thread delete) or newest first (rollback).
+      const holders = checkpointNs === '' ? foreignHolders(known, checkpoint.id) : [];
+      const stored = await guard('Cannot store checkpoint', () =>
+        this.sql.putCheckpoint(row, bound, holders),
+      );
+      if (stored) {
+        this.recent.remember(threadId, checkpointNs, checkpoint.id, known);
+        break;
+      }
+      if (attempt === MAX_PUT_ATTEMPTS) {
+        throw new StorageError(
+          'STORAGE_ERROR',
+          `Cannot store checkpoint ${checkpoint.id}: the checkpoints it builds on keep being deleted`,
+        );
+      }
+    }
     return {
       configurable: {
         thread_id: threadId,
@@ -284,8 +333,9 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Serializes the checkpoint: the skeleton, the values of the channels in `newVersions`, and
-   * for every other versioned channel the parent's stored value when it is at the same version
-   * (copied as bytes).
+   * for every other versioned channel the parent's stored entry when it is at the same version
+   * (bytes or segment references copied, never re-serialized). An array value is stored as
+   * segments (see `list-channels.ts`): only the items that are not the parent's are serialized.
    */
   private async dumpCheckpoint(
     threadId: string,
@@ -293,57 +343,108 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     parentId: string | null,
     checkpoint: Checkpoint,
     newVersions: ChannelVersions,
-  ): Promise<{ entries: ChannelEntry[]; blob: Uint8Array }> {
+    fromCache: boolean,
+  ): Promise<{
+    known: KnownEntry[];
+    blob: Uint8Array;
+    messagesBase: RootCheckpoint['messagesBase'];
+  }> {
     const { channel_values: values = {}, ...skeleton } = checkpoint;
     const versions = checkpoint.channel_versions ?? {};
-    const carried = Object.keys(versions).filter((channel) => !(channel in newVersions));
-    const [[skeletonType, skeletonBytes], parentEntries, entries] = await Promise.all([
+    const [[skeletonType, skeletonBytes], parentEntries] = await Promise.all([
       this.dump(skeleton, 'checkpoint'),
-      carried.length > 0 && parentId !== null
-        ? this.parentEntries(threadId, checkpointNs, parentId)
+      parentId !== null
+        ? this.parentEntries(threadId, checkpointNs, parentId, fromCache)
         : undefined,
-      Promise.all(
-        Object.entries(newVersions)
-          .filter(([channel]) => channel in values)
-          .map(async ([channel, version]): Promise<ChannelEntry> => {
-            const [type, value] = await this.dump(
-              values[channel],
-              `checkpoint.channel_values.${channel}`,
-            );
-            return { channel, version: String(version), type, value };
-          }),
-      ),
     ]);
-    if (parentEntries) {
-      const byChannel = new Map(parentEntries.map((entry) => [entry.channel, entry]));
-      for (const channel of carried) {
-        const entry = byChannel.get(channel);
-        if (entry && entry.version === String(versions[channel])) entries.push(entry);
+    const parentByChannel = new Map((parentEntries ?? []).map((entry) => [entry.channel, entry]));
+    const segments: Segment[] = [];
+    const known: KnownEntry[] = [];
+    let messagesBase: RootCheckpoint['messagesBase'];
+    for (const [channel, version] of Object.entries(newVersions)) {
+      if (!(channel in values)) continue;
+      const value = values[channel];
+      const field = `checkpoint.channel_values.${channel}`;
+      if (!Array.isArray(value)) {
+        const [type, bytes] = await this.dump(value, field);
+        known.push({ kind: 'value', channel, version: String(version), type, value: bytes });
+        continue;
+      }
+      const parent = parentByChannel.get(channel);
+      const plan = planList(value, parent, checkpoint.id, segments.length);
+      // The memory the value pins, estimated: the parent's share for the kept items, plus
+      // the new segments.
+      const parentItems = parent?.kind === 'list' ? (parent.items?.length ?? 0) : 0;
+      let bytes =
+        parent?.kind === 'list' && parentItems > 0
+          ? Math.round((parent.bytes * plan.kept) / parentItems)
+          : 0;
+      for (const { start, end } of plan.fresh) {
+        const [type, serialized] = await this.dump(value.slice(start, end), field);
+        segments.push({ type, value: serialized, count: end - start });
+        bytes += serialized.length;
+      }
+      known.push({
+        kind: 'list',
+        channel,
+        version: String(version),
+        refs: plan.refs,
+        ...(keepsItems(value) ? { items: value.slice() } : {}),
+        bytes,
+      });
+      if (
+        channel === MESSAGES_CHANNEL &&
+        parentId !== null &&
+        parent?.kind === 'list' &&
+        parent.items
+      ) {
+        messagesBase = { checkpointId: parentId, kept: plan.kept };
       }
     }
+    for (const [channel, version] of Object.entries(versions)) {
+      if (channel in newVersions) continue;
+      const entry = parentByChannel.get(channel);
+      if (!entry || entry.version !== String(version)) continue;
+      known.push(entry);
+      if (channel === MESSAGES_CHANNEL && parentId !== null) {
+        const kept = entry.kind === 'list' ? listLength(entry.refs) : undefined;
+        const current = values[channel];
+        if (kept !== undefined || Array.isArray(current)) {
+          messagesBase = {
+            checkpointId: parentId,
+            kept: kept ?? (current as unknown[]).length,
+          };
+        }
+      }
+    }
+    const entries = known.map(storedEntry);
     return {
-      entries,
-      blob: encodeCheckpointBlob({ skeletonType, skeleton: skeletonBytes, entries }),
+      known,
+      blob: encodeCheckpointBlob({ skeletonType, skeleton: skeletonBytes, segments, entries }),
+      messagesBase,
     };
   }
 
-  /** The channel entries of the parent: from the recent-puts cache, else read back. */
+  /**
+   * The channel entries of the parent: from the recent-puts cache, else read back (then array
+   * values are known by their segment references only, not their items).
+   */
   private async parentEntries(
     threadId: string,
     checkpointNs: string,
     parentId: string,
-  ): Promise<ChannelEntry[] | undefined> {
-    const cached = this.recent.get(threadId, checkpointNs, parentId);
+    fromCache: boolean,
+  ): Promise<KnownEntry[] | undefined> {
+    const cached = fromCache ? this.recent.get(threadId, checkpointNs, parentId) : undefined;
     if (cached) return cached;
     const blob = await guard('Cannot read parent checkpoint', () =>
       this.sql.checkpointBlob(threadId, checkpointNs, parentId),
     );
     if (!blob) return undefined;
     // Copies, so a child's cached entries never pin the whole parent blob.
-    return decodeCheckpointBlob(blob).entries.map((entry) => ({
-      ...entry,
-      value: entry.value.slice(),
-    }));
+    return decodeCheckpointBlob(blob).entries.map((entry): KnownEntry =>
+      entry.kind === 'value' ? { ...entry, value: entry.value.slice() } : { ...entry, bytes: 0 },
+    );
   }
 
   /** Serializes `value`; a value the serializer refuses is bad input named by `field`. */
@@ -364,29 +465,44 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Turns checkpoint rows and their writes into tuples, one row at a time (decoding is most of
-   * the cost of a read; a caller that stops early does not pay for the rest).
+   * the cost of a read; a caller that stops early does not pay for the rest). Segments held by
+   * rows of the page are taken from the page.
    */
   private async *tuples(
     rows: CheckpointRow[],
     writes: WriteRow[],
   ): AsyncGenerator<CheckpointTuple> {
     const writesByCheckpoint = groupWrites(writes);
+    const holders: HolderSegments = new Map();
     for (const row of rows) {
-      yield await this.toTuple(
-        row,
-        writesByCheckpoint.get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
-      );
+      yield (
+        await this.toTuple(
+          row,
+          writesByCheckpoint.get(writeKey(row.threadId, row.checkpointNs, row.checkpointId)) ?? [],
+          holders,
+          rows,
+          false,
+        )
+      ).tuple;
     }
   }
 
-  private async toTuple(row: CheckpointRow, writes: WriteRow[]): Promise<CheckpointTuple> {
-    const checkpoint = await this.loadCheckpoint(row.checkpoint).catch((error: unknown) => {
-      throw new StorageError(
-        'STORAGE_ERROR',
-        `Cannot decode checkpoint ${row.checkpointId} of thread ${row.threadId}: ${String(error)}`,
-        { cause: error },
-      );
-    });
+  private async toTuple(
+    row: CheckpointRow,
+    writes: WriteRow[],
+    holders: HolderSegments,
+    page: readonly CheckpointRow[],
+    keep: boolean,
+  ): Promise<{ tuple: CheckpointTuple; known: KnownEntry[] }> {
+    const { checkpoint, known } = await this.loadCheckpoint(row, holders, page, keep).catch(
+      (error: unknown) => {
+        throw new StorageError(
+          'STORAGE_ERROR',
+          `Cannot decode checkpoint ${row.checkpointId} of thread ${row.threadId}: ${String(error)}`,
+          { cause: error },
+        );
+      },
+    );
     if (row.parentCheckpointId !== null && checkpoint.v < 4) {
       await this.migratePendingSends(row, row.parentCheckpointId, checkpoint);
     }
@@ -419,7 +535,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         },
       };
     }
-    return tuple;
+    return { tuple, known };
   }
 
   /**
@@ -444,88 +560,117 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       existing.length > 0 ? maxChannelVersion(...existing) : this.getNextVersion(undefined);
   }
 
-  private async loadCheckpoint(bytes: Uint8Array): Promise<Checkpoint> {
-    const blob = decodeCheckpointBlob(bytes);
+  /**
+   * Decodes a row: its skeleton, its value entries, and its list entries assembled from the
+   * segments they refer to (this row's, the page's, else read in one query). With `keep`, also
+   * returns what the saver knows of each channel for a child's put (copies: empty otherwise).
+   */
+  private async loadCheckpoint(
+    row: CheckpointRow,
+    holders: HolderSegments,
+    page: readonly CheckpointRow[],
+    keep: boolean,
+  ): Promise<{ checkpoint: Checkpoint; known: KnownEntry[] }> {
+    const blob = decodeCheckpointBlob(row.checkpoint);
     const skeleton = (await this.serde.loadsTyped(blob.skeletonType, blob.skeleton)) as Omit<
       Checkpoint,
       'channel_values'
     >;
     const versions = skeleton.channel_versions ?? {};
-    const channelValues: Record<string, unknown> = {};
-    for (const entry of blob.entries) {
+    const current = blob.entries.filter((entry) => {
       const version = versions[entry.channel];
-      if (version === undefined || String(version) !== entry.version) continue;
-      // Serializers return 'bytes' values as given: those get a copy, so a value never pins
-      // the row's blob. Everything else is decoded straight from the view.
-      const data = entry.type === 'bytes' ? entry.value.slice() : entry.value;
-      channelValues[entry.channel] = await this.serde.loadsTyped(entry.type, data);
+      return version !== undefined && String(version) === entry.version;
+    });
+    holders.set(row.checkpointId, blob.segments);
+    const foreign = foreignHolders(current, row.checkpointId);
+    if (foreign.length > 0) await this.fetchHolders(row, foreign, holders, page);
+    const decoded = new Map<string, unknown[]>();
+    const channelValues: Record<string, unknown> = {};
+    const known: KnownEntry[] = [];
+    for (const entry of current) {
+      if (entry.kind === 'value') {
+        // Serializers return 'bytes' values as given: those get a copy, so a value never pins
+        // the row's blob. Everything else is decoded straight from the view.
+        const data = entry.type === 'bytes' ? entry.value.slice() : entry.value;
+        channelValues[entry.channel] = await this.serde.loadsTyped(entry.type, data);
+        if (keep) known.push({ ...entry, value: entry.value.slice() });
+        continue;
+      }
+      let items: unknown[] = [];
+      let bytes = 0;
+      for (const ref of entry.refs) {
+        const segment = holders.get(ref.holder)?.[ref.index];
+        if (!segment) {
+          throw new Error(`segment ${ref.index} of checkpoint ${ref.holder} is missing`);
+        }
+        const key = `${ref.holder}\u0000${ref.index}`;
+        let values = decoded.get(key);
+        if (!values) {
+          const loaded: unknown = await this.serde.loadsTyped(segment.type, segment.value);
+          if (!Array.isArray(loaded)) throw new Error(`segment ${key} is not an array`);
+          values = loaded;
+          decoded.set(key, values);
+        }
+        if (entry.refs.length === 1 && ref.start === 0 && ref.count === values.length) {
+          // The whole value is one whole segment, decoded for this read alone.
+          items = values;
+        } else {
+          for (let i = ref.start; i < ref.start + ref.count; i += 1) items.push(values[i]);
+        }
+        bytes += Math.round((segment.value.length * ref.count) / Math.max(1, segment.count));
+      }
+      channelValues[entry.channel] = items;
+      if (keep)
+        known.push({ ...entry, ...(keepsItems(items) ? { items: items.slice() } : {}), bytes });
     }
     return {
-      ...skeleton,
-      channel_versions: { ...versions },
-      versions_seen: skeleton.versions_seen ?? {},
-      channel_values: channelValues,
+      checkpoint: {
+        ...skeleton,
+        channel_versions: { ...versions },
+        versions_seen: skeleton.versions_seen ?? {},
+        channel_values: channelValues,
+      },
+      known,
     };
+  }
+
+  /** Puts the segments of checkpoints `ids` into `holders`: from `page`, else one query. */
+  private async fetchHolders(
+    row: CheckpointRow,
+    ids: readonly string[],
+    holders: HolderSegments,
+    page: readonly CheckpointRow[],
+  ): Promise<void> {
+    const missing: string[] = [];
+    for (const id of ids) {
+      if (holders.has(id)) continue;
+      const inPage = page.find(
+        (other) =>
+          other.checkpointId === id &&
+          other.threadId === row.threadId &&
+          other.checkpointNs === row.checkpointNs,
+      );
+      if (inPage) holders.set(id, decodeCheckpointBlob(inPage.checkpoint).segments);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return;
+    const blobs = await guard('Cannot read checkpoint segments', () =>
+      this.sql.checkpointBlobs(row.threadId, row.checkpointNs, missing),
+    );
+    for (const [id, bytes] of blobs) holders.set(id, decodeCheckpointBlob(bytes).segments);
   }
 }
 
 /**
- * The channel entries of the checkpoint this saver stored last per (thread, namespace), so the
- * next `put` of that thread (whose parent it almost always is) copies the unchanged channels
- * without reading the parent back. It only ever returns what this process itself wrote for that
- * exact (thread, namespace, checkpoint id); bounded by thread count and bytes, oldest dropped.
+ * Segments of checkpoints by id, gathered during one read (a page of `list` shares them). Keys
+ * are checkpoint ids of the thread and namespace of the rows being read.
  */
-class RecentCheckpoints {
-  private readonly byKey = new Map<
-    string,
-    { checkpointId: string; entries: ChannelEntry[]; bytes: number }
-  >();
-  private bytes = 0;
+type HolderSegments = Map<string, Segment[]>;
 
-  constructor(
-    private readonly maxThreads: number,
-    private readonly maxBytes: number,
-  ) {}
-
-  get(threadId: string, checkpointNs: string, checkpointId: string): ChannelEntry[] | undefined {
-    const hit = this.byKey.get(recentKey(threadId, checkpointNs));
-    return hit?.checkpointId === checkpointId ? hit.entries : undefined;
-  }
-
-  remember(
-    threadId: string,
-    checkpointNs: string,
-    checkpointId: string,
-    entries: ChannelEntry[],
-  ): void {
-    const key = recentKey(threadId, checkpointNs);
-    this.drop(key);
-    const bytes = entries.reduce((sum, entry) => sum + entry.value.length, 0);
-    if (bytes > this.maxBytes) return;
-    this.byKey.set(key, { checkpointId, entries, bytes });
-    this.bytes += bytes;
-    for (const oldest of this.byKey.keys()) {
-      if (this.byKey.size <= this.maxThreads && this.bytes <= this.maxBytes) break;
-      this.drop(oldest);
-    }
-  }
-
-  forgetThread(threadId: string): void {
-    const prefix = recentKey(threadId, '');
-    for (const key of [...this.byKey.keys()]) if (key.startsWith(prefix)) this.drop(key);
-  }
-
-  private drop(key: string): void {
-    const entry = this.byKey.get(key);
-    if (!entry) return;
-    this.bytes -= entry.bytes;
-    this.byKey.delete(key);
-  }
-}
-
-/** NUL cannot occur in stored ids (see `assertStorableString`), so the key is unambiguous. */
-function recentKey(threadId: string, checkpointNs: string): string {
-  return `${threadId}\u0000${checkpointNs}`;
+/** The stored form of what the saver knows of a channel (list items stay in memory). */
+function storedEntry(entry: KnownEntry): ChannelEntry {
+  if (entry.kind === 'value') return entry;
+  return { kind: 'list', channel: entry.channel, version: entry.version, refs: entry.refs };
 }
 
 /** Groups writes by checkpoint, each group in {@link sortWrites} order. */

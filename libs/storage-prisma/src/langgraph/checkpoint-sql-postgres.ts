@@ -80,6 +80,18 @@ const INSERT_WRITES_REPLACE = {
   text: insertWritesSql(`DO UPDATE SET channel = excluded.channel, type = excluded.type,
     value = excluded.value, task_path = excluded.task_path`),
 };
+const CHECKPOINT_BLOBS = {
+  name: 'cognition_checkpoint_blobs',
+  text: `SELECT checkpoint_id, checkpoint AS data FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])`,
+};
+/** The checkpoints a put refers to, locked so retention cannot delete them before it commits. */
+const LOCK_HOLDERS = {
+  name: 'cognition_lock_holders',
+  text: `SELECT checkpoint_id FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])
+    FOR KEY SHARE`,
+};
 /** Both deletes in one statement, so they commit together. */
 const DELETE_THREAD = {
   name: 'cognition_delete_thread',
@@ -204,7 +216,23 @@ export class PostgresCheckpointSql implements CheckpointSql {
     return row ? ownBytes(row.data) : undefined;
   }
 
-  async putCheckpoint(row: CheckpointRow, hook?: TransactionHook): Promise<void> {
+  async checkpointBlobs(
+    threadId: string,
+    checkpointNs: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, Uint8Array>> {
+    const result = await this.pool.query<{ checkpoint_id: string; data: Buffer }>({
+      ...CHECKPOINT_BLOBS,
+      values: [threadId, checkpointNs, checkpointIds],
+    });
+    return new Map(result.rows.map((row) => [row.checkpoint_id, ownBytes(row.data)]));
+  }
+
+  async putCheckpoint(
+    row: CheckpointRow,
+    hook: TransactionHook | undefined,
+    holders: readonly string[],
+  ): Promise<boolean> {
     const values = [
       row.threadId,
       row.checkpointNs,
@@ -214,13 +242,21 @@ export class PostgresCheckpointSql implements CheckpointSql {
       row.checkpoint,
       row.metadata,
     ];
-    if (!hook) {
+    if (!hook && holders.length === 0) {
       await this.pool.query({ ...UPSERT_CHECKPOINT, values });
-      return;
+      return true;
     }
-    await inPostgresTransaction(this.pool, async (client) => {
+    return inPostgresTransaction(this.pool, async (client) => {
+      if (holders.length > 0) {
+        const found = await client.query({
+          ...LOCK_HOLDERS,
+          values: [row.threadId, row.checkpointNs, holders],
+        });
+        if (found.rowCount !== holders.length) return false;
+      }
       await client.query({ ...UPSERT_CHECKPOINT, values });
-      await hook.postgresql(client);
+      await hook?.postgresql(client);
+      return true;
     });
   }
 

@@ -63,6 +63,9 @@ const CHECKPOINT_WRITES = `
 const CHECKPOINT_BLOB = `SELECT checkpoint AS data FROM checkpoints
   WHERE thread_id = @thread AND checkpoint_ns = @ns AND checkpoint_id = @id`;
 
+const CHECKPOINT_EXISTS = `SELECT 1 AS data FROM checkpoints
+  WHERE thread_id = @thread AND checkpoint_ns = @ns AND checkpoint_id = @id`;
+
 const CHANNEL_WRITES = `
   SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value AS data,
     task_path
@@ -185,7 +188,33 @@ export class SqliteCheckpointSql implements CheckpointSql {
     });
   }
 
-  async putCheckpoint(row: CheckpointRow, hook?: TransactionHook): Promise<void> {
+  checkpointBlobs(
+    threadId: string,
+    checkpointNs: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, Uint8Array>> {
+    return this.connection.run((session) => {
+      const read = session.prepare<{ data: Buffer }>(CHECKPOINT_BLOB);
+      const blobs = new Map<string, Uint8Array>();
+      // One indexed lookup per id: prepared and synchronous, cheaper than an IN list whose
+      // statement text would change with the number of ids.
+      session.database
+        .transaction(() => {
+          for (const id of checkpointIds) {
+            const row = read.get({ thread: threadId, ns: checkpointNs, id });
+            if (row) blobs.set(id, ownBytes(row.data));
+          }
+        })
+        .deferred();
+      return blobs;
+    });
+  }
+
+  async putCheckpoint(
+    row: CheckpointRow,
+    hook: TransactionHook | undefined,
+    holders: readonly string[],
+  ): Promise<boolean> {
     const params = {
       thread: row.threadId,
       ns: row.checkpointNs,
@@ -198,13 +227,19 @@ export class SqliteCheckpointSql implements CheckpointSql {
     const upsert = (session: SqliteSession): void => {
       session.prepare(UPSERT_CHECKPOINT).run(params);
     };
-    if (!hook) {
+    if (!hook && holders.length === 0) {
       await this.connection.run(upsert);
-      return;
+      return true;
     }
-    await inSqliteTransaction(this.connection, (session) => {
+    // BEGIN IMMEDIATE: the write lock is held from the check to the commit.
+    return inSqliteTransaction(this.connection, (session) => {
+      const exists = session.prepare<{ data: number }>(CHECKPOINT_EXISTS);
+      for (const id of holders) {
+        if (!exists.get({ thread: row.threadId, ns: row.checkpointNs, id })) return false;
+      }
       upsert(session);
-      hook.sqlite(session);
+      hook?.sqlite(session);
+      return true;
     });
   }
 

@@ -43,11 +43,24 @@ export interface CheckpointSql {
     checkpointNs: string,
     checkpointId: string,
   ): Promise<Uint8Array | undefined>;
+  /** The stored `checkpoint` blobs of the given checkpoints that exist, by id. */
+  checkpointBlobs(
+    threadId: string,
+    checkpointNs: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, Uint8Array>>;
   /**
-   * Upserts the checkpoint row. With `hook`, in one transaction on one connection: the upsert,
-   * then the hook of the provider; a throwing hook rolls both back.
+   * Upserts the checkpoint row, unless a checkpoint of `holders` (same thread and namespace:
+   * the ones whose segments the row refers to) does not exist: then nothing is written and the
+   * result is false. The holders are locked against deletion until the row commits. With
+   * `hook`, in one transaction on one connection: the check, the upsert, then the hook of the
+   * provider; a throwing hook rolls everything back.
    */
-  putCheckpoint(row: CheckpointRow, hook?: TransactionHook): Promise<void>;
+  putCheckpoint(
+    row: CheckpointRow,
+    hook: TransactionHook | undefined,
+    holders: readonly string[],
+  ): Promise<boolean>;
   /**
    * Inserts writes atomically: `replace` overwrites rows with the same
    * `(thread, ns, checkpoint, task, idx)`, otherwise existing rows win.

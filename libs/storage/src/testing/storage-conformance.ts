@@ -6,6 +6,7 @@ import { eventTests } from './events-conformance';
 import { isolationTests } from './isolation-conformance';
 import { lifecycleTests } from './lifecycle-conformance';
 import { timeTravelTests } from './time-travel-conformance';
+import { longThreadTests } from './long-thread-conformance';
 import { retentionTests } from './retention-conformance';
 import { leaseTests } from './lease-conformance';
 import { pausedTests } from './paused-conformance';
@@ -58,6 +59,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     searchTests(ctx);
     lifecycleTests(ctx);
     timeTravelTests(ctx);
+    longThreadTests(ctx);
     retentionTests(ctx);
     registryTests(ctx);
   });
