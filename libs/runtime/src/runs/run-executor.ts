@@ -121,19 +121,7 @@ export class RunExecutor {
       const stored = input.fresh ? null : await ctx.storage.runs.get(active.runId);
       // Spent before a pause for a decision (or before a crash that came after one).
       priorUsage = stored?.usage ?? null;
-      // The head the thread stands on before the run first starts: what a rollback returns to
-      // (a resumed run keeps the one recorded then).
       const firstStart = !stored?.startedAt;
-      const head = firstStart
-        ? await ctx.storage.checkpointer.getTuple({
-            configurable: { thread_id: session.threadId, checkpoint_ns: '' },
-          })
-        : undefined;
-      await ctx.storage.runs.update(active.runId, {
-        status: 'running',
-        startedAt: stored?.startedAt ?? new Date(),
-        ...(firstStart ? { baseCheckpointId: head?.checkpoint.id ?? null } : {}),
-      });
       if (!input.resumed || input.decisions) emitter.emit({ type: 'status', status: 'thinking' });
       // Read at every start (by the send, for a fresh run): an agent or provider changed
       // through the registry API applies to the next run on every node.
@@ -218,6 +206,16 @@ export class RunExecutor {
       };
       const state = await graph.getState(config);
       const history = (state.values as { messages?: BaseMessage[] }).messages ?? [];
+      // Running from here; the checkpoint the thread stands on before the run first starts is
+      // what a rollback returns to (a resumed run keeps the one recorded then). Taken from the
+      // state just read: reading the head once more would decode the whole thread again.
+      const head = (state.config.configurable as { checkpoint_id?: string } | undefined)
+        ?.checkpoint_id;
+      await ctx.storage.runs.update(active.runId, {
+        status: 'running',
+        startedAt: stored?.startedAt ?? new Date(),
+        ...(firstStart ? { baseCheckpointId: head ?? null } : {}),
+      });
       let final: { messages?: BaseMessage[] };
       if (input.decisions) {
         // Redoes the `tools` step the run paused in, where `interrupt()` returns the decisions.
