@@ -9,12 +9,15 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import { Writable } from 'node:stream';
 import superjson from 'superjson';
-import { apiKeyFingerprint } from './env';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
 import { createTestApp } from './testing/test-app';
 import type { Listening } from './testing/trpc-reference';
 import {
+  ALICE,
+  AUTH,
+  BOB,
+  KEY,
   drain,
   listen,
   recordWrites,
@@ -25,13 +28,6 @@ import {
 import { trpcMessageStreamMiddleware } from './trpc-message-stream';
 
 const ROUTE = '/trpc/messages.stream?batch=1';
-const KEY = 'stream-key-0123456789';
-const AUTH = {
-  scoping: { enabled: true, keys: ['user'] },
-  apiKeys: [{ id: apiKeyFingerprint(KEY), key: KEY }],
-};
-const ALICE = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'alice' };
-const BOB = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'bob' };
 
 /** The request `httpBatchStreamLink` makes for one `messages.stream` call. */
 async function post(

@@ -7,15 +7,16 @@ import type {
 } from '@cognition/api';
 import { createApiContext, createCaller, resolveCaller } from '@cognition/api';
 import type { Request, RequestHandler } from 'express';
-import { once } from 'node:events';
 import type { ServerMetrics } from './telemetry/metrics';
 import {
+  abortedOnClose,
   errorShapeOf,
   isAbortError,
   isObject,
   requestIdOf,
   routerConfig,
   serialize,
+  writeFrame,
 } from './trpc-wire';
 
 /**
@@ -131,10 +132,7 @@ export function trpcMessageStreamMiddleware(deps: TrpcMessageStreamDeps): Reques
       return;
     }
 
-    const gone = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
+    const gone = abortedOnClose(res);
     res.status(200);
     res.setHeader('Content-Type', 'application/json');
     res.setHeader('Vary', 'trpc-accept, accept');
@@ -167,10 +165,7 @@ export function trpcMessageStreamMiddleware(deps: TrpcMessageStreamDeps): Reques
         for await (const envelope of source) {
           if (gone.signal.aborted || res.destroyed) break;
           events += 1;
-          if (!res.write(`${serialize([EVENTS_CHUNK, 1, [[envelope]]])}\n`)) {
-            // A slow client: wait for the socket to drain instead of buffering without bound.
-            await Promise.race([once(res, 'drain'), once(res, 'close')]);
-          }
+          await writeFrame(res, `${serialize([EVENTS_CHUNK, 1, [[envelope]]])}\n`);
         }
         if (!gone.signal.aborted && !res.destroyed) res.write(RETURN_LINE);
       } catch (cause) {

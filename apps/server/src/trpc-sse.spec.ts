@@ -7,12 +7,15 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import { Writable } from 'node:stream';
 import superjson from 'superjson';
-import { apiKeyFingerprint } from './env';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
 import { createTestApp } from './testing/test-app';
 import type { Listening } from './testing/trpc-reference';
 import {
+  ALICE,
+  AUTH,
+  BOB,
+  KEY,
   drain,
   listen,
   recordWrites,
@@ -23,14 +26,6 @@ import {
 import { trpcRunEventsMiddleware } from './trpc-sse';
 
 const RUN_EVENTS_ROUTE = '/trpc/runs.events';
-
-const KEY = 'events-key-0123456789';
-const AUTH = {
-  scoping: { enabled: true, keys: ['user'] },
-  apiKeys: [{ id: apiKeyFingerprint(KEY), key: KEY }],
-};
-const ALICE = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'alice' };
-const BOB = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'bob' };
 
 /** Whole SSE frames among the strings `res.write` received. */
 function sseFrames(writes: ReturnType<typeof recordWrites>): string[] {

@@ -2,15 +2,16 @@ import type { ApiContext, ApiServices, AuthConfig, RouterInputs } from '@cogniti
 import { createApiContext, createCaller, resolveCaller, toTRPCError } from '@cognition/api';
 import { isTrackedEnvelope, TRPCError } from '@trpc/server';
 import type { Request, RequestHandler } from 'express';
-import { once } from 'node:events';
 import type { ServerMetrics } from './telemetry/metrics';
 import {
+  abortedOnClose,
   errorShapeOf,
   isAbortError,
   isObject,
   requestIdOf,
   routerConfig,
   serialize,
+  writeFrame,
 } from './trpc-wire';
 
 /**
@@ -112,10 +113,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
       next();
       return;
     }
-    const gone = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
+    const gone = abortedOnClose(res);
 
     // Like tRPC: the context (authentication) first, then the input, then the procedure, which
     // resolves once its lookups passed (a session outside the scope fails here, before events).
@@ -163,10 +161,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
           throw new Error(`${PROCEDURE_PATH} yielded an untracked item`);
         events += 1;
         ping?.refresh();
-        if (!res.write(`data: ${serialize(item[1])}\nid: ${item[0]}\n\n\n`)) {
-          // A slow client: wait for the socket to drain instead of buffering without bound.
-          await Promise.race([once(res, 'drain'), once(res, 'close')]);
-        }
+        await writeFrame(res, `data: ${serialize(item[1])}\nid: ${item[0]}\n\n\n`);
       }
       if (!gone.signal.aborted && !res.destroyed) res.write(RETURN_FRAME);
     } catch (cause) {

@@ -1,7 +1,8 @@
 import type { ApiContext } from '@cognition/api';
 import { appRouter } from '@cognition/api';
 import { getTRPCErrorFromUnknown, getTRPCErrorShape } from '@trpc/server';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -48,4 +49,18 @@ export function errorShapeOf(
     req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
   }
   return getTRPCErrorShape({ config: routerConfig, error, ...call });
+}
+
+/** Aborted when the client goes away before the response finished. */
+export function abortedOnClose(res: Response): AbortController {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone;
+}
+
+/** Writes one frame; when the socket is full (a slow client), waits for it to drain or close. */
+export async function writeFrame(res: Response, frame: string): Promise<void> {
+  if (!res.write(frame)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }

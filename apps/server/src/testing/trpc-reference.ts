@@ -9,6 +9,7 @@ import type { Express } from 'express';
 import { createServer, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { apiKeyFingerprint } from '../env';
 import type { TestApp } from './test-app';
 
 /**
@@ -16,6 +17,15 @@ import type { TestApp } from './test-app';
  * the reference they must match (tRPC's own Express adapter on the same services), a listener
  * that can cut streams like a network failure, and a record of `res.write` calls.
  */
+
+/** Scoping by `user`, one API key: the callers of these specs. */
+export const KEY = 'stream-key-0123456789';
+export const AUTH: AuthConfig = {
+  scoping: { enabled: true, keys: ['user'] },
+  apiKeys: [{ id: apiKeyFingerprint(KEY), key: KEY }],
+};
+export const ALICE = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'alice' };
+export const BOB = { Authorization: `Bearer ${KEY}`, 'X-Cognition-Scope-User': 'bob' };
 
 /** The streaming procedures served by hand (subscriptions and streamed mutations). */
 const STREAM_ROUTES = ['/trpc/runs.events', '/trpc/messages.stream'];

@@ -1,28 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { CognitionClient } from '@cognition/client';
-import type { AgentEvent } from '@cognition/contracts';
-import {
-  AgentRegistry,
-  AgentTurn,
-  ProviderRegistry,
-  ToolCatalog,
-  UsageMeter,
-  createAgentGraph,
-  createChatModel,
-  isProviderOutage,
-  loadLlmConfig,
-  newRunId,
-  toToolDefinition,
-} from '@cognition/runtime';
-import type { BoundChatModel } from '@cognition/runtime';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { createLocalSandbox } from '@cognition/sandbox';
-import type { ExecutionBackend } from '@cognition/sandbox';
-import { HumanMessage } from '@langchain/core/messages';
-import { MemorySaver } from '@langchain/langgraph';
 import { sampleLatencies } from '../harness/measure';
 import { compare, formatLatency, formatMs, summarizeLatencies } from '../harness/stats';
 import type { Operation } from '../harness/measure';
@@ -32,9 +12,8 @@ import type { PeerName } from '../peers/start';
 import { ALL_PEERS, startPeers, stopPeers } from '../peers/start';
 import { processCpuMs } from '../support/process-cpu';
 import type { AgentServer, AgentServerProvider, TurnShape } from '../support/agent-server';
+import { createInProcessAgent } from '../support/in-process-agent';
 import {
-  BENCH_MODEL,
-  shapeOf,
   startAgentServer,
   streamTurn,
   toolThenAnswer,
@@ -43,82 +22,10 @@ import {
   turnProblem,
 } from '../support/agent-server';
 
-/** As RunManager's default: graph steps per run. */
-const MAX_STEPS = 50;
-
 /** @throws Error when a turn was not one successful tool call and a 50-token answer. */
 function checkTurn(who: string, shape: TurnShape): void {
   const problem = turnProblem(shape, TURN_ANSWER_TOKENS);
   if (problem !== null) throw new Error(`${who}: ${problem}`);
-}
-
-/**
- * The floor: the agent graph a RunManager runs for a session (`AgentTurn` steps in
- * `createAgentGraph`), built the way `RunManager.execute` builds it — the server's provider
- * configuration pointed at the same fake model, a fresh chat model bound to the agent's tools
- * per turn, the LLM circuit breaker, the usage meter, the local sandbox on a per-session
- * workspace — but checkpointed by LangGraph's `MemorySaver` and with events kept in an array
- * instead of storage, the event log and a client connection.
- */
-async function createFloor(
-  fake: FakeOpenAIServer,
-  workspaceRoot: string,
-): Promise<(i: number) => Promise<TurnShape>> {
-  const providers = new ProviderRegistry(
-    loadLlmConfig({
-      provider: 'openai_compatible',
-      model: BENCH_MODEL,
-      openaiCompatibleBaseUrl: fake.baseUrl,
-    }),
-  );
-  const agents = await AgentRegistry.load(workspaceRoot);
-  const agent = agents.get('default');
-  if (!agent) throw new Error('the built-in agent "default" is missing');
-  const catalog = new ToolCatalog();
-  const breakers = new CircuitBreakerRegistry();
-  const sandbox = createLocalSandbox();
-  const saver = new MemorySaver();
-
-  return async () => {
-    const sessionId = randomUUID();
-    const resolved = providers.resolve({}, agent);
-    const tools = catalog.forAgent(agent, agents.subagents());
-    const chat = createChatModel(resolved);
-    if (!chat.bindTools) throw new Error('the openai_compatible chat model cannot bind tools');
-    const model: BoundChatModel = chat.bindTools(tools.map(toToolDefinition));
-    let backend: Promise<ExecutionBackend> | null = null;
-    const events: AgentEvent[] = [];
-    const userId = randomUUID();
-    const turn = new AgentTurn({
-      agent,
-      tools,
-      model,
-      resolved,
-      breaker: breakers.get(`llm:${resolved.provider.id}`, { isFailure: isProviderOutage }),
-      signal: new AbortController().signal,
-      emit: (event) => events.push(event),
-      streamToClient: true,
-      parentId: userId,
-      runId: newRunId(),
-      usage: new UsageMeter(resolved.provider.id, resolved.model, providers.price(resolved.model)),
-      backend: () => {
-        backend ??= (async () => {
-          const root = path.join(workspaceRoot, sessionId);
-          await mkdir(root, { recursive: true });
-          return sandbox.forSession(sessionId, root);
-        })();
-        return backend;
-      },
-      delegate: () => Promise.reject(new Error('the benchmark turn does not delegate')),
-    });
-    const graph = createAgentGraph(turn, saver);
-    await graph.invoke(
-      { messages: [new HumanMessage({ id: userId, content: TURN_PROMPT })] },
-      { configurable: { thread_id: sessionId }, recursionLimit: MAX_STEPS },
-    );
-    // The graph has no terminal event of its own: RunManager emits `done` once invoke resolves.
-    return { ...shapeOf(events), terminal: 'done' };
-  };
 }
 
 async function createSessions(client: CognitionClient, count: number): Promise<string[]> {
@@ -179,10 +86,12 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
     }
     const floorWorkspace = path.join(ctx.tmpDir, 'floor');
     await mkdir(floorWorkspace, { recursive: true });
-    const floor = await createFloor(fake, floorWorkspace);
+    // The floor: the same graph in-process on MemorySaver (support/in-process-agent.ts), a
+    // fresh thread per turn like our sessions.
+    const floor = await createInProcessAgent(fake, floorWorkspace);
 
     const contenders: Record<string, Operation> = {
-      floor: async (i) => checkTurn('floor', await floor(i)),
+      floor: async () => checkTurn('floor', await floor(randomUUID(), TURN_PROMPT)),
     };
     for (const { contender, agent, sessions } of started) {
       contenders[contender.provider] = async (i) => {
