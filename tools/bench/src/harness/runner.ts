@@ -4,7 +4,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BenchArgsError } from './cli-args';
 import { runFacts } from './machine';
-import { isComparison } from './stats';
 import type { Benchmark, BenchmarkRun, PlannedBenchmark, RunReport } from './types';
 
 export interface RunOptions {
@@ -101,7 +100,7 @@ export function allGoalsMet(report: RunReport): boolean {
         (row) =>
           !row.failure &&
           row.comparison?.verdict !== 'missed' &&
-          (row.peers ?? []).every((peer) => !isComparison(peer) || peer.verdict !== 'missed'),
+          (row.peers ?? []).every((peer) => peer.verdict !== 'missed'),
       ),
   );
 }

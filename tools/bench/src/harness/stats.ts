@@ -1,4 +1,4 @@
-import type { Comparison, Goal, PeerComparison, Verdict } from './types';
+import type { Comparison, Goal, Verdict } from './types';
 
 /**
  * The `p`-th percentile (0–100) of `values` by linear interpolation between the closest ranks
@@ -77,11 +77,6 @@ export function compare(
   return goal
     ? { against, againstFigures, ratio, goal, verdict: verdictOf(ratio, goal) }
     : { against, againstFigures, ratio };
-}
-
-/** Whether a peer entry carries a ratio (rather than the reason there is none). */
-export function isComparison(entry: PeerComparison): entry is Comparison {
-  return 'ratio' in entry;
 }
 
 /** A duration in ms with three significant digits and a sensible unit. */

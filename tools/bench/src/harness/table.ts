@@ -1,5 +1,5 @@
-import { formatGoal, formatRatio, isComparison } from './stats';
-import type { BenchmarkRun, Comparison, PeerComparison, ResultRow } from './types';
+import { formatGoal, formatRatio } from './stats';
+import type { BenchmarkRun, Comparison, ResultRow } from './types';
 
 export const TABLE_HEADER = [
   '#',
@@ -41,12 +41,9 @@ export function rowCells(id: number, row: ResultRow): string[] {
   ];
 }
 
-/** The line under a row that compares its case with one peer (or says why it cannot). */
-export function peerCells(id: number, peer: PeerComparison): string[] {
-  const head = [String(id), PEER_LINE_CASE, '—'];
-  return isComparison(peer)
-    ? [...head, ...comparisonCells(peer, peer.verdict ?? 'report')]
-    : [...head, `${peer.against}: —`, '—', '—', `not comparable: ${peer.reason}`];
+/** The line under a row that compares its case with one peer. */
+export function peerCells(id: number, peer: Comparison): string[] {
+  return [String(id), PEER_LINE_CASE, '—', ...comparisonCells(peer, peer.verdict ?? 'report')];
 }
 
 /** Every line of the runs: each row, then one per peer (an errored benchmark is one line). */

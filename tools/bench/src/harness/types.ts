@@ -23,16 +23,6 @@ export interface Comparison {
   verdict?: Verdict;
 }
 
-/** A peer that could not be measured in a case, and why: the table says so instead of a ratio. */
-export interface NotComparable {
-  /** The peer, e.g. `LangGraph API server (in-memory)`. */
-  against: string;
-  reason: string;
-}
-
-/** How a case relates to one peer measured beside it: a comparison, or why there is none. */
-export type PeerComparison = Comparison | NotComparable;
-
 /** One line of a benchmark's result table. */
 export interface ResultRow {
   /** e.g. `SQLite put`. Unique within its benchmark. */
@@ -44,7 +34,7 @@ export interface ResultRow {
   /** The floor (or the one reference) of the case. */
   comparison?: Comparison;
   /** Peers measured in the same run, each `ours / peer` (one table line each, under the row). */
-  peers?: PeerComparison[];
+  peers?: Comparison[];
   /** Set when a case has an absolute requirement (e.g. `0 errors`) that failed. */
   failure?: string;
 }
