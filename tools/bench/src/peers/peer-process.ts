@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { untilReady } from '../support/child-server';
 
 const START_TIMEOUT_MS = 90_000;
 const READY_POLL_MS = 20;
@@ -39,7 +38,6 @@ export interface PeerProcessOptions {
 export async function startPeerProcess(options: PeerProcessOptions): Promise<PeerProcess> {
   const script = path.join(options.repoRoot, 'tools/bench/src/peers', options.script);
   const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: options.cwd,
     env: {
@@ -49,10 +47,6 @@ export async function startPeerProcess(options: PeerProcessOptions): Promise<Pee
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-8_000);
-  });
   let stdout = '';
   let url: string | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
@@ -60,47 +54,16 @@ export async function startPeerProcess(options: PeerProcessOptions): Promise<Pee
     stdout = (stdout + chunk.toString('utf8')).slice(-8_000);
     url = /^listening (http:\/\/\S+)$/m.exec(stdout)?.[1];
   });
-  let exitCode: number | null | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exitCode = code ?? (signal ? -1 : null);
-      resolve();
-    });
+  const { stop } = await untilReady(child, {
+    what: options.script,
+    readyUrl: () => (url === undefined ? undefined : `${url}${options.readyPath}`),
+    pollMs: READY_POLL_MS,
+    timeoutMs: START_TIMEOUT_MS,
+    stopTimeoutMs: STOP_TIMEOUT_MS,
   });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-  try {
-    for (;;) {
-      if (exitCode !== undefined) {
-        throw new Error(`${options.script} exited with ${String(exitCode)}:\n${stderr}`);
-      }
-      if (performance.now() - started > START_TIMEOUT_MS) {
-        throw new Error(
-          `${options.script} did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`,
-        );
-      }
-      if (url !== undefined) {
-        const status = await fetch(`${url}${options.readyPath}`).then(
-          async (response) => {
-            await response.arrayBuffer();
-            return response.status;
-          },
-          () => 0,
-        );
-        if (status === 200) break;
-      }
-      await sleep(READY_POLL_MS);
-    }
-    if (child.pid === undefined || url === undefined) {
-      throw new Error(`${options.script} has no pid`);
-    }
-    return { url, pid: child.pid, child, stop };
-  } catch (error) {
+  if (child.pid === undefined || url === undefined) {
     await stop();
-    throw error;
+    throw new Error(`${options.script} has no pid`);
   }
+  return { url, pid: child.pid, child, stop };
 }

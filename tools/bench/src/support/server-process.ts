@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { untilReady } from './child-server';
 
 const execFileAsync = promisify(execFile);
 
@@ -81,49 +81,13 @@ export async function startServer(options: StartServerOptions): Promise<BenchSer
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-8_000);
+  const { stop } = await untilReady(child, {
+    what: 'the server',
+    readyUrl: () => `${url}/ready`,
+    pollMs: READY_POLL_MS,
+    timeoutMs: READY_TIMEOUT_MS,
+    stopTimeoutMs: STOP_TIMEOUT_MS,
   });
-  let exitCode: number | null | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exitCode = code ?? (signal ? -1 : null);
-      resolve();
-    });
-  });
-
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  try {
-    for (;;) {
-      if (exitCode !== undefined) {
-        throw new Error(
-          `the server exited with ${String(exitCode)} before it was ready:\n${stderr}`,
-        );
-      }
-      if (performance.now() - started > READY_TIMEOUT_MS) {
-        throw new Error(`the server was not ready within ${READY_TIMEOUT_MS} ms:\n${stderr}`);
-      }
-      const status = await fetch(`${url}/ready`).then(
-        async (response) => {
-          await response.arrayBuffer();
-          return response.status;
-        },
-        () => 0,
-      );
-      if (status === 200) break;
-      await sleep(READY_POLL_MS);
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
   return { url, readyMs: performance.now() - started, child, stop };
 }
 
