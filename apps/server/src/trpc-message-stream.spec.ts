@@ -7,7 +7,6 @@ import { TRPCClientError } from '@trpc/client';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import { pinoHttp } from 'pino-http';
-import { Writable } from 'node:stream';
 import superjson from 'superjson';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
@@ -19,6 +18,8 @@ import {
   BOB,
   KEY,
   drain,
+  failingAfter,
+  loggedApp,
   listen,
   recordWrites,
   referenceApp,
@@ -249,23 +250,9 @@ describe('the handler mounted on its own', () => {
     const failing = {
       ...t.runs,
       send: t.runs.send.bind(t.runs),
-      eventsOfRun: () =>
-        Promise.resolve(
-          (async function* () {
-            yield await Promise.resolve(first as AgentEventEnvelope);
-            throw new Error('event store unreachable at /var/lib/x');
-          })(),
-        ),
+      eventsOfRun: failingAfter(first as AgentEventEnvelope),
     } as unknown as ApiServices['runs'];
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        lines.push(chunk.toString('utf8'));
-        callback();
-      },
-    });
-    const app = express();
-    app.use(pinoHttp({ logger: createLogger('info', sink) }));
+    const { app, lines } = loggedApp();
     app.use(
       '/trpc',
       trpcMessageStreamMiddleware({

@@ -5,7 +5,6 @@ import type { AgentEventEnvelope } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
 import express from 'express';
 import { pinoHttp } from 'pino-http';
-import { Writable } from 'node:stream';
 import superjson from 'superjson';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
@@ -17,6 +16,8 @@ import {
   BOB,
   KEY,
   drain,
+  failingAfter,
+  loggedApp,
   listen,
   recordWrites,
   referenceApp,
@@ -358,23 +359,9 @@ describe('the handler mounted on its own', () => {
     // A runtime whose stream fails after its first event (e.g. the event log's store went away).
     const failing = {
       ...t.runs,
-      events: () =>
-        Promise.resolve(
-          (async function* () {
-            yield await Promise.resolve(first as AgentEventEnvelope);
-            throw new Error('event store unreachable at /var/lib/x');
-          })(),
-        ),
+      events: failingAfter(first as AgentEventEnvelope),
     } as unknown as ApiServices['runs'];
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        lines.push(chunk.toString('utf8'));
-        callback();
-      },
-    });
-    const app = express();
-    app.use(pinoHttp({ logger: createLogger('info', sink) }));
+    const { app, lines } = loggedApp();
     app.use('/trpc', trpcRunEventsMiddleware({ auth: AUTH, services: servicesOf(t, failing) }));
     const served = await listen(app);
     const expected = await listen(referenceApp(servicesOf(t, failing), AUTH));

@@ -6,10 +6,13 @@ import { RegistryService, SessionService, silentLogger } from '@cognition/runtim
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import type { Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import { Writable } from 'node:stream';
 import { createServer, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiKeyFingerprint } from '../env';
+import { createLogger } from '../logger';
 import type { TestApp } from './test-app';
 
 /**
@@ -132,4 +135,34 @@ export function recordWrites(): { strings(): string[]; restore(): void } {
     strings: () => chunks.filter((chunk): chunk is string => typeof chunk === 'string'),
     restore: () => spy.mockRestore(),
   };
+}
+
+/**
+ * An event stream that yields `first`, then fails as a storage outage would (its message names
+ * a path, which must never reach a client): for the runtime's `events`/`eventsOfRun`.
+ */
+export function failingAfter(
+  first: AgentEventEnvelope,
+): () => Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+  return () =>
+    Promise.resolve(
+      (async function* () {
+        yield await Promise.resolve(first);
+        throw new Error('event store unreachable at /var/lib/x');
+      })(),
+    );
+}
+
+/** An Express app with the server's request logging, its log lines kept in `lines`. */
+export function loggedApp(): { app: Express; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const app = express();
+  app.use(pinoHttp({ logger: createLogger('info', sink) }));
+  return { app, lines };
 }
