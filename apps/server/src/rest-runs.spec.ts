@@ -16,6 +16,11 @@ beforeAll(async () => {
 
 afterAll(() => served.close());
 
+afterEach(() => {
+  // One model serves every test: a reply left behind would be the next test's.
+  expect(t.model.untaken).toBe(0);
+});
+
 async function newSession(body: Json = {}): Promise<string> {
   const res = await fetch(`${base}/sessions`, { method: 'POST', body: JSON.stringify(body) });
   expect(res.status).toBe(201);
@@ -130,6 +135,7 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
     });
 
     t.model.push({ text: ['slow'], hang: true });
+    const callsBefore = t.model.calls.length;
     const first = await send(id, { content: 'one' });
     const second = await send(id, { content: 'two' });
     expect(second.status).toBe(409);
@@ -137,6 +143,8 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
     expect(conflict.code).toBe('RUN_IN_PROGRESS');
     expect(String(conflict.detail)).toMatch(/run is in progress/i);
 
+    // Aborted inside the model call (aborted before it, the run would leave its reply unused).
+    await waitFor(() => t.model.calls.length > callsBefore);
     const aborted = await json(await fetch(`${base}/sessions/${id}/abort`, { method: 'POST' }));
     expect(aborted).toMatchObject({ aborted: true, run: { status: 'aborted' } });
     const { frames } = await readSse(first);

@@ -93,6 +93,8 @@ afterAll(async () => {
 
 afterEach(() => {
   jest.restoreAllMocks();
+  // One model serves every test: a reply left behind would be the next test's.
+  expect(t.model.untaken).toBe(0);
 });
 
 describe('POST /trpc/messages.stream through our JSON Lines writer', () => {
@@ -137,6 +139,7 @@ describe('POST /trpc/messages.stream through our JSON Lines writer', () => {
 
   it('reports a run in progress (409) in the stream exactly like tRPC', async () => {
     t.model.push({ text: ['never'], hang: true });
+    const callsBefore = t.model.calls.length;
     await alice.messages.send.mutate({ sessionId, content: 'hold the session' });
     try {
       const body = callBody({ sessionId, content: 'second' });
@@ -144,6 +147,7 @@ describe('POST /trpc/messages.stream through our JSON Lines writer', () => {
       expect(served).toEqual(await post(reference.url, body, ALICE));
       expect(served.text).toContain('"httpStatus":409');
     } finally {
+      await waitFor(() => t.model.calls.length > callsBefore);
       await alice.runs.abort.mutate({ sessionId });
     }
   });

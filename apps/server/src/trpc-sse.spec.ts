@@ -114,6 +114,8 @@ afterAll(async () => {
 
 afterEach(() => {
   jest.restoreAllMocks();
+  // One model serves every test: a reply left behind would be the next test's.
+  expect(t.model.untaken).toBe(0);
 });
 
 describe('GET /trpc/runs.events through our SSE writer', () => {
@@ -296,6 +298,7 @@ describe('the typed client through our SSE writer', () => {
 
   it('releases the subscription when the client unsubscribes or the connection drops', async () => {
     t.model.push({ text: ['never'], hang: true });
+    const callsBefore = t.model.calls.length;
     const sent = await alice.messages.send.mutate({ sessionId, content: 'wait' });
     const baseline = t.eventLog.openSubscriptions;
     const writes = recordWrites();
@@ -316,6 +319,7 @@ describe('the typed client through our SSE writer', () => {
     // Both streams were ours: each wrote its connected frame and its first event as whole frames.
     expect(sseFrames(writes).filter((frame) => frame.includes('"type":"status"'))).toHaveLength(2);
 
+    await waitFor(() => t.model.calls.length > callsBefore);
     await alice.runs.abort.mutate({ sessionId });
   });
 });
@@ -338,6 +342,7 @@ describe('the handler mounted on its own', () => {
     const pinging = await listen(app);
     try {
       t.model.push({ text: ['never'], hang: true });
+      const callsBefore = t.model.calls.length;
       const sent = await alice.messages.send.mutate({ sessionId, content: 'quiet' });
       const text = await readUntil(
         `${pinging.url}${eventsPath({ sessionId, runId: sent.run.id })}`,
@@ -348,6 +353,7 @@ describe('the handler mounted on its own', () => {
       expect(frames[0]).toBe('event: connected\ndata: {"reconnectAfterInactivityMs":90}\n\n\n');
       expect(frames[1]).toMatch(/^data: .*"status".*\nid: run_/s);
       expect(frames).toContain('event: ping\ndata: \n\n\n');
+      await waitFor(() => t.model.calls.length > callsBefore);
       await alice.runs.abort.mutate({ sessionId });
     } finally {
       await pinging.close();

@@ -47,6 +47,11 @@ describe('streamMessage over HTTP', () => {
     session = await alice.sessions.create.mutate({ title: 'streaming' });
   });
 
+  afterEach(() => {
+    // One model serves every test: a reply left behind would be the next test's.
+    expect(backend.model.untaken).toBe(0);
+  });
+
   afterAll(async () => {
     await server.close();
     await backend.cleanup();
@@ -150,6 +155,8 @@ describe('streamMessage over HTTP', () => {
       { signal: controller.signal },
     );
     expect((await first.next()).value).toMatchObject({ event: { type: 'status' } });
+    // The model is called (aborted before that, the run would leave its reply to the next test).
+    expect((await first.next()).value).toMatchObject({ event: { type: 'token' } });
 
     const busy = await rejectionOf(
       drain(streamMessage(alice, { sessionId: session.id, content: 'again' })),

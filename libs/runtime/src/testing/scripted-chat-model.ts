@@ -83,6 +83,15 @@ export class ScriptedChatModel extends BaseChatModel {
     return this.shared.calls;
   }
 
+  /**
+   * Replies no call has taken yet. A spec sharing one model across tests checks it is 0 after
+   * each: a reply left behind (say, a run aborted before it called the model) would be the next
+   * test's reply.
+   */
+  get untaken(): number {
+    return this.shared.queue.length;
+  }
+
   /** Appends replies to the script. */
   push(...entries: ScriptEntry[]): this {
     this.shared.queue.push(...entries);
