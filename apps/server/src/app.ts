@@ -17,16 +17,14 @@ import cors from 'cors';
 import express from 'express';
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { buildOpenApiDocument } from './openapi';
 import type { CallerPolicy, RestRoute, StreamResult } from './rest/route';
 import { expressPath, isStreamResult } from './rest/route';
 import { REST_ROUTES } from './rest/routes';
 import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/run-routes';
+import { requestIdOf, requestLog, requestLogging } from './request-log';
 import { trpcMessageStreamMiddleware } from './trpc-message-stream';
 import { trpcRunEventsMiddleware } from './trpc-sse';
 import { adminRouter } from './admin';
@@ -77,8 +75,6 @@ export interface AppTelemetry {
   tracingOn?: boolean;
 }
 
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Headers every response carries, whatever produced it. */
 export const SECURITY_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
@@ -102,26 +98,7 @@ export function createApp(options: AppOptions): Express {
   app.set('query parser', 'simple');
   app.set('etag', false);
 
-  app.use(
-    pinoHttp({
-      logger,
-      quietReqLogger: true,
-      customAttributeKeys: { reqId: 'requestId' },
-      genReqId(req: IncomingMessage, res) {
-        const incoming = req.headers['x-request-id'];
-        const id =
-          typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming)
-            ? incoming
-            : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel(_req, res, err) {
-        if (err || res.statusCode >= 500) return 'error';
-        return res.statusCode >= 400 ? 'warn' : 'info';
-      },
-    }),
-  );
+  app.use(requestLogging(logger));
 
   const metrics = options.telemetry?.metrics ?? null;
   // Request metrics and the request's span, for everything below (after the request id is set).
@@ -177,7 +154,7 @@ export function createApp(options: AppOptions): Express {
       },
       onError({ error, req }) {
         if (error.code === 'INTERNAL_SERVER_ERROR') {
-          req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
+          requestLog(req).error({ err: error.cause ?? error }, 'tRPC procedure failed');
         }
       },
       // A rate-limit refusal says when to come back, as on REST.
@@ -251,12 +228,6 @@ export function createApp(options: AppOptions): Express {
   return app;
 }
 
-function requestIdOf(req: IncomingMessage): string {
-  // pino-http sets `id` from genReqId above, which always returns a string.
-  const id = (req as Request).id;
-  return typeof id === 'string' ? id : randomUUID();
-}
-
 interface RouteDeps {
   auth: AuthConfig;
   services: ApiServices;
@@ -305,7 +276,7 @@ function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
       else res.status(result.status).json(result.body);
     } catch (error) {
       const { status, body } = toHttpError(error);
-      if (status >= 500) req.log.error({ err: error }, 'request failed');
+      if (status >= 500) requestLog(req).error({ err: error }, 'request failed');
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined && !res.headersSent) {
         res.setHeader('Retry-After', String(retryAfter));
@@ -378,12 +349,12 @@ async function writeEventStream(
     }
   } catch (error) {
     // Headers are gone: the client sees the stream end and resumes with Last-Event-ID.
-    req.log.error({ err: error, events }, 'event stream failed');
+    requestLog(req).error({ err: error, events }, 'event stream failed');
   } finally {
     clearInterval(heartbeat);
   }
   if (!res.destroyed) res.end();
-  req.log.debug({ events, clientGone: gone.aborted }, 'event stream ended');
+  requestLog(req).debug({ events, clientGone: gone.aborted }, 'event stream ended');
 }
 
 function identify(
@@ -480,7 +451,7 @@ const errorHandler: ErrorRequestHandler = (error: BodyParserError, req, res, _ne
       return;
     default: {
       const { status, body } = toHttpError(error);
-      if (status >= 500) req.log.error({ err: error }, 'request failed');
+      if (status >= 500) requestLog(req).error({ err: error }, 'request failed');
       sendError(res, status, body);
     }
   }

@@ -6,7 +6,7 @@ import type { AgentEventEnvelope } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
-import { pinoHttp } from 'pino-http';
+import { requestLogging } from './request-log';
 import superjson from 'superjson';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
@@ -219,7 +219,7 @@ describe('the typed client through our JSON Lines writer', () => {
 describe('the handler mounted on its own', () => {
   it('leaves a body over the limit to the adapter, which refuses it (413 in the stream)', async () => {
     const app = express();
-    app.use(pinoHttp({ logger: createLogger('silent') }));
+    app.use(requestLogging(createLogger('silent')));
     const limits = { maxBodyBytes: 200 };
     app.use(
       '/trpc',

@@ -7,13 +7,13 @@ import type {
 } from '@cognition/api';
 import { createApiContext, createCaller, resolveCaller } from '@cognition/api';
 import type { Request, RequestHandler } from 'express';
+import { requestIdOf, requestLog } from './request-log';
 import type { ServerMetrics } from './telemetry/metrics';
 import {
   abortedOnClose,
   errorShapeOf,
   isAbortError,
   isObject,
-  requestIdOf,
   routerConfig,
   serialize,
   writeFrame,
@@ -182,7 +182,10 @@ export function trpcMessageStreamMiddleware(deps: TrpcMessageStreamDeps): Reques
     } finally {
       release?.();
       if (!res.destroyed) res.end();
-      req.log.debug({ events, clientGone: gone.signal.aborted }, 'tRPC message stream ended');
+      requestLog(req).debug(
+        { events, clientGone: gone.signal.aborted },
+        'tRPC message stream ended',
+      );
     }
   };
 }

@@ -4,7 +4,7 @@ import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
 import express from 'express';
-import { pinoHttp } from 'pino-http';
+import { requestLogging } from './request-log';
 import superjson from 'superjson';
 import { createLogger } from './logger';
 import type { TestApp } from './testing/test-app';
@@ -327,7 +327,7 @@ describe('the typed client through our SSE writer', () => {
 describe('the handler mounted on its own', () => {
   it('sends tRPC ping events while the run is quiet', async () => {
     const app = express();
-    app.use(pinoHttp({ logger: createLogger('silent') }));
+    app.use(requestLogging(createLogger('silent')));
     app.use(
       '/trpc',
       trpcRunEventsMiddleware({

@@ -2,13 +2,13 @@ import type { ApiContext, ApiServices, AuthConfig, RouterInputs } from '@cogniti
 import { createApiContext, createCaller, resolveCaller, toTRPCError } from '@cognition/api';
 import { isTrackedEnvelope, TRPCError } from '@trpc/server';
 import type { Request, RequestHandler } from 'express';
+import { requestIdOf, requestLog } from './request-log';
 import type { ServerMetrics } from './telemetry/metrics';
 import {
   abortedOnClose,
   errorShapeOf,
   isAbortError,
   isObject,
-  requestIdOf,
   routerConfig,
   serialize,
   writeFrame,
@@ -179,6 +179,6 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
       release?.();
     }
     if (!res.destroyed) res.end();
-    req.log.debug({ events, clientGone: gone.signal.aborted }, 'tRPC event stream ended');
+    requestLog(req).debug({ events, clientGone: gone.signal.aborted }, 'tRPC event stream ended');
   };
 }

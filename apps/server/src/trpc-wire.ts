@@ -3,7 +3,7 @@ import { appRouter } from '@cognition/api';
 import { getTRPCErrorFromUnknown, getTRPCErrorShape } from '@trpc/server';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
-import { randomUUID } from 'node:crypto';
+import { requestLog } from './request-log';
 
 /**
  * What the hand-written tRPC responses (trpc-sse.ts, trpc-message-stream.ts) share: they write
@@ -26,10 +26,6 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function requestIdOf(req: Request): string {
-  return typeof req.id === 'string' ? req.id : randomUUID();
-}
-
 /**
  * The error shape tRPC's errorFormatter gives `cause` (`data.code`, `data.httpStatus`...);
  * an internal error is logged, as the adapter's `onError` does.
@@ -46,7 +42,7 @@ export function errorShapeOf(
 ): unknown {
   const error = getTRPCErrorFromUnknown(cause);
   if (error.code === 'INTERNAL_SERVER_ERROR') {
-    req.log.error({ err: error.cause ?? error }, 'tRPC procedure failed');
+    requestLog(req).error({ err: error.cause ?? error }, 'tRPC procedure failed');
   }
   return getTRPCErrorShape({ config: routerConfig, error, ...call });
 }

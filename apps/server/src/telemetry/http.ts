@@ -60,7 +60,7 @@ function sessionIdOf(req: Request, route: string): string | undefined {
  * `cognition_http_request_duration_seconds` by method, route pattern and status, and — when
  * tracing is on — a server span (`GET /sessions/{id}`) continuing an incoming `traceparent`,
  * with the request id as an attribute and as baggage for every span below it. Must run after
- * the request id is assigned (pino-http).
+ * the request id is assigned (requestLogging).
  */
 export function httpTelemetry(metrics: ServerMetrics | null, tracing: boolean): RequestHandler {
   return (req, res, next) => {

@@ -6,7 +6,7 @@ import { RegistryService, SessionService, silentLogger } from '@cognition/runtim
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import type { Express } from 'express';
-import { pinoHttp } from 'pino-http';
+import { requestLogging } from '../request-log';
 import { Writable } from 'node:stream';
 import { createServer, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
@@ -163,6 +163,6 @@ export function loggedApp(): { app: Express; lines: string[] } {
     },
   });
   const app = express();
-  app.use(pinoHttp({ logger: createLogger('info', sink) }));
+  app.use(requestLogging(createLogger('info', sink)));
   return { app, lines };
 }
