@@ -8,12 +8,16 @@ import type { PeerName } from '../peers/start';
 import { startPeers, stopPeers } from '../peers/start';
 import type { AgentServer } from '../support/agent-server';
 import { serverRssBytes, startAgentServer } from '../support/agent-server';
+import { startSseFloor } from '../support/sse-floor';
 
 /** The goal, server memory per idle subscription: 30 KB, read as KiB. */
 const BUDGET_BYTES = 30 * 1024;
 /** Requests in flight at once while setting up (sessions, sends, connections). */
 const PARALLEL = 48;
 const MODEL_CALLS_TIMEOUT_MS = 60_000;
+/** The server's default heartbeat (COGNITION_SSE_HEARTBEAT_INTERVAL), also the floor's. */
+const HEARTBEAT_MS = 15_000;
+const FLOOR_LABEL = 'bare `node:http` SSE server (floor)';
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 async function forEachLimit<T>(
@@ -125,14 +129,14 @@ interface IdleTarget {
 }
 
 /**
- * On a server whose `sessions` sessions each have a run waiting on the model (which never
- * answers; made by `prepare`), `count` streams spread over them: RSS before, with them open, and
- * after closing them.
+ * On a server where `modelCalls` runs wait on the model (which never answers; made by
+ * `prepare`), `count` streams spread over its openers: RSS before, with them open, and after
+ * closing them.
  */
 async function measureStreams(
   ctx: BenchContext,
   fake: FakeOpenAIServer,
-  sessions: number,
+  modelCalls: number,
   count: number,
   prepare: () => Promise<IdleTarget>,
 ): Promise<Reading> {
@@ -143,10 +147,10 @@ async function measureStreams(
   try {
     // Once every run has called the model and waits for its first chunk, the server is idle.
     const deadline = Date.now() + MODEL_CALLS_TIMEOUT_MS;
-    while (fake.requests.length - requestsBefore < sessions) {
+    while (fake.requests.length - requestsBefore < modelCalls) {
       if (Date.now() > deadline) {
         throw new Error(
-          `${fake.requests.length - requestsBefore} of ${sessions} runs called the model within ${MODEL_CALLS_TIMEOUT_MS} ms`,
+          `${fake.requests.length - requestsBefore} of ${modelCalls} runs called the model within ${MODEL_CALLS_TIMEOUT_MS} ms`,
         );
       }
       await sleep(10);
@@ -155,7 +159,7 @@ async function measureStreams(
     const before = serverRssBytes(pid).current;
 
     await forEachLimit(
-      Array.from({ length: count }, (_, i) => openers[i % sessions]),
+      Array.from({ length: count }, (_, i) => openers[i % openers.length]),
       PARALLEL,
       async (open) => {
         if (!open) throw new Error('no opener for a stream');
@@ -240,6 +244,31 @@ async function measurePeer(
   }
 }
 
+/**
+ * The physical limit: a bare `node:http` server in its own process holding `count` event
+ * streams that got one event and then only heartbeats (no framework, no run, no event log),
+ * read with the REST opener.
+ */
+async function measureFloor(
+  ctx: BenchContext,
+  fake: FakeOpenAIServer,
+  count: number,
+): Promise<Reading> {
+  const floor = await startSseFloor(ctx.repoRoot, { idleHeartbeatMs: HEARTBEAT_MS });
+  try {
+    const url = floor.url.replace(/\/$/, '');
+    return await measureStreams(ctx, fake, 0, count, () =>
+      Promise.resolve({
+        label: FLOOR_LABEL,
+        pid: floor.pid,
+        openers: [() => subscribeRest(url, 'floor')],
+      }),
+    );
+  } finally {
+    await floor.stop();
+  }
+}
+
 function figuresOf(reading: Reading): string {
   return `${formatBytes(reading.perSubscription)} per stream · RSS ${formatBytes(reading.before)} → ${formatBytes(reading.open)} open → ${formatBytes(reading.closed)} closed`;
 }
@@ -250,7 +279,7 @@ export const idleSubscriptionsBenchmark: Benchmark = {
   measuredAs:
     "the built server's RSS increase per open event stream (tRPC `runs.events` and REST `GET /sessions/{id}/events`), 1,000 streams over 20 sessions whose runs wait on the model",
   comparedWith:
-    'peers: the LangGraph.js API server (in-memory, `runs.joinStream`), Mastra (LibSQL, `agent.observe`)',
+    'a bare `node:http` SSE server holding as many streams (the floor); peers: the LangGraph.js API server (in-memory, `runs.joinStream`), Mastra (LibSQL, `agent.observe`)',
   goal: '≤ 30 KB each; ≤ 1.0× each peer',
   async run(ctx) {
     const count = ctx.size(40, 1_000);
@@ -260,13 +289,19 @@ export const idleSubscriptionsBenchmark: Benchmark = {
     const fake = await FakeOpenAIServer.start({ fallback: { hangAfterChunks: 0 } });
     try {
       const readings = new Map<Kind, Reading[]>(KINDS.map((kind) => [kind, []]));
+      const floorReadings: Reading[] = [];
       for (let round = 0; round < rounds; round += 1) {
         // ABBA order over rounds: neither kind always runs first.
         const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
         for (const kind of order) {
           readings.get(kind)?.push(await measureOurs(ctx, fake, kind, sessions, count));
         }
+        floorReadings.push(await measureFloor(ctx, fake, count));
       }
+      const floorPer = median(floorReadings.map((r) => r.perSubscription));
+      const floorFigures = `${formatBytes(floorPer)} per stream (rounds: ${floorReadings
+        .map((r) => formatBytes(r.perSubscription))
+        .join(', ')})`;
       // Peers at full sizes only (the smoke run measures them in benchmark 1), one round each.
       const peerReadings: { label: string; reading: Reading }[] = [];
       for (const name of ctx.smoke ? [] : PEERS) {
@@ -301,6 +336,10 @@ export const idleSubscriptionsBenchmark: Benchmark = {
             rssOpenBytes: mid.open,
             rssClosedBytes: mid.closed,
           },
+          // The floor is the reference (no goal: issue 20's 20 KiB is below it, see the docs).
+          ...(per > 0 && floorPer > 0
+            ? { comparison: compare(per, floorPer, FLOOR_LABEL, floorFigures) }
+            : {}),
           // Smoke sizes measure a few dozen subscriptions, within RSS noise: no verdict there.
           ...(!ctx.smoke && per > BUDGET_BYTES
             ? { failure: `${formatBytes(per)} per subscription > ${formatBytes(BUDGET_BYTES)}` }
@@ -323,7 +362,8 @@ export const idleSubscriptionsBenchmark: Benchmark = {
           `A subscription stays open only while its run is active (with no run, \`runs.events\` ends at once and \`GET /sessions/{id}/events\` answers 204), so "idle" means waiting on a run whose model has not answered: ${sessions} sessions each get a run whose chat completion hangs after its headers (the fake OpenAI-compatible server), then ${count.toLocaleString('en-US')} subscriptions are spread over them (per-subscription state does not depend on sharing a session). The runs exist before the first reading, so their memory is not counted.`,
           'Each subscription counts as open once its first event (the replayed `status: thinking`) arrived; up to 48 are opened at once. tRPC: `runs.events.subscribe` of the typed client (httpSubscriptionLink, `eventsource`); REST: `fetch` of the SSE route, body drained.',
           `RSS (VmRSS of /proc/<pid>/status) is read after ${ctx.size(0.5, 2)} s of quiet before opening, with all open, and after closing; per subscription = (open − before) / count. ${rounds > 1 ? `${rounds} rounds, each kind on a fresh server per round (ABBA order); the median is shown, with the RSS figures of the round closest to it.` : 'One round per kind, each on a fresh server.'} RSS includes garbage not yet collected and V8's heap headroom, so it is above the live heap; it does not fall back after closing (V8 keeps the pages for reuse).`,
-          'The goal is absolute (no reference), 30 KB read as 30 KiB: a row above it is marked FAILED; smoke sizes give no verdict.',
+          'The goal is absolute, 30 KB read as 30 KiB: a row above it is marked FAILED; smoke sizes give no verdict.',
+          `Floor: a bare \`node:http\` server in its own process (tools/bench/src/support/sse-floor-server.mjs, idle mode) answering each request with the SSE headers, \`retry:\` and one \`status\` event, then a \`: ping\` every ${HEARTBEAT_MS / 1000} s (the server's default heartbeat) — no framework, no run, no event log; the same REST opener, count and RSS readings, once per round after ours. It is what Node's HTTP server itself keeps per open stream (socket, parser, request and response), which no server on it can go below.`,
           ctx.smoke
             ? 'Peers are measured at full sizes only (the smoke run measures them in benchmark 1).'
             : `Peers, one round each on a fresh process, measured the same way (same fake model hanging, ${sessions} threads with a run each, ${count.toLocaleString('en-US')} streams spread over the runs, the same RSS readings): the LangGraph.js API server (in-memory, started with ${sessions} run workers instead of its default 10, so every run is waiting on the model rather than queued) — background runs (\`runs.create\`, stream mode \`messages-tuple\`, resumable), each stream \`runs.joinStream\` of \`@langchain/langgraph-sdk\` from the start of the run, open once its first (replayed) event arrived; Mastra (LibSQL) — each run is an \`agent.stream\` request kept open (part of the baseline), each stream \`agent.observe({ runId })\` of \`@mastra/client-js\`, open once its response headers arrived (it replayed no event of the waiting run in trials, so there is no first event to wait for). Each row is compared with each peer (goal ≤ 1.0×).`,

@@ -14,21 +14,29 @@ export interface SseFloor {
 /**
  * Starts the SSE floor of benchmark 2 (`sse-floor-server.mjs`) in its own Node process, where
  * every request is answered with `tokens` token events (token i is `words[i % words.length]`)
- * and a `done` event. A child process rather than a server in the bench process: the server
+ * and a `done` event; or benchmark 4's, where a request gets one event and then heartbeats. A child process rather than a server in the bench process: the server
  * measured against it is a separate process too, so in both cases the client and the server do
  * not share one event loop, and the ratio compares only the servers' per-event work.
  */
 export async function startSseFloor(
   repoRoot: string,
-  options: { tokens: number; words: readonly string[]; profileDir?: string | undefined },
+  options: (
+    | { tokens: number; words: readonly string[] }
+    /** Benchmark 4: one `status` event per request, then heartbeats every `idleHeartbeatMs`. */
+    | { idleHeartbeatMs: number }
+  ) & { profileDir?: string | undefined },
 ): Promise<SseFloor> {
   const script = path.join(repoRoot, 'tools/bench/src/support/sse-floor-server.mjs');
   const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      SSE_FLOOR_TOKENS: String(options.tokens),
-      SSE_FLOOR_WORDS: JSON.stringify(options.words),
+      ...('idleHeartbeatMs' in options
+        ? { SSE_FLOOR_IDLE_HEARTBEAT_MS: String(options.idleHeartbeatMs) }
+        : {
+            SSE_FLOOR_TOKENS: String(options.tokens),
+            SSE_FLOOR_WORDS: JSON.stringify(options.words),
+          }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
