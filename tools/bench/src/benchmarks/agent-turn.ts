@@ -64,7 +64,7 @@ function cpuPerTurn(pid: number, before: number, turns: number): number {
 
 async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
   const warmup = ctx.size(2, 20);
-  const samples = ctx.size(10, 150);
+  const samples = ctx.size(10, 100);
   // The peers are slower (LangGraph's dev server polls its run queue): fewer samples, spread over
   // the same rounds.
   const peerSamples = ctx.size(2, 50);
@@ -177,7 +177,7 @@ async function run(ctx: BenchContext): Promise<BenchmarkOutput> {
         'Floor: the same graph (`createAgentGraph` with `AgentTurn` steps, built as `RunManager` builds it: same provider config, tools, breaker, usage meter, local sandbox) invoked in the bench process with `MemorySaver`, events collected in an array. It skips storage (user message, run rows, checkpoint + message projection), the event log and the network to the client.',
         'The in-memory-storage row is the same server with `COGNITION_PERSISTENCE_BACKEND=memory`: it separates the cost of the database from that of the API, event streaming and run bookkeeping, so it has no goal.',
         'The floor and the three servers take turns call by call (rotating order), so machine load hits all of them alike; all servers stay up during the whole measurement.',
-        `Peers (docs/benchmarks.md, Peers): the LangGraph.js API server (in-memory, what \`langgraph dev\` serves; a StateGraph of ChatOpenAI on the same fake model, a ToolNode with \`ls\`) driven by \`@langchain/langgraph-sdk\` (\`runs.stream\`, stream mode \`messages-tuple\`), and Mastra (an Agent with an \`ls\` tool, the AI SDK OpenAI-compatible provider on the same fake model, \`@mastra/memory\` on LibSQL or PostgreSQL, Mastra's Node server) driven by \`@mastra/client-js\` (\`agent.stream\`, read to \`finish\`). Each runs in its own process, on a fresh thread per turn (created beforehand, untimed); a turn counts only when the client saw one successful tool call and ${TURN_ANSWER_TOKENS} answer tokens. They take ${ctx.size(2, 50)} of the ${ctx.size(10, 150)} rounds (spread evenly), after the same warm-up. Each of our rows is compared with the peer on the nearest storage: SQLite with Mastra on LibSQL (a SQLite file), PostgreSQL with Mastra on PostgreSQL, in-memory with the LangGraph dev server (in-memory; its run queue polls for new runs, up to a second apart when idle, which dominates its latency).`,
+        `Peers (docs/benchmarks.md, Peers): the LangGraph.js API server (in-memory, what \`langgraph dev\` serves; a StateGraph of ChatOpenAI on the same fake model, a ToolNode with \`ls\`) driven by \`@langchain/langgraph-sdk\` (\`runs.stream\`, stream mode \`messages-tuple\`), and Mastra (an Agent with an \`ls\` tool, the AI SDK OpenAI-compatible provider on the same fake model, \`@mastra/memory\` on LibSQL or PostgreSQL, Mastra's Node server) driven by \`@mastra/client-js\` (\`agent.stream\`, read to \`finish\`). Each runs in its own process, on a fresh thread per turn (created beforehand, untimed); a turn counts only when the client saw one successful tool call and ${TURN_ANSWER_TOKENS} answer tokens. They take ${ctx.size(2, 50)} of the ${ctx.size(10, 100)} rounds (spread evenly), after the same warm-up. Each of our rows is compared with the peer on the nearest storage: SQLite with Mastra on LibSQL (a SQLite file), PostgreSQL with Mastra on PostgreSQL, in-memory with the LangGraph dev server (in-memory; its run queue polls for new runs, up to a second apart when idle, which dominates its latency).`,
       ],
     };
   } finally {

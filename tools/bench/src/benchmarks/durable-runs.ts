@@ -29,7 +29,7 @@ const WORDS = [' the', ' quick', ' brown', ' fox', ' jumps', ' over', ' a', ' la
 async function restartToResumed(
   ctx: BenchContext,
 ): Promise<{ resumed: number[]; ready: number[] }> {
-  const trials = ctx.size(2, 10);
+  const trials = ctx.size(2, 6);
   const fake = await FakeOpenAIServer.start({ fallback: { text: 'Resumed, and finished.' } });
   const db = await createTestDatabase('sqlite');
   const workspace = path.join(ctx.tmpDir, 'restart');

@@ -66,7 +66,7 @@ async function takeover(ctx: BenchContext): Promise<number[]> {
   const cluster = await startCluster(ctx, fake, 3);
   const samples: number[] = [];
   try {
-    for (let trial = 0; trial < ctx.size(2, 10); trial += 1) {
+    for (let trial = 0; trial < ctx.size(2, 6); trial += 1) {
       const victim = trial % 3;
       const witness = (victim + 1) % 3;
       const [a, b] = [cluster.nodes[victim], cluster.nodes[witness]];
