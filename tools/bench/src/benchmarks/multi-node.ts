@@ -166,9 +166,19 @@ async function loadThroughBalancer(
     ),
   );
   const haproxy = spawn(HAPROXY, ['-f', config, '-db'], { stdio: 'ignore' });
+  // A missing binary is an 'error' event: unhandled, it would end the whole bench run.
+  let failed: Error | undefined;
+  haproxy.once('error', (error) => {
+    failed = error;
+  });
   try {
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i += 1) {
+      if (failed) {
+        throw new Error(
+          `HAProxy did not start (${HAPROXY}: ${failed.message}); \`npm test\` provisions it (tools/provision), or set COGNITION_TEST_HAPROXY`,
+        );
+      }
       const up = await fetch(`${url}/ready`).then(
         (r) => r.ok,
         () => false,
