@@ -99,12 +99,15 @@ interface LoadFigures {
   turnsPerSecond: number;
   latencies: number[];
   errors: number;
+  /** Each distinct error message with its count, for the row's failure. */
+  errorKinds: Map<string, number>;
 }
 
 /** `sessions` clients at once, one turn each, through `url` (REST: create, send, read to `done`). */
 async function load(url: string, sessions: number): Promise<LoadFigures> {
   const latencies: number[] = [];
   let errors = 0;
+  const errorKinds = new Map<string, number>();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: sessions }, async () => {
@@ -118,13 +121,15 @@ async function load(url: string, sessions: number): Promise<LoadFigures> {
         if (!sent.ok) throw new Error(`send answered ${sent.status}`);
         await readUntil(sent, 'done', 120_000);
         latencies.push(performance.now() - turnStarted);
-      } catch {
+      } catch (error) {
         errors += 1;
+        const kind = error instanceof Error ? error.message : String(error);
+        errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
       }
     }),
   );
   const wall = performance.now() - started;
-  return { turnsPerSecond: (latencies.length / wall) * 1000, latencies, errors };
+  return { turnsPerSecond: (latencies.length / wall) * 1000, latencies, errors, errorKinds };
 }
 
 function haproxyConfig(port: number, nodes: BenchServer[]): string {
@@ -209,7 +214,13 @@ export async function multiNodeRows(ctx: BenchContext): Promise<ResultRow[]> {
       ? `${formatRate(f.turnsPerSecond, 'turns/s')} · ${formatLatency(summarizeLatencies(f.latencies))} · ${f.errors} errors`
       : `no turn finished · ${f.errors} errors`;
   const errorsOf = (f: LoadFigures, name: string) =>
-    f.errors > 0 ? { failure: `${f.errors} failed turns on ${name} (the goal is 0)` } : {};
+    f.errors > 0
+      ? {
+          failure: `${f.errors} failed turns on ${name} (the goal is 0): ${[...f.errorKinds]
+            .map(([kind, count]) => `${kind} ×${count}`)
+            .join('; ')}`,
+        }
+      : {};
   return [
     {
       case: `(9b) node kill -9 → resumed on another node (3 nodes, lease ${LEASE_SECONDS} s)`,

@@ -132,7 +132,7 @@ function figuresOf(s: Summary): string {
 
 /** Timed repetitions per contender (after the warm-up). */
 function repetitionsOf(ctx: BenchContext): number {
-  return ctx.size(2, 7);
+  return ctx.size(2, 5);
 }
 
 type OursName = 'trpc' | 'rest' | 'floor';

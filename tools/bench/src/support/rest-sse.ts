@@ -22,13 +22,17 @@ export async function readUntil(
   const decoder = new TextDecoder();
   const timer = setTimeout(() => void reader.cancel(), timeoutMs);
   let buffer = '';
+  /** The last event before the end, named in the error (e.g. an `error` event's code). */
+  let last = 'none';
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) throw new Error(`the stream ended before a \`${type}\` event`);
+      if (done) throw new Error(`the stream ended before a \`${type}\` event (last: ${last})`);
       buffer += decoder.decode(value, { stream: true });
       const parsed = parseSseBlocks(buffer);
       buffer = parsed.rest;
+      const named = parsed.frames.filter((frame) => frame.event !== undefined).at(-1);
+      if (named) last = `${named.event ?? ''} ${(named.data ?? '').slice(0, 200)}`;
       const hit = parsed.frames.find((frame) => frame.event === type);
       if (hit) {
         const at = performance.now();
