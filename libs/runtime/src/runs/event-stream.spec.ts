@@ -2,7 +2,7 @@ import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
 import type { EventLog } from '../events/event-log';
 import { InMemoryEventLog } from '../events/event-log';
 import { eventId, newRunId } from '../ids';
-import { coalesceTokens, openEventStream } from './event-stream';
+import { coalesceTokens, END_WAIT_MS, openEventStream } from './event-stream';
 
 const SESSION = 'session-1';
 
@@ -25,8 +25,17 @@ function lossy(store: InMemoryEventLog, dropped: (e: AgentEventEnvelope) => bool
   };
 }
 
-/** Follows `run`, executing on another node (never local), from its start to its end. */
-function follow(log: EventLog, run: string, isActive: () => boolean, pollMs: number) {
+/**
+ * Follows `run`, executing on another node (never local), from its start to its end;
+ * `repairEnd` is what the run manager does once the wait for a finished run's end is over.
+ */
+function follow(
+  log: EventLog,
+  run: string,
+  isActive: () => boolean,
+  pollMs: number,
+  end: { repairEnd?: () => Promise<void>; endWaitMs?: number } = {},
+) {
   return openEventStream({
     log,
     sessionId: SESSION,
@@ -36,8 +45,10 @@ function follow(log: EventLog, run: string, isActive: () => boolean, pollMs: num
     lastEventId: undefined,
     isLocal: () => false,
     isActive: () => Promise.resolve(isActive()),
+    repairEnd: end.repairEnd ?? (() => Promise.resolve()),
     signals: [],
     pollMs,
+    endWaitMs: end.endWaitMs ?? END_WAIT_MS,
   });
 }
 
@@ -82,8 +93,10 @@ describe('openEventStream of a local run', () => {
       lastEventId: undefined,
       isLocal: () => true,
       isActive: () => Promise.resolve(true),
+      repairEnd: () => Promise.reject(new Error('a local run is never repaired')),
       signals: [],
       pollMs: 60_000,
+      endWaitMs: END_WAIT_MS,
     });
   }
 
@@ -166,5 +179,58 @@ describe('openEventStream of a run executed elsewhere', () => {
       300,
     );
     expect((await reading).map((e) => e.id)).toEqual([eventId(run, 1), eventId(run, 2)]);
+  });
+
+  it('waits seconds for them, as a node under load takes (the stream never ends without them)', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    const log = lossy(store, () => true);
+    await store.append(envelope(run, 1));
+    let repairs = 0;
+    const reading = collect(
+      follow(log, run, () => false, 50, {
+        repairEnd: () => {
+          repairs += 1;
+          return Promise.resolve();
+        },
+      }),
+    );
+    // Past the 2 s the stream used to wait: it ended there without `done` (benchmark 9b).
+    setTimeout(
+      () => void store.append(envelope(run, 2, { type: 'done', assistant_data: null })),
+      2_500,
+    );
+    expect((await reading).map((e) => e.id)).toEqual([eventId(run, 1), eventId(run, 2)]);
+    expect(repairs).toBe(0);
+  });
+
+  it('ends with the repaired end of a run whose node died before storing its last events', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    const log = lossy(store, () => true);
+    await store.append(envelope(run, 1));
+    const repairEnd = jest.fn(async () => {
+      await store.append(envelope(run, 2, { type: 'error', code: 'UNAVAILABLE', message: 'x' }));
+    });
+    const events = await collect(follow(log, run, () => false, 50, { repairEnd, endWaitMs: 300 }));
+    expect(events.map((e) => e.event.type)).toEqual(['token', 'error']);
+    expect(repairEnd).toHaveBeenCalledTimes(1);
+  });
+
+  it('ends after one repair that wrote nothing (the run left no events to end)', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    const repairEnd = jest.fn(() => Promise.resolve());
+    const events = await collect(
+      follow(
+        lossy(store, () => true),
+        run,
+        () => false,
+        50,
+        { repairEnd, endWaitMs: 100 },
+      ),
+    );
+    expect(events).toEqual([]);
+    expect(repairEnd).toHaveBeenCalledTimes(1);
   });
 });

@@ -23,14 +23,32 @@ export interface EventStreamParams {
   isLocal(runId: string): boolean;
   /** Whether storage still lists the run as active (e.g. executing on another node). */
   isActive(runId: string): Promise<boolean>;
+  /**
+   * Appends the terminal event of a run that ended without one in the log (its process died
+   * between storing the run's end and its last events): what a stream that waited `endWaitMs`
+   * for them delivers instead of ending without an end.
+   */
+  repairEnd(runId: string): Promise<void>;
   signals: readonly AbortSignal[];
   /** How often a stream waiting on a run executed elsewhere re-checks its status. */
   pollMs: number;
+  /**
+   * How long a stream waits for the last events of a run that ended on another node. That node
+   * stores the run's end first (so a client reading `done` can send at once) and its last events
+   * after: under load that can take seconds, not only when the node died.
+   */
+  endWaitMs: number;
 }
 
-/** A run that ended on another node: how often and how long to look for its last events. */
-const END_CHECKS = 10;
+/** A run that ended on another node: how often to look for its last events. */
 const END_CHECK_MS = 200;
+/**
+ * How long a follower waits for the last events of a run that ended on another node before
+ * repairing its end: far above what a busy node takes between storing a run's end and its last
+ * events (benchmark 9b lost one turn in 200 to the 2 s this replaced: its stream ended without
+ * `done`).
+ */
+export const END_WAIT_MS = 15_000;
 
 /**
  * Subscribes at once (so nothing appended from now on is missed, even before iteration starts),
@@ -64,8 +82,9 @@ export function openEventStream(
   async function* generate(): AsyncGenerator<AgentEventEnvelope, void, undefined> {
     try {
       let last = p.cursor;
-      /** Re-reads of the log, once the followed run ended elsewhere, for its last events. */
-      let endChecks = END_CHECKS;
+      /** Once the followed run ended elsewhere: until when to re-read the log for its end. */
+      let endBy: number | null = null;
+      let repaired = false;
       /**
        * For one candidate event: skip it, yield it, yield it and end, or yield it and end unless
        * the run goes on (`interrupt`: it paused for a decision, and may have been resumed since).
@@ -152,12 +171,16 @@ export function openEventStream(
             queue.push(...rest);
             continue;
           }
-          if (endChecks > 0) {
-            endChecks -= 1;
+          endBy ??= Date.now() + p.endWaitMs;
+          if (Date.now() < endBy) {
             await new Promise((resolve) => setTimeout(resolve, END_CHECK_MS).unref());
             continue;
           }
-          return;
+          if (repaired) return;
+          // Its node is gone (or far too slow): the end is written from what storage holds.
+          repaired = true;
+          await p.repairEnd(p.targetRunId);
+          continue;
         }
         if (queue.length > 0 || stopped()) continue;
         await new Promise<void>((resolve) => {

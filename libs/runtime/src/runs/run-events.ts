@@ -4,7 +4,7 @@ import type { Scope } from '@cognition/storage';
 import { RuntimeError } from '../errors';
 import { eventId } from '../ids';
 import type { ActiveRuns } from './active-runs';
-import { openEventStream } from './event-stream';
+import { END_WAIT_MS, openEventStream } from './event-stream';
 import type { RunContext } from './run-context';
 import { repairTerminalEvent } from './run-recovery';
 import { requireSession } from './run-scheduler';
@@ -107,8 +107,13 @@ async function openTargetEvents(
         (run.status === 'pending' || run.status === 'queued' || run.status === 'running')
       );
     },
+    repairEnd: async (runId) => {
+      const run = await storage.runs.get(runId);
+      if (run) await repairTerminalEvent(storage, log, logger, run);
+    },
     signals: options.signal ? [options.signal, d.closing] : [d.closing],
     pollMs: 2000,
+    endWaitMs: END_WAIT_MS,
   });
 }
 
