@@ -19,12 +19,10 @@ import {
   projectCheckpointMessages,
 } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
-import { clone } from './clone';
+import { clone as copy } from './clone';
 import type { MessagesBase } from './memory-checkpointer';
 import type { MemorySessions } from './memory-sessions';
 import type { MemoryState, MessageRecord } from './memory-state';
-
-const copy = clone;
 
 /**
  * The memory backend's messages, over the backend's state; sessions decide existence and

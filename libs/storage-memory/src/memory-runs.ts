@@ -15,10 +15,8 @@ import {
 } from '@cognition/contracts';
 import type { SettlePausedChange } from '@cognition/storage';
 import { StorageError, parseInput } from '@cognition/storage';
-import { clone } from './clone';
+import { clone as copy } from './clone';
 import type { MemoryState, RunExtras } from './memory-state';
-
-const copy = clone;
 
 /**
  * The memory backend's runs and their callback attempts, over the backend's state. Methods are

@@ -24,11 +24,9 @@ import {
   parseInput,
   scopeMatches,
 } from '@cognition/storage';
-import { clone } from './clone';
+import { clone as copy } from './clone';
 import type { MemoryState, SessionRecord } from './memory-state';
 import { compareSessions } from './session-order';
-
-const copy = clone;
 
 /**
  * The memory backend's sessions, over the backend's state. Methods are synchronous (the backend

@@ -1,9 +1,6 @@
-import { mkdtemp } from 'node:fs/promises';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@langchain/langgraph-sdk';
 import type { BenchContext } from '../harness/types';
-import { BENCH_MODEL } from '../support/agent-server';
 import type { TurnShape } from '../support/agent-server';
 import type { OpenStream, PeerServer, PeerTurn } from './peer';
 import { startPeerProcess } from './peer-process';
@@ -37,18 +34,12 @@ export async function startLangGraphPeer(
     workers?: number;
   },
 ): Promise<PeerServer> {
-  const dir = await mkdtemp(path.join(ctx.tmpDir, 'langgraph-'));
-  const workspace = await mkdtemp(path.join(ctx.tmpDir, 'langgraph-workspace-'));
-  const proc = await startPeerProcess({
-    repoRoot: ctx.repoRoot,
+  const proc = await startPeerProcess(ctx, {
     script: 'langgraph-server.mjs',
-    cwd: dir,
+    name: 'langgraph',
+    modelUrl: options.modelUrl,
     readyPath: '/ok',
-    profileDir: ctx.profileDir,
     env: {
-      BENCH_PEER_WORKSPACE: workspace,
-      BENCH_PEER_MODEL_URL: options.modelUrl,
-      BENCH_PEER_MODEL: BENCH_MODEL,
       BENCH_PEER_WORKERS: String(options.workers ?? LANGGRAPH_WORKERS),
       LANGSMITH_TRACING: 'false',
     },

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '@cognition/storage-prisma';
 import { MastraClient } from '@mastra/client-js';
 import type { BenchContext } from '../harness/types';
-import { BENCH_MODEL } from '../support/agent-server';
 import type { TurnShape } from '../support/agent-server';
 import { freePort } from '../support/server-process';
 import type { OpenStream, PeerServer, PeerTurn } from './peer';
@@ -34,18 +31,12 @@ export async function startMastraPeer(
 ): Promise<PeerServer> {
   const db = await createTestDatabase(options.storage === 'libsql' ? 'sqlite' : 'postgresql');
   try {
-    const dir = await mkdtemp(path.join(ctx.tmpDir, `mastra-${options.storage}-`));
-    const workspace = await mkdtemp(path.join(ctx.tmpDir, 'mastra-workspace-'));
-    const proc = await startPeerProcess({
-      repoRoot: ctx.repoRoot,
+    const proc = await startPeerProcess(ctx, {
       script: 'mastra-server.mjs',
-      cwd: dir,
+      name: `mastra-${options.storage}`,
+      modelUrl: options.modelUrl,
       readyPath: '/health',
-      profileDir: ctx.profileDir,
       env: {
-        BENCH_PEER_WORKSPACE: workspace,
-        BENCH_PEER_MODEL_URL: options.modelUrl,
-        BENCH_PEER_MODEL: BENCH_MODEL,
         BENCH_PEER_PORT: String(await freePort()),
         BENCH_PEER_STORAGE_URL: db.provider === 'sqlite' ? `file:${db.path}` : db.url,
         MASTRA_TELEMETRY_DISABLED: '1',

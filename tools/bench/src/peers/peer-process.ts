@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
+import type { BenchContext } from '../harness/types';
+import { BENCH_MODEL } from '../support/agent-server';
 import { untilReady } from '../support/child-server';
 
 const START_TIMEOUT_MS = 90_000;
@@ -17,32 +20,42 @@ export interface PeerProcess {
 }
 
 export interface PeerProcessOptions {
-  repoRoot: string;
   /** The script's file name in tools/bench/src/peers. */
   script: string;
-  /** Its working directory (where a peer keeps files of its own). */
-  cwd: string;
+  /** Names its temp directories under the benchmark's (working directory, agent workspace). */
+  name: string;
+  /** The fake OpenAI-compatible model every contender talks to. */
+  modelUrl: string;
+  /** The peer's own settings, besides the workspace and the model every peer gets. */
   env: Record<string, string>;
   /** A path answered 200 once the peer serves requests. */
   readyPath: string;
-  /** When set, the peer writes a V8 CPU profile there when it exits. */
-  profileDir?: string | undefined;
 }
 
 /**
  * Spawns a peer server script of this folder in its own Node process (like our server, so a peer
- * never shares the client's event loop), waits for its `listening <url>` line, then polls
+ * never shares the client's event loop), in a fresh working directory (where a peer keeps files
+ * of its own) with a fresh agent workspace and the bench's model (`BENCH_PEER_WORKSPACE`,
+ * `BENCH_PEER_MODEL_URL`, `BENCH_PEER_MODEL`); waits for its `listening <url>` line, then polls
  * `readyPath` until it answers 200. Its log is discarded like our server's; stderr is kept for
- * failure reports.
+ * failure reports. With `ctx.profileDir`, it writes a V8 CPU profile there when it exits.
  */
-export async function startPeerProcess(options: PeerProcessOptions): Promise<PeerProcess> {
-  const script = path.join(options.repoRoot, 'tools/bench/src/peers', options.script);
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+export async function startPeerProcess(
+  ctx: BenchContext,
+  options: PeerProcessOptions,
+): Promise<PeerProcess> {
+  const script = path.join(ctx.repoRoot, 'tools/bench/src/peers', options.script);
+  const cwd = await mkdtemp(path.join(ctx.tmpDir, `${options.name}-`));
+  const workspace = await mkdtemp(path.join(ctx.tmpDir, `${options.name}-workspace-`));
+  const nodeArgs = ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    cwd: options.cwd,
+    cwd,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
       NODE_ENV: 'production',
+      BENCH_PEER_WORKSPACE: workspace,
+      BENCH_PEER_MODEL_URL: options.modelUrl,
+      BENCH_PEER_MODEL: BENCH_MODEL,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
