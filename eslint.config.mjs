@@ -1,7 +1,12 @@
 // @ts-check
+import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+
+const TS_FILES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
+const SCRIPT_FILES = ['**/*.js', '**/*.mjs', '**/*.cjs'];
 
 const ALL_LAYERS = [
   'layer:contracts',
@@ -23,17 +28,36 @@ export default tseslint.config(
       '**/coverage',
       '**/tmp',
       '**/src/generated/**',
-      '**/*.cjs',
-      '**/*.mjs',
       'prisma/**',
       '.nx/**',
+      // Standalone TypeScript projects with their own dependencies (installed only in their
+      // folders); the examples spec of server-e2e type-checks and runs them against the packed
+      // client. Their scripts (.mjs) get the script rules below like every other script.
+      'examples/**/*.ts',
+      'examples/**/*.tsx',
     ],
   },
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
-  ...tseslint.configs.recommendedTypeChecked,
+  { files: TS_FILES, extends: [...tseslint.configs.recommendedTypeChecked] },
   {
-    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    // The scripts (build, start, provisioning, schema composition, jest configs, demo and bench
+    // helpers) are plain JavaScript that Node runs as is. They get the syntax-level rules only:
+    // type-aware rules need every file in a TypeScript program, and these files carry no types
+    // (no JSDoc, no checkJs), so those rules would see `any` everywhere and report noise, not bugs.
+    // What the type-aware rules guard in TypeScript, `no-undef` and `no-unused-vars` catch here.
+    files: SCRIPT_FILES,
+    extends: [js.configs.recommended],
+    languageOptions: { ecmaVersion: 'latest', sourceType: 'module', globals: globals.node },
+    rules: {
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
+  // Loaded by jest (setupFilesAfterEnv), where `expect` is a global.
+  { files: ['tools/jest/setup.cjs'], languageOptions: { globals: globals.jest } },
+  {
+    files: TS_FILES,
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -91,16 +115,23 @@ export default tseslint.config(
               sourceTag: '/^name:(?!storage-prisma$).*$/',
               bannedExternalImports: ['@prisma/*', 'prisma'],
             },
-            { sourceTag: '/^name:(?!sandbox$).*$/', bannedExternalImports: ['dockerode'] },
+            // The database drivers too; the benchmark also opens them for the official savers
+            // it compares ours with.
+            {
+              sourceTag: '/^name:(?!(storage-prisma|bench)$).*$/',
+              bannedExternalImports: ['better-sqlite3', 'pg'],
+            },
+            { sourceTag: '/^name:(?!sandbox-docker$).*$/', bannedExternalImports: ['dockerode'] },
             {
               sourceTag: '/^name:(?!(api|server)$).*$/',
               bannedExternalImports: ['@trpc/server', '@trpc/server/*'],
             },
             { sourceTag: '/^name:(?!server$).*$/', bannedExternalImports: ['express'] },
             { sourceTag: '/^name:(?!cluster-redis$).*$/', bannedExternalImports: ['ioredis'] },
-            // The MCP client lives in the runtime (its tools are runtime tools).
+            // The MCP client lives in the runtime (its tools are runtime tools); the MCP server
+            // that offers our agents is an HTTP endpoint of the server (http/protocols/mcp).
             {
-              sourceTag: '/^name:(?!runtime$).*$/',
+              sourceTag: '/^name:(?!(runtime|server)$).*$/',
               bannedExternalImports: ['@modelcontextprotocol/*'],
             },
             // Libraries instrument through @opentelemetry/api (a no-op without an SDK) and hooks;
@@ -141,7 +172,7 @@ export default tseslint.config(
     // The peers of the benchmark harness (issue 20) are dev dependencies of tools/bench only:
     // nothing that ships may import them. (Core rule, so the client's type-import rule below
     // keeps its own options.)
-    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    files: TS_FILES,
     ignores: ['tools/bench/**'],
     rules: {
       'no-restricted-imports': [
@@ -154,6 +185,29 @@ export default tseslint.config(
                 '@langchain/langgraph-api/*',
                 '@langchain/langgraph-sdk',
                 '@langchain/langgraph-sdk/*',
+                '@mastra/*',
+                '@ai-sdk/*',
+              ],
+              message: 'Benchmark peers are dev dependencies of tools/bench only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The official LangGraph SDK is also the client the e2e specs of the LangGraph API drive
+    // the server with (issue 28); the other peers stay out.
+    files: ['apps/server-e2e/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@langchain/langgraph-api',
+                '@langchain/langgraph-api/*',
                 '@mastra/*',
                 '@ai-sdk/*',
               ],
@@ -184,7 +238,7 @@ export default tseslint.config(
   {
     // Tests compose real implementations (e.g. a runtime spec on the memory backend), as the
     // server does; production sources stay bound by the layering above.
-    files: ['**/*.spec.ts', '**/spec-helpers.ts', '**/test-support.ts'],
+    files: ['**/*.spec.ts', '**/src/testing/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',

@@ -8,7 +8,7 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace(/[/.]/g, '\\$&')}$`] = path.join(__dirname, target);
 }
 
-const esmOnly = ['superjson', 'copy-anything', 'is-what'];
+const esmOnly = ['superjson', 'copy-anything', 'is-what', 'jose'];
 // CommonJS packages that load node built-ins with `import()`, which jest's CommonJS module
 // system cannot run: transpiled so the dynamic import becomes a require (the OTLP exporter).
 const dynamicImports = ['@opentelemetry/otlp-exporter-base'];
@@ -29,4 +29,7 @@ module.exports = {
   moduleNameMapper,
   setupFilesAfterEnv: [path.join(__dirname, 'tools/jest/setup.cjs')],
   testTimeout: 30000,
+  // jest's default cache is /tmp/jest_<user>: kept in the repository's ignored node_modules so a
+  // run leaves nothing in /tmp (tools/provision/check-clean.mjs checks it).
+  cacheDirectory: path.join(__dirname, 'node_modules/.cache/jest'),
 };

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-export const adminDist = path.join(root, 'dist/apps/admin');
+const adminDist = path.join(root, 'dist/apps/admin');
 // The dashboard bundles these from source; a change in any of them means a rebuild.
 const sources = [
   'apps/admin/src',

@@ -8,7 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const outfile = path.join(root, 'dist/tools/bench/main.js');
+// `npm run bench -- ab-turn …` runs src/ab-turn.ts (A/B of server builds) instead of the suite.
+const entry = process.argv[2] === 'ab-turn' ? 'ab-turn' : 'main';
+const forwarded = entry === 'main' ? process.argv.slice(2) : process.argv.slice(3);
+const outfile = path.join(root, `dist/tools/bench/${entry}.js`);
 
 const externalPackages = {
   name: 'external-npm-packages',
@@ -23,7 +26,7 @@ const externalPackages = {
 try {
   await build({
     absWorkingDir: root,
-    entryPoints: [path.join(root, 'tools/bench/src/main.ts')],
+    entryPoints: [path.join(root, `tools/bench/src/${entry}.ts`)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -39,12 +42,8 @@ try {
   process.exit(1);
 }
 
-const result = spawnSync(
-  process.execPath,
-  ['--enable-source-maps', outfile, ...process.argv.slice(2)],
-  {
-    cwd: root,
-    stdio: 'inherit',
-  },
-);
+const result = spawnSync(process.execPath, ['--enable-source-maps', outfile, ...forwarded], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

@@ -13,7 +13,7 @@ const PROVIDERS = {
   postgres: { provider: 'postgresql', url: 'postgresql://postgres@127.0.0.1:5432/postgres' },
 };
 
-export function composeSchema(name) {
+function composeSchema(name) {
   const { provider = name, url } = PROVIDERS[name];
   return `// GENERATED from prisma/model.prisma by tools/prisma/compose-schema.mjs. Do not edit.
 
@@ -47,6 +47,8 @@ for (const name of Object.keys(PROVIDERS)) {
   }
 }
 if (stale.length > 0) {
-  console.error(`Out of date with prisma/model.prisma: ${stale.join(', ')}. Run: npm run prisma:generate`);
+  console.error(
+    `Out of date with prisma/model.prisma: ${stale.join(', ')}. Run: npm run prisma:generate`,
+  );
   process.exit(1);
 }

@@ -3,11 +3,12 @@ import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-quer
 import { useMemo, useState } from 'react';
 import type { Credentials } from './credentials';
 import { clearCredentials, loadCredentials, saveCredentials } from './credentials';
-import { ErrorView, Loading } from './components/states';
+import { ErrorView, Loading } from './components/common/states';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
 import { AnalyticsPage } from './pages/analytics-page';
+import { SchedulesPage } from './pages/schedules-page';
 import { SystemPage } from './pages/system-page';
 import { hrefOf, useRoute } from './route';
 import { errorCode, TRPCProvider, useTRPC } from './trpc';
@@ -94,6 +95,12 @@ function Shell(props: {
             Analytics
           </a>
           <a
+            href={hrefOf({ page: 'schedules' })}
+            aria-current={route.page === 'schedules' ? 'page' : undefined}
+          >
+            Schedules
+          </a>
+          <a
             href={hrefOf({ page: 'system' })}
             aria-current={route.page === 'system' ? 'page' : undefined}
           >
@@ -114,6 +121,7 @@ function Shell(props: {
         {route.page === 'sessions' && <SessionsPage />}
         {route.page === 'session' && <SessionPage id={route.id} />}
         {route.page === 'analytics' && <AnalyticsPage />}
+        {route.page === 'schedules' && <SchedulesPage />}
         {route.page === 'system' && <SystemPage />}
       </main>
     </div>

@@ -9,7 +9,7 @@ export interface Credentials {
 
 const KEY = 'cognition-admin-credentials';
 
-export const ANONYMOUS: Credentials = { apiKey: null, scopes: {} };
+const ANONYMOUS: Credentials = { apiKey: null, scopes: {} };
 
 export function loadCredentials(storage: Storage = sessionStorage): Credentials {
   try {

@@ -5,14 +5,16 @@ export type Route =
   | { page: 'sessions' }
   | { page: 'session'; id: string }
   | { page: 'analytics' }
+  | { page: 'schedules' }
   | { page: 'system' };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   if (parts[0] === 'sessions' && parts[1])
     return { page: 'session', id: decodeURIComponent(parts[1]) };
   if (parts[0] === 'system') return { page: 'system' };
   if (parts[0] === 'analytics') return { page: 'analytics' };
+  if (parts[0] === 'schedules') return { page: 'schedules' };
   return { page: 'sessions' };
 }
 
@@ -24,6 +26,8 @@ export function hrefOf(route: Route): string {
       return `#/sessions/${encodeURIComponent(route.id)}`;
     case 'analytics':
       return '#/analytics';
+    case 'schedules':
+      return '#/schedules';
     case 'system':
       return '#/system';
   }

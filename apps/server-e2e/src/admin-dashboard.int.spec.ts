@@ -1,25 +1,31 @@
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { startAgentServer } from './support/agent-server';
-import { REPO_ROOT } from './support/paths';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+import { startAgentServer } from './testing/agent-server';
+import { REPO_ROOT } from './testing/paths';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * The dashboard (apps/admin) in a real Chromium against the built server with the fake model:
  * sign in, filter sessions, open one, watch a run started by another client stream into the
  * page, abort a run, edit metadata (and meet a version conflict), read the system page.
- * Screenshots of each page go to docs/admin/ (committed when they change).
+ * Screenshots of each page go to a temporary folder removed afterwards, so a test run leaves the
+ * checkout as it found it; with COGNITION_UPDATE_SCREENSHOTS=1 they replace docs/admin/*.png
+ * (committed when they change; apps/admin/README.md).
  */
 const API_KEY = 'admin-dashboard-key-0001';
 /** May change the registry (agents, providers); the dashboard itself signs in with API_KEY. */
 const ADMIN_KEY = 'admin-dashboard-admin-0001';
-const SHOTS = path.join(REPO_ROOT, 'docs/admin');
+const UPDATE_SCREENSHOTS = process.env['COGNITION_UPDATE_SCREENSHOTS'] === '1';
+const SHOTS = UPDATE_SCREENSHOTS
+  ? path.join(REPO_ROOT, 'docs/admin')
+  : mkdtempSync(path.join(os.tmpdir(), 'cognition-shots-'));
 const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 const LONG_ANSWER = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
 
@@ -71,6 +77,7 @@ afterAll(async () => {
   if (server) expect(await server.stop()).toBe(0);
   await fake?.close();
   workspace.remove();
+  if (!UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
 });
 
 async function drain(events: AsyncIterable<unknown>): Promise<void> {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import superjson from 'superjson';
-import type { HttpResponse } from './support/http';
-import { http } from './support/http';
-import type { ServerProcess } from './support/server-process';
-import { startServerProcess, tempWorkspace } from './support/server-process';
+import type { HttpResponse } from './testing/http';
+import { http } from './testing/http';
+import type { ServerProcess } from './testing/server-process';
+import { startServerProcess, tempWorkspace } from './testing/server-process';
 
 /**
  * Generated bad input over every route of the built server (SQLite): wrong types, missing fields,

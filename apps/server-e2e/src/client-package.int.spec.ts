@@ -11,11 +11,10 @@ import {
 import { FakeExecutionBackendFactory, ScriptedChatModel } from '@cognition/runtime/testing';
 import type { StorageBackend } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { attempt, succeed as exec } from './testing/exec';
 
 /**
  * The client as a consumer gets it: build and pack @cognition/client, install the tarball in a
@@ -24,41 +23,9 @@ import { promisify } from 'node:util';
  * real router and runtime (scripted model): sessions, errors, and a streamed message.
  */
 
-const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, '../../..');
 const clientRoot = path.join(repoRoot, 'libs/client');
 const API_KEY = 'sk-package-e2e';
-
-interface ExecResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to completion; never throws, so failures can be asserted on. */
-async function attempt(file: string, args: string[], cwd: string): Promise<ExecResult> {
-  try {
-    const { stdout, stderr } = await run(file, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failure = error as { code?: unknown; stdout?: string; stderr?: string };
-    return {
-      code: typeof failure.code === 'number' ? failure.code : 1,
-      stdout: failure.stdout ?? '',
-      stderr: failure.stderr ?? String(error),
-    };
-  }
-}
-
-/** Runs a command that must succeed; a failure reports its output. */
-async function exec(file: string, args: string[], cwd: string): Promise<ExecResult> {
-  const result = await attempt(file, args, cwd);
-  if (result.code !== 0) {
-    const command = [path.basename(file), ...args].join(' ');
-    throw new Error(`${command} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-  }
-  return result;
-}
 
 const consumerMain = (url: string): string => `
 import { createCognitionClient, streamMessage } from '@cognition/client';
@@ -197,15 +164,22 @@ describe('@cognition/client as an npm package', () => {
   });
 
   it('builds, packs, installs outside the repo, typechecks and talks to a server', async () => {
-    await exec(process.execPath, [path.join(clientRoot, 'build.mjs')], repoRoot);
-
+    // The tarball as `npm run build` makes it (libs/client/pack.mjs), into a folder of this test.
     const packDir = path.join(workDir, 'pack');
-    await mkdir(packDir);
-    const packed = await exec('npm', ['pack', '--json', '--pack-destination', packDir], clientRoot);
-    const [{ filename, files }] = JSON.parse(packed.stdout) as [
-      { filename: string; files: { path: string }[] },
-    ];
-    const shipped = files.map((file) => file.path).sort();
+    await exec(
+      process.execPath,
+      [path.join(clientRoot, 'pack.mjs'), '--out-dir', packDir],
+      repoRoot,
+    );
+    const [filename] = await readdir(packDir);
+    expect(filename).toMatch(/^cognition-client-\d+\.\d+\.\d+.*\.tgz$/);
+    const tarball = path.join(packDir, filename ?? '');
+    const listed = await exec('tar', ['tzf', tarball], packDir);
+    const shipped = listed.stdout
+      .trim()
+      .split('\n')
+      .map((file) => file.replace(/^package\//, ''))
+      .sort();
     expect(shipped).toEqual(
       expect.arrayContaining([
         'README.md',
@@ -216,8 +190,6 @@ describe('@cognition/client as an npm package', () => {
       ]),
     );
     expect(shipped.filter((file) => file.startsWith('src/'))).toEqual([]);
-    const tarball = path.join(packDir, path.basename(filename));
-    expect(await readdir(packDir)).toContain(path.basename(filename));
 
     const consumer = path.join(workDir, 'consumer');
     await mkdir(path.join(consumer, 'src'), { recursive: true });

@@ -1,15 +1,16 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { PrivateRedis } from '@cognition/cluster-redis/testing';
+import { startPrivateRedis } from '@cognition/cluster-redis/testing';
 import { eventsOf, readSse } from '@cognition/runtime/testing';
 import type { RecordedRequest } from '@cognition/runtime/testing';
-import { FakeOpenAIServer, createSession, eventually, postMessage } from './support/agent-server';
-import type { TestCluster } from './support/cluster';
-import { startCluster } from './support/cluster';
-import { http } from './support/http';
-import type { PrivatePostgres } from './support/private-postgres';
-import { startPrivatePostgres } from './support/private-postgres';
+import { FakeOpenAIServer, createSession, eventually, postMessage } from './testing/agent-server';
+import type { TestCluster } from './testing/cluster';
+import { startCluster } from './testing/cluster';
+import { http } from './testing/http';
+import { trackOutput } from './testing/process-logs';
+import type { PrivatePostgres } from './testing/private-postgres';
+import { startPrivatePostgres } from './testing/private-postgres';
 
 /**
  * Redis, then PostgreSQL, stopped in the middle of a run and started again: the run goes on (its state is in
@@ -36,34 +37,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** A Redis of this test alone (so stopping it disturbs no other test). */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100; i += 1) {
-    const ready = await new Promise<boolean>((resolve) => {
-      const socket = createServer().listen(port, '127.0.0.1');
-      socket.once('listening', () => socket.close(() => resolve(false)));
-      socket.once('error', () => resolve(true));
-    });
-    if (ready) return child;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('redis-server did not start (is the redis-server binary installed?)');
-}
-
 describe('Redis outage in the middle of a run (two nodes)', () => {
   let fake: FakeOpenAIServer;
   let cluster: TestCluster;
-  let redis: ChildProcess;
+  let redis: PrivateRedis;
   let port: number;
 
   beforeAll(async () => {
     port = await freePort();
-    redis = await startRedis(port);
+    redis = await startPrivateRedis(port, (child, output) =>
+      trackOutput(`redis :${port}`, output, child),
+    );
     fake = await FakeOpenAIServer.start({ fallback: reply });
     cluster = await startCluster({
       size: 2,
@@ -75,7 +59,7 @@ describe('Redis outage in the middle of a run (two nodes)', () => {
   afterAll(async () => {
     await cluster?.close();
     await fake?.close();
-    redis?.kill('SIGKILL');
+    await redis?.stop();
   });
 
   const redisOk = async (node: number) =>
@@ -94,7 +78,7 @@ describe('Redis outage in the middle of a run (two nodes)', () => {
     const follower = readSse(await fetch(`${cluster.nodeUrl(1)}/sessions/${sessionId}/events`));
     await new Promise((resolve) => setTimeout(resolve, 500));
 
-    redis.kill('SIGKILL');
+    await redis.stop();
     await eventually(async () => (await redisOk(0))?.['ok'] === false);
     const health = await http(cluster.nodeUrl(0), 'GET', '/health');
     expect(health.json?.['status']).toBe('degraded');
@@ -107,7 +91,7 @@ describe('Redis outage in the middle of a run (two nodes)', () => {
     expect(abort.json?.['code']).toBe('UNAVAILABLE');
     expect(String(abort.json?.['detail'])).toMatch(/Redis is unavailable/);
 
-    redis = await startRedis(port);
+    await redis.start();
     await eventually(async () => (await redisOk(0))?.['ok'] === true, 15_000);
     await eventually(async () => (await redisOk(1))?.['ok'] === true, 15_000);
 
@@ -156,7 +140,7 @@ describe('PostgreSQL outage in the middle of a run (two nodes)', () => {
     const streaming = readSse(origin);
     await new Promise((resolve) => setTimeout(resolve, 600));
 
-    database.stop();
+    await database.stop();
     for (const [url, method, path] of [
       [a, 'GET', '/sessions'],
       [b, 'GET', `/sessions/${sessionId}`],
@@ -167,7 +151,7 @@ describe('PostgreSQL outage in the middle of a run (two nodes)', () => {
       expect({ path, status: answer.status }).toEqual({ path, status: 503 });
     }
 
-    database.start();
+    await database.start();
     for (const url of [a, b]) {
       await eventually(async () => (await http(url, 'GET', '/sessions')).status === 200, 30_000);
     }
@@ -175,7 +159,10 @@ describe('PostgreSQL outage in the middle of a run (two nodes)', () => {
     // its writes met the outage) instead of staying active.
     const stored = await http(b, 'GET', `/sessions/${sessionId}/messages/${messageId}`);
     expect(stored.json).toMatchObject({ role: 'user', content: 'tell me' });
-    await streaming;
+    // Its stream ended with a terminal event (`done`, or `error` when its writes met the
+    // outage), not with a cut connection: the node running it died of the outage (issue 31).
+    const last = eventsOf((await streaming).frames).at(-1);
+    expect(['done', 'error']).toContain(last?.event);
     await eventually(async () => {
       const runs = (await http(a, 'GET', `/sessions/${sessionId}/runs`)).json?.['runs'] as Json[];
       return runs.length === 1 && ['completed', 'failed'].includes(String(runs[0]?.['status']));

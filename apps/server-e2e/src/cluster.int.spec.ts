@@ -1,9 +1,9 @@
 import { eventsOf, readSse } from '@cognition/runtime/testing';
 import type { RecordedRequest } from '@cognition/runtime/testing';
-import { FakeOpenAIServer, createSession, eventually, postMessage } from './support/agent-server';
-import type { TestCluster } from './support/cluster';
-import { startCluster } from './support/cluster';
-import { http } from './support/http';
+import { FakeOpenAIServer, createSession, eventually, postMessage } from './testing/agent-server';
+import type { TestCluster } from './testing/cluster';
+import { startCluster } from './testing/cluster';
+import { http } from './testing/http';
 
 /**
  * Several nodes: three server processes on one PostgreSQL database and one Redis, behind a

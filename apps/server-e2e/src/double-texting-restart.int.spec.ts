@@ -5,11 +5,11 @@ import {
   createSession,
   postMessage,
   startAgentServer,
-} from './support/agent-server';
-import { http } from './support/http';
-import { postgresServerDatabase, sqliteServerDatabase } from './support/postgres';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+} from './testing/agent-server';
+import { http } from './testing/http';
+import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Double-texting survives a crash: a run is streaming, a second message arrives with each

@@ -3,11 +3,11 @@ import path from 'node:path';
 import type { AgentEventEnvelope } from '@cognition/client';
 import { createCognitionClient, resumeRun, streamMessage } from '@cognition/client';
 import type { RecordedRequest } from '@cognition/runtime/testing';
-import { FakeOpenAIServer, createSession, startAgentServer } from './support/agent-server';
-import { http } from './support/http';
-import { postgresServerDatabase, sqliteServerDatabase } from './support/postgres';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+import { FakeOpenAIServer, createSession, startAgentServer } from './testing/agent-server';
+import { http } from './testing/http';
+import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Human in the loop through the built server and the typed client: a run pauses before a tool

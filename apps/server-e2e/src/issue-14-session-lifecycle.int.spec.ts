@@ -1,10 +1,10 @@
 import { createCognitionClient } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer, postMessage, startAgentServer } from './support/agent-server';
-import { http } from './support/http';
-import { createTestDatabase } from './support/postgres';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+import { FakeOpenAIServer, postMessage, startAgentServer } from './testing/agent-server';
+import { http } from './testing/http';
+import { createTestDatabase } from './testing/postgres';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Issue 14 against the BUILT server, on SQLite and on PostgreSQL: the time-travel walk-through of

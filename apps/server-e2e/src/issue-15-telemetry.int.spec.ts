@@ -8,9 +8,9 @@ import {
   eventually,
   postMessage,
   startAgentServer,
-} from './support/agent-server';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+} from './testing/agent-server';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Telemetry of the BUILT server (issue 15): `/metrics` behind COGNITION_METRICS_TOKEN shows a

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createCognitionClient } from '@cognition/client';
-import { FakeOpenAIServer, postMessage, startAgentServer } from './support/agent-server';
-import { http } from './support/http';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+import { FakeOpenAIServer, postMessage, startAgentServer } from './testing/agent-server';
+import { http } from './testing/http';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Issue 17 (memory files and skills) against the BUILT server on SQLite: the workspace's skills

@@ -1,7 +1,7 @@
-import { FakeOpenAIServer, postMessage, startAgentServer } from './support/agent-server';
-import { http } from './support/http';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+import { FakeOpenAIServer, postMessage, startAgentServer } from './testing/agent-server';
+import { http } from './testing/http';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Issue 17 (configuration registry) against the BUILT server on SQLite, with an ordinary and an

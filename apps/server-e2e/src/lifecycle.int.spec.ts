@@ -3,10 +3,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
-import { http } from './support/http';
-import { SERVER_BIN, SERVER_CLI, SERVER_MAIN } from './support/paths';
-import type { ServerProcess } from './support/server-process';
-import { startServerProcess, tempWorkspace } from './support/server-process';
+import { http } from './testing/http';
+import { trackOutput } from './testing/process-logs';
+import { SERVER_BIN, SERVER_CLI, SERVER_MAIN } from './testing/paths';
+import type { ServerProcess } from './testing/server-process';
+import { startServerProcess, tempWorkspace } from './testing/server-process';
 
 const run = promisify(execFile);
 
@@ -32,6 +33,18 @@ async function runToExit(
 async function readUntilListening(command: string, args: string[]): Promise<string> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
+  const errors: string[] = [];
+  child.stderr.on('data', (chunk: Buffer) => errors.push(chunk.toString('utf8')));
+  trackOutput(
+    `${path.basename(command)} ${args.join(' ')}`,
+    {
+      get stdout() {
+        return output;
+      },
+      stderr: errors,
+    },
+    child,
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no listening line:\n${output}`)), 30_000);

@@ -2,10 +2,10 @@ import { createCognitionClient } from '@cognition/client';
 import type { StorageBackend } from '@cognition/storage';
 import { createPrismaStorage } from '@cognition/storage-prisma';
 import path from 'node:path';
-import { http } from './support/http';
-import { createTestDatabase } from './support/postgres';
-import type { ServerProcess } from './support/server-process';
-import { startServerProcess, tempWorkspace } from './support/server-process';
+import { http } from './testing/http';
+import { createTestDatabase } from './testing/postgres';
+import type { ServerProcess } from './testing/server-process';
+import { startServerProcess, tempWorkspace } from './testing/server-process';
 
 /**
  * The README's curl session against the real, built server on each persistent backend: create,

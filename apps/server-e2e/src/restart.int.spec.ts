@@ -3,10 +3,10 @@ import {
   createSession,
   postMessage,
   startAgentServer,
-} from './support/agent-server';
-import { http } from './support/http';
-import type { ServerProcess } from './support/server-process';
-import { tempWorkspace } from './support/server-process';
+} from './testing/agent-server';
+import { http } from './testing/http';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 import { eventsOf, readSse } from '@cognition/runtime/testing';
 
 /**

@@ -1,10 +1,10 @@
 import { createCognitionClient } from '@cognition/client';
 import { createPrismaStorage } from '@cognition/storage-prisma';
 import { TRPCClientError } from '@trpc/client';
-import { http } from './support/http';
-import { createTestDatabase } from './support/postgres';
-import type { ServerProcess } from './support/server-process';
-import { startServerProcess } from './support/server-process';
+import { http } from './testing/http';
+import { createTestDatabase } from './testing/postgres';
+import type { ServerProcess } from './testing/server-process';
+import { startServerProcess, tempWorkspace } from './testing/server-process';
 
 /**
  * Two tenants × every route × {own resource, other tenant's resource, missing scope header,
@@ -159,9 +159,15 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
     return res.json;
   }
 
+  // The server's state directory (its development secrets key) lives in a workspace of its own,
+  // not in the checkout the spec runs from.
+  let workspace: ReturnType<typeof tempWorkspace> | undefined;
+
   beforeAll(async () => {
     database = await createTestDatabase();
+    workspace = tempWorkspace('cognition-tenancy-');
     server = await startServerProcess({
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
       COGNITION_PERSISTENCE_BACKEND: 'postgres',
       COGNITION_PERSISTENCE_URI: database.url,
       COGNITION_SCOPING_ENABLED: 'true',
@@ -173,6 +179,7 @@ describe('tenant isolation matrix (PostgreSQL, scoping + API keys)', () => {
   afterAll(async () => {
     if (server) expect(await server.stop()).toBe(0);
     await database?.drop();
+    workspace?.remove();
   });
 
   it('answers every route × tenant × case with the expected status, changing nothing it refuses', async () => {

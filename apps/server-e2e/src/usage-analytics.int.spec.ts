@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeOpenAIServer, createSession, postMessage } from './support/agent-server';
-import { http } from './support/http';
-import type { ServerProcess } from './support/server-process';
-import { startServerProcess, tempWorkspace } from './support/server-process';
+import { FakeOpenAIServer, createSession, postMessage } from './testing/agent-server';
+import { http } from './testing/http';
+import type { ServerProcess } from './testing/server-process';
+import { startServerProcess, tempWorkspace } from './testing/server-process';
 
 /**
  * The issue's "done when" on the BUILT server (SQLite): a few turns on two models (one priced by

@@ -1,4 +1,4 @@
-import { runCli } from './commands';
+import { runCli } from './cli/commands';
 
 // Entry point of the `cognition` command (bin in apps/server/package.json): serve, migrate, health.
 runCli(process.argv.slice(2)).then(

@@ -1,4 +1,4 @@
-import { runCli } from './commands';
+import { runCli } from './cli/commands';
 
 // `node dist/apps/server/main.js` serves; the other commands live in the `cognition` CLI.
 runCli(['serve']).then(

@@ -1,8 +1,25 @@
 import type { FieldIssue } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Caller } from './context';
 import { ApiError } from './errors';
+
+/**
+ * Who is calling, as established by `resolveCaller` from the request headers.
+ * `scope` is the caller's tenant scope: every session-addressed storage call passes it, so a
+ * session outside it behaves exactly like a missing one. The empty scope sees everything
+ * (scoping disabled).
+ */
+export interface Caller {
+  scope: Scope;
+  /** Id (never the secret) of the API key that authenticated the request, when keys are configured. */
+  apiKeyId?: string;
+  /**
+   * May change the server's configuration (the registry's agents and providers): an admin key
+   * (`COGNITION_ADMIN_API_KEYS`), or anyone when no API key is configured at all (dev mode).
+   * Absent: false.
+   */
+  admin?: boolean;
+}
 
 /** One API key. `id` identifies it in logs and contexts; `key` is the secret and is never logged. */
 export interface ApiKeyConfig {

@@ -1,8 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import fc from 'fast-check';
 import { toHttpError } from './errors';
-import type { ApiTestBed } from './spec-helpers';
-import { createApiTestBed } from './spec-helpers';
+import type { ApiTestBed } from './testing/test-bed';
+import { createApiTestBed } from './testing/test-bed';
 
 /**
  * Property: whatever malformed input a caller sends, every procedure answers with a 4xx-class

@@ -4,7 +4,6 @@ import type {
   FeedbackStore,
   MessageStore,
   RunStore,
-  Scope,
   SearchStore,
   SessionStore,
   StorageBackendKind,
@@ -12,11 +11,13 @@ import type {
   UsageStore,
 } from '@cognition/storage';
 import type { SkillList } from '@cognition/contracts';
-import type { ContextViewService } from './context-service';
+import type { ContextViewService } from './services/context-service';
+import type { Caller } from './auth';
 import type { RateLimiter } from './rate-limit';
-import type { RegistryApi } from './registry-service';
-import type { RunService, SandboxReleaser } from './run-service';
-import type { SessionLifecycle } from './session-service';
+import type { RegistryApi } from './services/registry-service';
+import type { RunService, SandboxReleaser } from './services/run-service';
+import type { ScheduleApi } from './services/schedule-service';
+import type { SessionLifecycle } from './services/session-service';
 
 /** One circuit breaker's figures as reported by `health.get` (a `CircuitBreakerRegistry` snapshot). */
 export type BreakerSnapshot = CircuitBreakerSnapshot;
@@ -54,6 +55,8 @@ export interface ApiServices {
   skills: SkillCatalog;
   /** The configuration registry: agents and providers (`agents.*`, `providers.*`). */
   registry: RegistryApi;
+  /** Cron and delayed-run schedules (`schedules.*`); absent: those procedures answer UNAVAILABLE. */
+  schedules?: ScheduleApi;
   /**
    * Releases a deleted session's sandbox. Optional: without it only the runtime's own release
    * (inside `runs.forgetSession`) happens.
@@ -81,24 +84,6 @@ export interface SkillCatalog {
 export interface ClusterHealthSource {
   nodeId: string;
   redis(): Promise<{ status: string; ok: boolean; latencyMs: number | null; error?: string }>;
-}
-
-/**
- * Who is calling, as established by `resolveCaller` from the request headers.
- * `scope` is the caller's tenant scope: every session-addressed storage call passes it, so a
- * session outside it behaves exactly like a missing one. The empty scope sees everything
- * (scoping disabled).
- */
-export interface Caller {
-  scope: Scope;
-  /** Id (never the secret) of the API key that authenticated the request, when keys are configured. */
-  apiKeyId?: string;
-  /**
-   * May change the server's configuration (the registry's agents and providers): an admin key
-   * (`COGNITION_ADMIN_API_KEYS`), or anyone when no API key is configured at all (dev mode).
-   * Absent: false.
-   */
-  admin?: boolean;
 }
 
 /** The tRPC context of every procedure. */

@@ -143,6 +143,22 @@ function schemaIssues(error: unknown): FieldIssue[] | undefined {
   return result;
 }
 
+/**
+ * tRPC's own refusals of a request it could not read name no field: a body over the limit
+ * (message `PAYLOAD_TOO_LARGE`), an `input` that is not JSON or whose superjson `meta` is
+ * refused (`__proto__ is not allowed as a property`). The part of the request at fault is
+ * the field a caller needs.
+ */
+function transportIssues(error: TRPCError): { issues?: FieldIssue[] } {
+  if (error.code === 'PAYLOAD_TOO_LARGE') {
+    return { issues: [{ path: '(body)', message: 'request body exceeds the size limit' }] };
+  }
+  if (error.code === 'PARSE_ERROR' || error.code === 'BAD_REQUEST') {
+    return { issues: [{ path: '(input)', message: error.message }] };
+  }
+  return {};
+}
+
 /** How any error presents itself to a caller: our code, a caller-safe message, field issues. */
 export interface DescribedError {
   code: ErrorCode;
@@ -174,7 +190,7 @@ export function describeError(error: unknown): DescribedError {
       return validationFailure(issues);
     }
     const code = trpcCodeToErrorCode[error.code];
-    return { code, message: safeMessage(code, error.message) };
+    return { code, message: safeMessage(code, error.message), ...transportIssues(error) };
   }
   if (isDomainError(error)) {
     const issues = domainIssues(error);

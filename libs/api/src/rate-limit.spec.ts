@@ -1,7 +1,7 @@
 import { FixedWindowRateLimiter, RATE_WINDOW_MS, tenantOf } from './rate-limit';
 import { toHttpError } from './errors';
-import type { ApiTestBed } from './spec-helpers';
-import { createApiTestBed, trpcErrorOf } from './spec-helpers';
+import type { ApiTestBed } from './testing/test-bed';
+import { createApiTestBed, trpcErrorOf } from './testing/test-bed';
 
 describe('FixedWindowRateLimiter', () => {
   it('counts per bucket and tenant in one-minute windows and says when to retry', async () => {

@@ -1,4 +1,4 @@
-import type { Caller } from './context';
+import type { Caller } from './auth';
 import { ApiError } from './errors';
 
 /** What is counted: every API call, or the calls that start a run (`messages.send`). */

@@ -3,6 +3,7 @@ import superjson from 'superjson';
 import type { ApiContext } from './context';
 import { requireAdmin } from './auth';
 import { describeError, toTRPCError } from './errors';
+import { assertWellFormedInput } from './well-formed-input';
 import type { RateBucket } from './rate-limit';
 import { RateLimitedError, tenantOf } from './rate-limit';
 
@@ -55,7 +56,11 @@ const mapErrors = t.middleware(async ({ next }) => {
 /** Procedures outside every budget: what load balancers and monitors poll. */
 const UNMETERED: ReadonlySet<string> = new Set(['health.get', 'health.ready']);
 /** Procedures that start a run (the `runs` budget). */
-const STARTS_RUN: ReadonlySet<string> = new Set(['messages.send', 'messages.stream']);
+const STARTS_RUN: ReadonlySet<string> = new Set([
+  'messages.send',
+  'messages.stream',
+  'schedules.trigger',
+]);
 
 /**
  * Per-tenant rate limits (when configured): every call counts against `requests`, a send
@@ -74,8 +79,14 @@ const rateLimit = t.middleware(async ({ ctx, path, next }) => {
   return next();
 });
 
+/** Runs before every input schema: strings that cannot be stored (NUL, unpaired surrogates) are refused, naming the field. */
+const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
+  assertWellFormedInput(await getRawInput());
+  return next();
+});
+
 /** Base procedure of every route; callers are already authenticated/scoped by the context. */
-export const publicProcedure = t.procedure.use(mapErrors).use(rateLimit);
+export const publicProcedure = t.procedure.use(mapErrors).use(rateLimit).use(wellFormedInput);
 
 /**
  * Procedures that change the server's configuration (registry writes): an admin caller only,

@@ -4,8 +4,8 @@ import { TRPCClientError } from '@trpc/client';
 import { randomBytes } from 'node:crypto';
 import type { CognitionClient } from './client';
 import { createCognitionClient } from './client';
-import type { TestBackend } from './spec-helpers';
-import { createTestBackend, startScopedApiServer } from './spec-helpers';
+import type { TestBackend } from './testing/test-backend';
+import { createTestBackend, startScopedApiServer } from './testing/test-backend';
 
 describe('the typed client: artifacts.*', () => {
   let backend: TestBackend;

@@ -7,8 +7,8 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CognitionClient } from './client';
 import { cognitionHeaders, createCognitionClient } from './client';
-import type { TestBackend } from './spec-helpers';
-import { createTestBackend, startScopedApiServer } from './spec-helpers';
+import type { TestBackend } from './testing/test-backend';
+import { createTestBackend, startScopedApiServer } from './testing/test-backend';
 import { streamMessage } from './stream-message';
 
 type ApiClientError = TRPCClientError<AppRouter>;

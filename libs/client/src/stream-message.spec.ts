@@ -4,8 +4,8 @@ import type { AgentEventEnvelope, Session } from '@cognition/contracts';
 import { TRPCClientError } from '@trpc/client';
 import type { CognitionClient } from './client';
 import { createCognitionClient } from './client';
-import type { TestBackend } from './spec-helpers';
-import { createTestBackend, startScopedApiServer } from './spec-helpers';
+import type { TestBackend } from './testing/test-backend';
+import { createTestBackend, startScopedApiServer } from './testing/test-backend';
 import type { SendMessageResult } from './stream-message';
 import { resumeRun, streamMessage } from './stream-message';
 

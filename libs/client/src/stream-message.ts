@@ -16,8 +16,8 @@ export interface StreamMessageOptions {
 
 /**
  * Whether the stream of a run ends after this event: its terminal `done` or `error`, or an
- * `interrupt` (the run paused for a decision). Mirrors `endsRunStream` of the contracts; kept
- * local so the client bundle does not carry the contracts' zod schemas for a three-value check.
+ * `interrupt` (the run paused for a decision). Kept local so the client bundle does not carry
+ * the contracts' zod schemas for a three-value check.
  */
 function endsStream(event: AgentEvent): boolean {
   return event.type === 'done' || event.type === 'error' || event.type === 'interrupt';

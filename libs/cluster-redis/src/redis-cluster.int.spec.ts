@@ -1,13 +1,16 @@
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import { InMemoryEventLog, silentLogger } from '@cognition/runtime';
+import { InMemoryEventLog, StorageEventLog, silentLogger } from '@cognition/runtime';
+import type { EventStore } from '@cognition/storage';
+import { Redis } from 'ioredis';
 import { runEventLogConformance } from '@cognition/runtime/testing';
 import { randomUUID } from 'node:crypto';
+import type { EventLog } from '@cognition/runtime';
 import type { RedisCluster } from './cluster';
 import { connectRedisCluster } from './cluster';
-import { TEST_REDIS_URL, testKeyPrefix } from './testing-redis';
+import { TEST_REDIS_URL, testKeyPrefix } from './testing/test-redis';
 
-function connect(nodeId: string, store: InMemoryEventLog, keyPrefix: string) {
+function connect(nodeId: string, store: EventLog, keyPrefix: string) {
   return connectRedisCluster({
     url: TEST_REDIS_URL,
     nodeId,
@@ -96,6 +99,61 @@ describe('Redis cluster: two nodes', () => {
 
   it('reports its health', async () => {
     expect(await a.health()).toMatchObject({ status: 'ready', ok: true });
+  });
+});
+
+/** The smallest EventStore: what a node's storage-backed log writes, kept in an array. */
+function arrayStore(): EventStore & { rows: AgentEventEnvelope[] } {
+  const rows: AgentEventEnvelope[] = [];
+  return {
+    rows,
+    append: (envelopes) => {
+      rows.push(...envelopes);
+      return Promise.resolve();
+    },
+    listAfter: (sessionId, after) =>
+      Promise.resolve({
+        events: rows.filter(
+          (e) => e.sessionId === sessionId && (after === undefined || e.id > after),
+        ),
+        evictedUpTo: null,
+      }),
+    trim: () => Promise.resolve(0),
+  };
+}
+
+describe('Redis cluster: group fan-out (issue 27)', () => {
+  it('sends one stream entry per flush of the storage-backed log, which the other node unpacks in order', async () => {
+    const prefix = testKeyPrefix();
+    // A long interval: the terminal event alone makes the flush, so all 40 events are one batch.
+    const storeA = new StorageEventLog({ store: arrayStore(), flushIntervalMs: 60_000 });
+    const a = await connect('node-a', storeA, prefix);
+    const b = await connect('node-b', new InMemoryEventLog(), prefix);
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const session = randomUUID();
+      const onB: string[] = [];
+      b.eventLog.subscribe(session, (e) => onB.push(e.id));
+      const sent = Array.from({ length: 40 }, (_, i) => envelope(session, 'run-1', i + 1));
+      sent.push({
+        ...envelope(session, 'run-1', 41),
+        event: { type: 'done', assistant_data: null },
+      });
+      await Promise.all(sent.map((e) => a.eventLog.append(e)));
+      await until(() => onB.length === sent.length);
+      expect(onB).toEqual(sent.map((e) => e.id));
+      expect(await redis.xlen(`${prefix}events`)).toBe(1);
+      // An entry of a node before issue 27 (one event per entry) is still delivered.
+      const legacy = envelope(session, 'run-2', 1);
+      await redis.xadd(`${prefix}events`, '*', 'n', 'old-node', 'e', JSON.stringify(legacy));
+      await until(() => onB.length === sent.length + 1);
+      expect(onB[sent.length]).toBe(legacy.id);
+    } finally {
+      await redis.del(`${prefix}events`);
+      redis.disconnect();
+      await a.close();
+      await b.close();
+    }
   });
 });
 

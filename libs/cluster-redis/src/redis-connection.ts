@@ -2,15 +2,6 @@ import type { CircuitBreaker } from '@cognition/circuit-breaker';
 import { CircuitOpenError } from '@cognition/circuit-breaker';
 import { Redis } from 'ioredis';
 
-export interface RedisConnectionOptions {
-  /** `redis://[user:password@]host:port[/db]` */
-  url: string;
-  /** Prefix of every key and channel, so several clusters can share one Redis. */
-  keyPrefix: string;
-  /** Opens on Redis failures: callers then get a clear `UNAVAILABLE` at once. */
-  breaker: CircuitBreaker;
-}
-
 /** Thrown (code `UNAVAILABLE`, HTTP 503) for work that needs Redis while it is unreachable. */
 export class RedisUnavailableError extends Error {
   readonly code = 'UNAVAILABLE' as const;

@@ -15,4 +15,3 @@ export const PageQuerySchema = z.object({
   limit: z.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT),
   offset: z.number().int().min(0).default(0),
 });
-export type PageQuery = z.input<typeof PageQuerySchema>;

@@ -54,3 +54,18 @@ export function toFieldIssues(error: z.ZodError): FieldIssue[] {
     message: issue.message,
   }));
 }
+
+/**
+ * The base of every library's typed error: a `code` the API maps to a status, and the offending
+ * fields (`issues`) and `cause` as details. Each library extends it with its own code union and
+ * `name`, so `instanceof` still tells whose error it is.
+ */
+export abstract class CodedError<Code extends ErrorCode> extends Error {
+  constructor(
+    readonly code: Code,
+    message: string,
+    readonly details: { issues?: FieldIssue[]; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  }
+}

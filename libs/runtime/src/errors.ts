@@ -1,4 +1,5 @@
 import type { ErrorCode, FieldIssue } from '@cognition/contracts';
+import { CodedError } from '@cognition/contracts';
 
 export type RuntimeErrorCode = Extract<
   ErrorCode,
@@ -17,6 +18,7 @@ export type RuntimeErrorCode = Extract<
   | 'ABORTED'
   | 'TIMEOUT'
   | 'UNAVAILABLE'
+  | 'STORAGE_ERROR'
   | 'INTERNAL_ERROR'
 >;
 
@@ -25,15 +27,8 @@ export type RuntimeErrorCode = Extract<
  * (`config.model`, `agentName`, `providers[0].apiKey`, ...), so the API can answer 422 with them.
  * Storage errors (e.g. RUN_IN_PROGRESS) pass through the runtime unchanged.
  */
-export class RuntimeError extends Error {
+export class RuntimeError extends CodedError<RuntimeErrorCode> {
   override readonly name = 'RuntimeError';
-  constructor(
-    readonly code: RuntimeErrorCode,
-    message: string,
-    readonly details: { issues?: FieldIssue[]; cause?: unknown } = {},
-  ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-  }
 
   get issues(): FieldIssue[] {
     return this.details.issues ?? [];

@@ -37,3 +37,14 @@ export function parseCommand(command: string, env: Readonly<Record<string, strin
   }
   return argv;
 }
+
+/**
+ * The program and arguments of `spawn` (no shell, so no parsing): a program to name and no NUL
+ * anywhere, on every backend.
+ * @throws SandboxError INVALID_COMMAND
+ */
+export function assertSpawnable(program: string, args: readonly string[]): void {
+  if (program.trim() === '' || program.includes('\0') || args.some((a) => a.includes('\0'))) {
+    throw new SandboxError('INVALID_COMMAND', 'program must be a non-empty string without NUL');
+  }
+}

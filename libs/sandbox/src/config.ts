@@ -94,3 +94,18 @@ export function validateSessionId(sessionId: string): string {
   }
   return sessionId;
 }
+
+/**
+ * @throws SandboxError INVALID_ARGUMENT for an unusual run id (ids name record files and
+ *   directories, so nothing path-like gets through).
+ */
+export function validateRunId(runId: string | undefined): string | undefined {
+  if (runId === undefined) return undefined;
+  if (typeof runId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(runId)) {
+    throw new SandboxError(
+      'INVALID_ARGUMENT',
+      `runId "${String(runId)}" must be 1-128 characters of letters, digits, '_', '.', '-'`,
+    );
+  }
+  return runId;
+}

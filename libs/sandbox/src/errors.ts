@@ -68,7 +68,3 @@ export class SandboxError extends Error {
     this.errorCode = API_CODES[code];
   }
 }
-
-export function isSandboxError(error: unknown, code?: SandboxErrorCode): error is SandboxError {
-  return error instanceof SandboxError && (code === undefined || error.code === code);
-}

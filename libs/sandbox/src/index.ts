@@ -1,26 +1,23 @@
 export * from './port';
-export { SandboxError, isSandboxError } from './errors';
+export { SandboxError } from './errors';
 export type { SandboxErrorCode } from './errors';
 export { DEFAULT_TIMEOUT_MS, DEFAULT_KILL_GRACE_MS } from './config';
 export type { CommonSandboxConfig } from './config';
 export { DEFAULT_PROTECTED_PATHS } from './paths';
-export { parseCommand } from './command';
-export { createLocalSandbox, DEFAULT_LOCAL_PATH } from './local-backend';
-export type { LocalSandboxConfig } from './local-backend';
+export { assertSpawnable, parseCommand } from './command';
+
+// What every backend builds on (the backends live in their own libraries and may not reach into
+// this one's src/): configuration checks, the path rules, the file operations, the session
+// lifecycle and the output cap. The runtime has no use for these.
 export {
-  createDockerSandbox,
-  DOCKER_DEFAULTS,
-  MANAGED_LABEL,
-  SESSION_LABEL,
-  parseByteSize,
-} from './docker/docker-backend';
-export type { DockerSandboxConfig, DockerSandboxFactory } from './docker/docker-backend';
-export {
-  DEFAULT_DOCKER_SOCKET,
-  describeConnection,
-  dockerConnectionFromEnv,
-  isDockerEngineFailure,
-} from './docker/connection';
-export type { DockerConnection } from './docker/connection';
-export { checkDockerAvailable } from './docker/check';
-export type { DockerAvailability } from './docker/check';
+  positiveInteger,
+  resolveCommonConfig,
+  validateEnv,
+  validateRunId,
+  validateSessionId,
+} from './config';
+export type { ResolvedCommonConfig } from './config';
+export { PathGuard } from './paths';
+export type { FileOwner } from './workspace-files';
+export { LiveSessions, SessionBackend } from './session-backend';
+export { OutputCollector } from './output';

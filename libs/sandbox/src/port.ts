@@ -79,10 +79,11 @@ export interface ExecutionBackend {
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   /**
    * Starts `program` with `args` (no shell) under the same confinement as `execute`, its stdio
-   * piped to the caller. Absent on a backend that cannot keep such a process (docker, for now).
-   * Rejects when the program cannot be started (`INVALID_COMMAND` naming it).
+   * piped to the caller (local: a process group on the host; docker: a `docker exec` in the
+   * session's container). Rejects when the program cannot be started (`INVALID_COMMAND` naming
+   * it).
    */
-  spawn?(program: string, args: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
+  spawn(program: string, args: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
   ls(path?: string): Promise<FileEntry[]>;
   read(path: string, options?: ReadOptions): Promise<string>;
   write(path: string, content: string): Promise<void>;
@@ -98,13 +99,53 @@ export interface ExecutionBackend {
   terminate(): Promise<void>;
 }
 
+/** What a session's backend is opened for (see `ExecutionBackendFactory.forSession`). */
+export interface SessionOptions {
+  /**
+   * The run whose tools use this backend. Every command (and spawned process) it starts is
+   * recorded under this run, so `reapOrphans({ sessionId, runId })` finds what the run left
+   * running. Letters, digits, `_`, `.`, `-` (at most 128).
+   */
+  runId?: string;
+}
+
+/** Which recorded commands `reapOrphans` ends: a session's, or only one run's of it. */
+export interface OrphanTarget {
+  sessionId: string;
+  /** Only the commands started for this run; absent: every command recorded for the session. */
+  runId?: string;
+}
+
+/** What `reapOrphans` found. */
+export interface OrphanReport {
+  /** Commands (process groups) that were still running and were killed. */
+  killed: number;
+  /** Records of commands that had already ended (or whose pid now names another process). */
+  ended: number;
+  /**
+   * Records left in place because this backend cannot reach their processes (local: started on
+   * another machine sharing the state directory).
+   */
+  unreachable: number;
+}
+
 /**
  * Creates a backend for one session. The server picks the implementation; the runtime only sees
  * this factory.
  */
 export interface ExecutionBackendFactory {
   readonly kind: 'local' | 'docker';
-  forSession(sessionId: string, root: string): Promise<ExecutionBackend>;
+  forSession(sessionId: string, root: string, options?: SessionOptions): Promise<ExecutionBackend>;
   /** Removes everything held for a deleted session (e.g. its container). */
   release(sessionId: string): Promise<void>;
+  /**
+   * Ends what a crashed process left running: every command recorded for the session (or for
+   * its run `runId`) that still runs is killed with its whole process group, and the records
+   * are removed. Each command is recorded durably before it runs and unrecorded when it ends,
+   * so this works from a fresh factory, in a restarted process, or on the node that took the
+   * run over. Call it only when nothing of that session/run runs anywhere any more (recovery,
+   * after winning the run's claim): it does not ask whose the commands are. A recorded pid
+   * that now names another process (pid reuse) is never signalled. Idempotent.
+   */
+  reapOrphans(target: OrphanTarget): Promise<OrphanReport>;
 }

@@ -7,6 +7,8 @@ import type {
   FileEntry,
   GrepMatch,
   ReadOptions,
+  SandboxProcess,
+  SpawnOptions,
 } from './port';
 import type { FileOwner } from './workspace-files';
 import { WorkspaceFiles } from './workspace-files';
@@ -14,7 +16,7 @@ import { WorkspaceFiles } from './workspace-files';
 /**
  * What every backend's session shares: the file operations (the host acts on the workspace
  * directly; the Docker backend mounts that same directory, so they are identical) and the
- * terminated state. A backend adds how commands run (`execute`) and what terminating frees
+ * terminated state. A backend adds how commands run (`execute`, `spawn`) and what terminating frees
  * (`release`).
  */
 export abstract class SessionBackend implements ExecutionBackend {
@@ -31,6 +33,12 @@ export abstract class SessionBackend implements ExecutionBackend {
   }
 
   abstract execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+
+  abstract spawn(
+    program: string,
+    args: readonly string[],
+    options?: SpawnOptions,
+  ): Promise<SandboxProcess>;
 
   /** Frees what the session holds (processes, container); called once, by `terminate`. */
   protected abstract release(): Promise<void>;

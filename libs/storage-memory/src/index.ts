@@ -1,2 +1,2 @@
 export { createMemoryStorage } from './memory-storage';
-export { MemoryStore } from './memory-store';
+export { MemoryStore } from './langgraph/memory-store';

@@ -20,8 +20,8 @@ import {
 } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
 import { clone as copy } from './clone';
-import type { MessagesBase } from './memory-checkpointer';
-import type { MemorySessions } from './memory-sessions';
+import type { MessagesBase } from './langgraph/memory-checkpointer';
+import type { MemorySessions } from './sessions/memory-sessions';
 import type { MemoryState, MessageRecord } from './memory-state';
 
 /**

@@ -18,17 +18,18 @@ import {
   checkpointMessages,
   threadNamespaceLabel,
 } from '@cognition/storage';
-import { MemoryAnalytics } from './memory-analytics';
+import { MemoryAnalytics } from './analytics/memory-analytics';
 import { MemoryArtifactStore } from './memory-artifacts';
-import { ProjectingMemorySaver } from './memory-checkpointer';
-import { MemoryStore } from './memory-store';
-import { MemoryEventStore } from './memory-event-store';
-import { MemoryActivityStore } from './memory-activity-store';
+import { ProjectingMemorySaver } from './langgraph/memory-checkpointer';
+import { MemoryStore } from './langgraph/memory-store';
+import { MemoryEventStore } from './runs/memory-event-store';
+import { MemoryActivityStore } from './sessions/memory-activity-store';
 import { MemoryMessages } from './memory-messages';
-import { MemoryPendingCallbacks } from './memory-pending-callbacks';
-import { MemoryRuns } from './memory-runs';
+import { MemoryPendingCallbacks } from './runs/memory-pending-callbacks';
+import { MemoryRuns } from './runs/memory-runs';
 import { MemoryRegistryStore } from './memory-registry';
-import { MemorySessions } from './memory-sessions';
+import { MemoryScheduleStore } from './memory-schedules';
+import { MemorySessions } from './sessions/memory-sessions';
 import type { MemoryState } from './memory-state';
 export type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
 
@@ -74,6 +75,7 @@ export class MemoryStorage implements StorageBackend {
   readonly activity: MemoryActivityStore;
   readonly checkpoints: CheckpointRetentionStore;
   readonly registry: MemoryRegistryStore;
+  readonly schedules: MemoryScheduleStore;
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
@@ -96,6 +98,7 @@ export class MemoryStorage implements StorageBackend {
     });
     this.store = new MemoryStore(() => new Date());
     this.registry = new MemoryRegistryStore(this.now);
+    this.schedules = new MemoryScheduleStore(this.now);
     this.analytics = new MemoryAnalytics({
       sessions: () => [...this.state.sessions.values()].map((record) => record.session),
       session: (id) => this.state.sessions.get(id)?.session,

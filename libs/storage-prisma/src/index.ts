@@ -1,16 +1,16 @@
-export * from './db';
-export * from './migrate';
-export * from './testing-db';
+export * from './db/db';
+export * from './db/migrate';
+export { compactSqliteFile } from './db/compact';
 export type { PrismaStorageConfig } from './prisma-storage';
 export { createPrismaStorage } from './prisma-storage';
-export type { ProjectionGate, ProjectionRequest } from './projection';
+export type { ProjectionGate, ProjectionRequest } from './messages/projection-plan';
+export { ALWAYS } from './messages/projection-plan';
 export {
-  ALWAYS,
   messageProjectionHook,
   projectOnPostgres,
   projectOnSqlite,
   writeProjection,
-} from './projection';
+} from './messages/projection';
 export * from './langgraph';
 export type { SqlStatement } from './analytics/usage-store';
 export { costByModelStatement, statsStatement } from './analytics/usage-store';

@@ -43,7 +43,7 @@ function parseJson<T>(text: string | null, fallback: T): T {
   return JSON.parse(text) as T;
 }
 
-export function toSession(row: SessionWithRelations): Session {
+function toSession(row: SessionWithRelations): Session {
   return {
     id: row.id,
     threadId: row.threadId,
@@ -145,7 +145,10 @@ export function toMessage(row: MessageRow): Message {
   };
 }
 
-export function toRun(row: RunRow): Run {
+/** The columns {@link toRun} reads (the raw run reads select exactly these). */
+export type RunFields = Omit<RunRow, 'activeSessionId' | 'baseCheckpointId' | 'pendingInput'>;
+
+export function toRun(row: RunFields): Run {
   return {
     id: row.id,
     sessionId: row.sessionId,

@@ -2,9 +2,9 @@ import type { StorageBackend } from '@cognition/storage';
 import { isStorageError } from '@cognition/storage';
 import { runStorageConformance } from '@cognition/storage/testing';
 import { createPrismaStorage } from './prisma-storage';
-import type { TestDatabase } from './testing-db';
-import { createTestDatabase } from './testing-db';
-import { prismaConformanceFactory } from './test-support';
+import type { TestDatabase } from './testing/test-db';
+import { createTestDatabase } from './testing/test-db';
+import { prismaConformanceFactory } from './testing/conformance-factory';
 
 const postgres = prismaConformanceFactory('postgresql');
 afterAll(() => postgres.teardown());

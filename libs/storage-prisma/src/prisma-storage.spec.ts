@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { StorageError } from '@cognition/storage';
 import { expectStorageError, runStorageConformance } from '@cognition/storage/testing';
 import { createPrismaStorage } from './prisma-storage';
-import { createTestDatabase } from './testing-db';
-import { prismaConformanceFactory } from './test-support';
+import { createTestDatabase } from './testing/test-db';
+import { prismaConformanceFactory } from './testing/conformance-factory';
 
 const sqlite = prismaConformanceFactory('sqlite');
 afterAll(() => sqlite.teardown());

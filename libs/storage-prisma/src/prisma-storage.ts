@@ -14,23 +14,24 @@ import {
   StorageError,
 } from '@cognition/storage';
 import { z } from 'zod';
-import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db';
-import { createPostgresHandle, createSqliteHandle } from './db';
-import { deleteSessionArtifacts, PrismaArtifactStore } from './artifact-store';
-import { guard, toStorageError } from './errors';
-import { PrismaEventStore } from './event-store';
+import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db/db';
+import { createPostgresHandle, createSqliteHandle } from './db/db';
+import { deleteSessionArtifacts, PrismaArtifactStore } from './artifacts/artifact-store';
+import { guard, toStorageError } from './db/errors';
+import { PrismaEventStore } from './runs/event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
-import { PrismaMessageStore } from './message-store';
-import { messageProjectionHook, writeProjection } from './projection';
-import { rollbackRun } from './run-rollback';
+import { PrismaMessageStore } from './messages/message-store';
+import { messageProjectionHook, writeProjection } from './messages/projection';
+import { rollbackRun } from './runs/run-rollback';
 import { PrismaFeedbackStore } from './analytics/feedback-store';
 import { PrismaSearchStore } from './analytics/search-store';
 import { PrismaUsageStore } from './analytics/usage-store';
-import { PrismaRunStore } from './run-store';
-import { PrismaSessionStore } from './session-store';
-import { PrismaActivityStore } from './activity-store';
+import { PrismaRunStore } from './runs/run-store';
+import { PrismaSessionStore } from './sessions/session-store';
+import { PrismaActivityStore } from './sessions/activity-store';
 import { PrismaRegistryStore } from './registry-store';
-import { PrismaCheckpointRetention } from './checkpoint-retention';
+import { PrismaScheduleStore } from './schedules/schedule-store';
+import { PrismaCheckpointRetention } from './langgraph/checkpoint-retention';
 import type { PolicyRef } from './mapping';
 
 /**
@@ -99,6 +100,7 @@ class PrismaStorage implements StorageBackend {
   readonly activity: PrismaActivityStore;
   readonly checkpoints: PrismaCheckpointRetention;
   readonly registry: PrismaRegistryStore;
+  readonly schedules: PrismaScheduleStore;
   private readonly policy: PolicyRef = { current: { ...DEFAULT_SESSION_POLICY } };
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
@@ -133,6 +135,7 @@ class PrismaStorage implements StorageBackend {
     });
     this.store = new PrismaStore(this.db);
     this.registry = new PrismaRegistryStore(this.db);
+    this.schedules = new PrismaScheduleStore(this.db);
   }
 
   setSessionPolicy(policy: Partial<SessionPolicy>): void {

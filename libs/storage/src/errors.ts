@@ -1,5 +1,5 @@
-import type { ErrorCode, FieldIssue } from '@cognition/contracts';
-import { toFieldIssues } from '@cognition/contracts';
+import type { ErrorCode } from '@cognition/contracts';
+import { CodedError, toFieldIssues } from '@cognition/contracts';
 import type { z } from 'zod';
 
 export type StorageErrorCode = Extract<
@@ -21,15 +21,8 @@ export type StorageErrorCode = Extract<
  * The one error type every storage backend throws. Database errors never escape a backend
  * untranslated: callers switch on `code`, and the API maps codes to statuses.
  */
-export class StorageError extends Error {
+export class StorageError extends CodedError<StorageErrorCode> {
   override readonly name = 'StorageError';
-  constructor(
-    readonly code: StorageErrorCode,
-    message: string,
-    readonly details: { issues?: FieldIssue[]; cause?: unknown } = {},
-  ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-  }
 
   static validation(error: z.ZodError, what: string): StorageError {
     const issues = toFieldIssues(error);

@@ -8,7 +8,7 @@
  * n / MAX_SEGMENT_ITEMS full ones: a read assembles a bounded number of segments, and an item
  * is serialized again only O(log MAX_SEGMENT_ITEMS) times over the thread.
  */
-export const MAX_SEGMENT_ITEMS = 256;
+const MAX_SEGMENT_ITEMS = 256;
 
 /** A range of items of one segment; `count` items long. */
 export interface SegmentRange {

@@ -1,7 +1,7 @@
 import { SNIPPET_CLOSE, SNIPPET_OPEN } from '@cognition/contracts';
 
 /** Most terms of a search query that are used; the rest is ignored. */
-export const MAX_SEARCH_TERMS = 16;
+const MAX_SEARCH_TERMS = 16;
 
 /**
  * The words of a search query: runs of letters and digits, lower-cased, deduplicated, at most

@@ -55,7 +55,7 @@ function printReport(report: RunReport): void {
   }
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
   const repoRoot = findRepoRoot(__dirname);
   const args = parseBenchArgs(argv, path.join(repoRoot, 'docs/benchmarks.md'));
   if (args.help) {
@@ -72,6 +72,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     only: args.only,
     repoRoot,
     profileDir,
+    minutes: args.minutes,
     log,
   });
   await stopProfile?.();
@@ -87,6 +88,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     const existing = existsSync(docsPath) ? readFileSync(docsPath, 'utf8') : undefined;
     const doc = updateBenchmarksDoc(existing, report, PLANNED, DOC_SKELETON);
     writeFileSync(docsPath, await formatMarkdown(doc, docsPath));
+    for (const file of report.files ?? []) {
+      const target = path.join(path.dirname(docsPath), 'benchmarks', file.name);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, file.content);
+    }
     write(`Results written to ${path.relative(repoRoot, docsPath) || docsPath}\n`);
   }
   const failed = report.runs.some(

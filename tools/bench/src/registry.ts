@@ -1,12 +1,16 @@
 import { agentTurnBenchmark } from './benchmarks/agent-turn';
+import { chaosBenchmark } from './benchmarks/chaos';
 import { checkpointerBenchmark } from './benchmarks/checkpointer';
 import { concurrentTurnsBenchmark } from './benchmarks/concurrent-turns';
 import { durableRunsBenchmark } from './benchmarks/durable-runs';
+import { fuzzBenchmark } from './benchmarks/fuzz';
 import { idleSubscriptionsBenchmark } from './benchmarks/idle-subscriptions';
 import { longConversationBenchmark } from './benchmarks/long-conversation';
 import { longThreadBenchmark } from './benchmarks/long-thread';
 import { messageHistoryBenchmark } from './benchmarks/message-history';
 import { sandboxExecBenchmark } from './benchmarks/sandbox-exec';
+import { schedulesBenchmark } from './benchmarks/schedules';
+import { soakBenchmark } from './benchmarks/soak';
 import { startupBenchmark } from './benchmarks/startup';
 import { tokenStreamBenchmark } from './benchmarks/token-stream';
 import { usageAnalyticsBenchmark } from './benchmarks/usage-analytics';
@@ -29,6 +33,10 @@ export const BENCHMARKS: readonly Benchmark[] = [
   longConversationBenchmark,
   usageAnalyticsBenchmark,
   longThreadBenchmark,
+  fuzzBenchmark,
+  chaosBenchmark,
+  soakBenchmark,
+  schedulesBenchmark,
 ];
 
 /**

@@ -1,8 +1,8 @@
 import type { UsageFigures } from '@cognition/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { usd } from '../components/money';
-import { QueryView, TableHead } from '../components/states';
+import { usd } from '../components/common/money';
+import { QueryView, TableHead } from '../components/common/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 10_000;

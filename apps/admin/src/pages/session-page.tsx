@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Empty, ErrorView, Loading, QueryView } from '../components/states';
-import { AnswerFeedback } from '../components/answer-feedback';
-import { LiveRun } from '../components/live-run';
-import { MessageView } from '../components/message-view';
-import { MetadataEditor } from '../components/metadata-editor';
-import { RunsTable } from '../components/runs-table';
-import { SessionActions } from '../components/session-actions';
-import { ThreadHistory } from '../components/thread-history';
+import { Empty, ErrorView, Loading, QueryView } from '../components/common/states';
+import { AnswerFeedback } from '../components/session/conversation/answer-feedback';
+import { LiveRun } from '../components/session/runs/live-run';
+import { MessageView } from '../components/session/conversation/message-view';
+import { MetadataEditor } from '../components/session/actions/metadata-editor';
+import { RunsTable } from '../components/session/runs/runs-table';
+import { SessionActions } from '../components/session/actions/session-actions';
+import { ThreadHistory } from '../components/session/history/thread-history';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
 

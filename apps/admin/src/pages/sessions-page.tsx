@@ -2,11 +2,11 @@ import type { SessionReadStatus, SessionSort } from '@cognition/client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useState } from 'react';
-import { changesSessionList, liveLabel } from '../components/session-watch';
-import { Empty, ErrorView, Loading, TableHead } from '../components/states';
+import { changesSessionList, liveLabel } from '../components/session/session-watch';
+import { Empty, ErrorView, Loading, TableHead } from '../components/common/states';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
-import { usd } from '../components/money';
+import { usd } from '../components/common/money';
 
 const PAGE_SIZE = 20;
 // `abandoned`: active sessions idle past the server's threshold (computed when read).

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { ArtifactsBrowser } from '../components/artifacts-browser';
-import { milliseconds } from '../components/durations';
-import { RegistryLists } from '../components/registry-lists';
-import { SkillsList } from '../components/skills-list';
-import { ErrorView, Loading, TableHead } from '../components/states';
+import { ArtifactsBrowser } from '../components/artifacts/artifacts-browser';
+import { milliseconds } from '../components/common/durations';
+import { RegistryLists } from '../components/system/registry-lists';
+import { SkillsList } from '../components/system/skills-list';
+import { ErrorView, Loading, TableHead } from '../components/common/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 2000;

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { ServerMetrics } from './metrics';
 
 /** The baggage entry carrying the request id to every span below the request's. */
-export const BAGGAGE_REQUEST_ID = 'cognition.request_id';
+const BAGGAGE_REQUEST_ID = 'cognition.request_id';
 
 export const METRICS_PATH = '/metrics';
 

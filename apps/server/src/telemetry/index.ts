@@ -1,12 +1,13 @@
-import type { EventLog, RunObserver } from '@cognition/runtime';
-import { NOOP_RUN_OBSERVER } from '@cognition/runtime';
+import type { EventLog, RunObserver, ScheduleObserver } from '@cognition/runtime';
+import { NOOP_RUN_OBSERVER, NOOP_SCHEDULE_OBSERVER } from '@cognition/runtime';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import type { Logger } from 'pino';
-import type { TelemetryConfig } from '../env';
+import type { TelemetryConfig } from '../config';
 import { instrumentEventLog, instrumentSandbox, instrumentStorage } from './instrument';
 import { ServerMetrics } from './metrics';
 import { MetricsRunObserver } from './run-observer';
+import { MetricsScheduleObserver } from './schedule-observer';
 import type { Tracing } from './tracing';
 import { startTracing } from './tracing';
 
@@ -31,6 +32,8 @@ export interface ServerTelemetry {
   /** `COGNITION_METRICS_TOKEN`, for the `/metrics` route. */
   metricsToken: string | null;
   observer: RunObserver;
+  /** What the scheduler loop reports (fires, misfires, lag). */
+  scheduleObserver: ScheduleObserver;
   storage: (storage: StorageBackend) => StorageBackend;
   sandbox: (sandbox: ExecutionBackendFactory) => ExecutionBackendFactory;
   eventLog: (log: EventLog) => EventLog;
@@ -49,6 +52,7 @@ export function createServerTelemetry(config: TelemetryConfig, logger: Logger): 
     tracingOn: tracing !== null,
     metricsToken: config.metrics.token,
     observer: metrics ? new MetricsRunObserver(metrics) : NOOP_RUN_OBSERVER,
+    scheduleObserver: metrics ? new MetricsScheduleObserver(metrics) : NOOP_SCHEDULE_OBSERVER,
     storage: (storage) => (measured ? instrumentStorage(storage, measures) : storage),
     sandbox: (sandbox) => (measured ? instrumentSandbox(sandbox, measures) : sandbox),
     eventLog: (log) => (metrics ? instrumentEventLog(log, metrics) : log),

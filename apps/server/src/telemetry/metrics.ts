@@ -39,6 +39,10 @@ export class ServerMetrics {
   readonly sandboxExecutions: Counter<'backend' | 'exit'>;
   readonly sandboxDuration: Histogram<'backend'>;
   readonly storageDuration: Histogram<'backend' | 'operation' | 'outcome'>;
+  readonly scheduleFires: Counter<'reason'>;
+  readonly scheduleFailures: Counter<'reason'>;
+  readonly scheduleMisfires: Counter<'policy'>;
+  readonly scheduleLag: Histogram<'reason'>;
 
   constructor() {
     const registers = [this.registry];
@@ -133,6 +137,31 @@ export class ServerMetrics {
       name: 'cognition_storage_operation_duration_seconds',
       help: 'Duration of storage operations (one port call: a transaction or statement), by backend, operation and outcome (ok, error).',
       labelNames: ['backend', 'operation', 'outcome'],
+      buckets: FAST_BUCKETS,
+      registers,
+    });
+    this.scheduleFires = new Counter({
+      name: 'cognition_schedule_fires_total',
+      help: 'Schedule firings that started a run on this node, by reason (scheduled, misfire: one coalesced run for missed times, manual: triggered).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.scheduleFailures = new Counter({
+      name: 'cognition_schedule_fire_failures_total',
+      help: 'Schedule firings given up on this node (target session gone, the send refused), by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.scheduleMisfires = new Counter({
+      name: 'cognition_schedule_misfires_total',
+      help: 'Schedule occurrences missed while no node ran, by policy (run_once: fired coalesced, skip: skipped).',
+      labelNames: ['policy'],
+      registers,
+    });
+    this.scheduleLag = new Histogram({
+      name: 'cognition_schedule_lag_seconds',
+      help: "Time from a schedule occurrence's due time to the creation of its run, by reason.",
+      labelNames: ['reason'],
       buckets: FAST_BUCKETS,
       registers,
     });

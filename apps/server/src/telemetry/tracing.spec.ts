@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { FakeExecutionBackendFactory, FakeOpenAIServer, readSse } from '@cognition/runtime/testing';
 import pino from 'pino';
-import { loadConfig } from '../env';
-import type { RunningServer } from '../server';
-import { startServer } from '../server';
+import { loadConfig } from '../config';
+import type { RunningServer } from '../composition/server';
+import { startServer } from '../composition/server';
 import type { ReceivedSpan } from '../testing/otlp-receiver';
 import { startOtlpReceiver } from '../testing/otlp-receiver';
 

@@ -8,7 +8,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
-import type { TracingConfig } from '../env';
+import type { TracingConfig } from '../config';
 import { VERSION } from '../version';
 
 /**
@@ -17,7 +17,7 @@ import { VERSION } from '../version';
  * neither — carry them too. Baggage is never read from incoming requests (only the W3C trace
  * context propagator is installed), so a client cannot forge these attributes.
  */
-export class CognitionBaggageSpanProcessor implements SpanProcessor {
+class CognitionBaggageSpanProcessor implements SpanProcessor {
   onStart(span: Span, parentContext: Context): void {
     for (const [key, entry] of propagation.getBaggage(parentContext)?.getAllEntries() ?? []) {
       if (key.startsWith('cognition.')) span.setAttribute(key, entry.value);

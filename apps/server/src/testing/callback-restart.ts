@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { FakeExecutionBackendFactory } from '@cognition/runtime/testing';
 import pino from 'pino';
-import { loadConfig } from '../env';
-import type { RunningServer } from '../server';
-import { startServer } from '../server';
+import { loadConfig } from '../config';
+import type { RunningServer } from '../composition/server';
+import { startServer } from '../composition/server';
 
 /**
  * A callback receiver on loopback answering the given statuses in turn (200 once they run out);

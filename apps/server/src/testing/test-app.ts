@@ -4,6 +4,7 @@ import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import {
   AgentRegistry,
   ContextInspector,
+  createScheduling,
   InMemoryEventLog,
   ProviderRegistry,
   RegistryService,
@@ -23,9 +24,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { HttpConfig, ServerState } from '../app';
-import { createApp } from '../app';
-import { createLogger } from '../logger';
+import type { HttpConfig, ServerState } from '../http/app';
+import { createApp } from '../http/app';
+import { createLogger } from '../cli/logger';
 import { instrumentEventLog, instrumentSandbox, instrumentStorage } from '../telemetry/instrument';
 import { ServerMetrics } from '../telemetry/metrics';
 import { MetricsRunObserver } from '../telemetry/run-observer';
@@ -144,6 +145,18 @@ export interface TestAppOptions extends Partial<HttpConfig> {
   metricsEnabled?: boolean;
 }
 
+/** Apps of this spec file not closed yet; see the `afterAll` below. */
+const openApps = new Set<TestApp>();
+
+// A spec that forgets `close()` would leave its `cognition-app-*` workspace in the OS temp dir
+// (issue 31 found 100+ after one run): whatever is still open when the spec file ends is closed
+// here. jest loads this module once per spec file, so the hook belongs to that file.
+if (typeof afterAll === 'function') {
+  afterAll(async () => {
+    await Promise.all([...openApps].map((app) => app.close()));
+  });
+}
+
 /**
  * `createApp` on memory storage with a real `RunManager` (scripted in-process model, fake
  * sandbox) and logs captured in memory, for supertest specs.
@@ -163,7 +176,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'cognition-app-'));
   const model = new ScriptedChatModel(script ?? []);
-  const logger = createLogger('info', sink);
+  // Debug: the request lines (debug since issue 32) are part of what specs inspect.
+  const logger = createLogger('debug', sink);
   const skills = new SkillLibrary({ workspace, logger });
   const breakers = new CircuitBreakerRegistry();
   const eventLog = new CountingEventLog(new InMemoryEventLog({ bufferSize: 1000 }));
@@ -205,6 +219,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       context,
       skills,
       registry: new RegistryService(runs.registry, storage.registry),
+      // The loop is not started: specs fire schedules with `POST /schedules/{id}/trigger`.
+      schedules: createScheduling({
+        storage,
+        runs,
+        nodeId: 'test-app',
+        logger,
+        allowPrivateCallbacks: true,
+      }).service,
       breakers,
       version: '0.0.0-test',
       ...(rateLimits ? { rateLimiter: new FixedWindowRateLimiter(rateLimits) } : {}),
@@ -215,7 +237,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       ? {}
       : { telemetry: { metrics, metricsToken: metricsToken ?? null } }),
   });
-  return {
+  const testApp: TestApp = {
     app,
     storage,
     state,
@@ -229,8 +251,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     model,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     async close() {
+      if (!openApps.delete(testApp)) return;
       await runs.shutdown(1000);
       rmSync(workspace, { recursive: true, force: true });
     },
   };
+  openApps.add(testApp);
+  return testApp;
 }

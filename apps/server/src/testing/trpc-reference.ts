@@ -6,17 +6,17 @@ import { RegistryService, SessionService, silentLogger } from '@cognition/runtim
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import type { Express } from 'express';
-import { requestLogging } from '../request-log';
+import { requestLogging } from '../http/request-log';
 import { Writable } from 'node:stream';
 import { createServer, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { apiKeyFingerprint } from '../env';
-import { createLogger } from '../logger';
+import { apiKeyFingerprint } from '../config';
+import { createLogger } from '../cli/logger';
 import type { TestApp } from './test-app';
 
 /**
- * What the specs of the hand-written tRPC responses (trpc-sse.ts, trpc-message-stream.ts) share:
+ * What the specs of the hand-written tRPC responses (http/trpc-stream) share:
  * the reference they must match (tRPC's own Express adapter on the same services), a listener
  * that can cut streams like a network failure, and a record of `res.write` calls.
  */

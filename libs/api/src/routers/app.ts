@@ -5,6 +5,7 @@ import { providersRouter } from './providers/providers.router';
 import { healthRouter } from './health/health.router';
 import { messagesRouter } from './messages/messages.router';
 import { runsRouter } from './runs/runs.router';
+import { schedulesRouter } from './schedules/schedules.router';
 import { sessionsRouter } from './sessions/sessions.router';
 import { skillsRouter } from './skills/skills.router';
 
@@ -18,6 +19,7 @@ export const appRouter = router({
   skills: skillsRouter,
   agents: agentsRouter,
   providers: providersRouter,
+  schedules: schedulesRouter,
 });
 
 /** The router's type: all a client needs (`import type` only). */

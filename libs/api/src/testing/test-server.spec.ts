@@ -1,8 +1,8 @@
 import type { StorageBackend } from '@cognition/storage';
-import type { ApiTestBed } from '../spec-helpers';
-import { createApiTestBed } from '../spec-helpers';
-import type { TestApiServer } from './index';
-import { startTestApiServer } from './index';
+import type { ApiTestBed } from './test-bed';
+import { createApiTestBed } from './test-bed';
+import type { TestApiServer } from './test-server';
+import { startTestApiServer } from './test-server';
 
 interface WireError {
   error: {

@@ -1,4 +1,9 @@
-import type { ContextSettings, InterruptOn, McpServerConfig } from '@cognition/contracts';
+import type {
+  AgentExpose,
+  ContextSettings,
+  InterruptOn,
+  McpServerConfig,
+} from '@cognition/contracts';
 import type { ToolName } from '../tools/names';
 import { TOOL_NAMES } from '../tools/names';
 
@@ -34,8 +39,21 @@ export interface AgentDefinition {
   mcpServers: readonly McpServerConfig[];
   /** The workspace skills the agent is told about (names); null = every skill. */
   skills: readonly string[] | null;
+  /**
+   * The open protocols that offer the agent to outside clients (MCP tool, A2A agent card,
+   * AG-UI endpoint); absent: all of them (`DEFAULT_EXPOSE`). Only primary agents are offered.
+   */
+  expose?: AgentExpose;
   /** `builtin`, or the absolute path of the file that defined the agent. */
   source: string;
+}
+
+/** Every protocol offers an agent unless its definition says `expose: { <protocol>: false }`. */
+export const DEFAULT_EXPOSE: AgentExpose = { mcp: true, a2a: true, ag_ui: true };
+
+/** Whether `protocol` offers `agent` to its clients: primary agents not left out by `expose`. */
+export function exposedOver(agent: AgentDefinition, protocol: keyof AgentExpose): boolean {
+  return agent.mode === 'primary' && (agent.expose ?? DEFAULT_EXPOSE)[protocol];
 }
 
 const DEFAULT_PROMPT = `You are Cognition, an autonomous software agent working inside a sandboxed workspace.

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { FieldIssue } from '@cognition/contracts';
 import {
+  AgentExposeSchema,
   AgentNameSchema,
   ContextSettingsSchema,
   InterruptOnSchema,
@@ -15,7 +16,8 @@ import { z } from 'zod';
 import { RuntimeError } from '../errors';
 import { TOOL_NAMES } from '../tools/names';
 import type { AgentDefinition } from './agent';
-import { splitFrontmatter } from './frontmatter';
+import { DEFAULT_EXPOSE } from './agent';
+import { splitFrontmatter } from '../frontmatter';
 
 /** Where agent files live, relative to the workspace. */
 export const AGENTS_DIR = join('.cognition', 'agents');
@@ -33,6 +35,7 @@ const CommonFieldsSchema = z.strictObject({
   interrupt_on: InterruptOnSchema.optional(),
   mcp_servers: z.array(McpServerConfigSchema).optional(),
   skills: z.array(z.string().min(1).max(64)).optional(),
+  expose: AgentExposeSchema.optional(),
 });
 
 /** Cross-field rules: `interrupt_on` names tools that exist; MCP server names are unique. */
@@ -104,7 +107,6 @@ function parseYamlValue(file: string, text: string): unknown {
 export const AgentDefinitionFieldsSchema = CommonFieldsSchema.extend({
   system_prompt: z.string().min(1),
 });
-export type AgentDefinitionFields = z.input<typeof AgentDefinitionFieldsSchema>;
 
 /**
  * The definition of agent `name` from already shape-checked fields: cross references checked,
@@ -133,6 +135,7 @@ function buildAgent(
       interruptOn: normalizeInterruptOn(fields.interrupt_on),
       mcpServers: fields.mcp_servers ?? [],
       skills: fields.skills ?? null,
+      expose: { ...DEFAULT_EXPOSE, ...fields.expose },
       systemPrompt,
       source,
     },

@@ -5,7 +5,7 @@ import { MUTATING_TOOLS, TOOL_NAMES } from '../tools/names';
 import { AGENTS_DIR, parseAgentFile } from './load-agents';
 import { AgentRegistry } from './registry';
 import type { RuntimeError } from '../errors';
-import { match, thrownBy } from '../test-support';
+import { match, thrownBy } from '../testing/test-runtime';
 
 describe('agent registry', () => {
   let workspace: string;

@@ -2,7 +2,7 @@ import type { Artifact } from '@cognition/contracts';
 import type { ArtifactAccess, ArtifactStore } from '@cognition/storage';
 
 /** Characters of memory and policy text given to the agent at the start of a turn, at most. */
-export const ARTIFACT_CONTEXT_MAX_CHARS = 16_000;
+const ARTIFACT_CONTEXT_MAX_CHARS = 16_000;
 
 /** How many memory/policy artifacts are considered per type (newest first). */
 const CANDIDATES_PER_TYPE = 50;

@@ -1,6 +1,6 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import type { TestRuntime } from '../test-support';
-import { createTestRuntime, sendAndCollect } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import { createTestRuntime, sendAndCollect } from '../testing/test-runtime';
 import { FakeOpenAIServer } from '../testing/fake-openai-server';
 
 const TEAM = { team: 't1' };

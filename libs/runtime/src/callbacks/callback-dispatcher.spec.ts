@@ -5,7 +5,7 @@ import { createMemoryStorage } from '@cognition/storage-memory';
 import type { Logger } from '../logger';
 import type { CompletionPayload } from './callback-dispatcher';
 import { CallbackDispatcher, signPayload } from './callback-dispatcher';
-import { match, waitFor } from '../test-support';
+import { match, waitFor } from '../testing/test-runtime';
 
 const payload: CompletionPayload = {
   session_id: 's',

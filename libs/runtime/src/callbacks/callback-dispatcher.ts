@@ -58,8 +58,8 @@ export interface CallbackOptions {
   logger?: Logger;
 }
 
-export const SIGNATURE_HEADER = 'x-cognition-signature';
-export const DELIVERY_HEADER = 'x-cognition-delivery';
+const SIGNATURE_HEADER = 'x-cognition-signature';
+const DELIVERY_HEADER = 'x-cognition-delivery';
 
 /** `sha256=<hex>` of the raw body, as sent in `X-Cognition-Signature`. */
 export function signPayload(secret: string, body: string): string {

@@ -1,6 +1,6 @@
 import type { AgentEventOf } from '@cognition/contracts';
 import { isAIMessage, isToolMessage } from '@langchain/core/messages';
-import type { TestRuntime } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
 import {
   contentText,
   contextAgent,
@@ -8,7 +8,7 @@ import {
   isSummaryCall,
   sendAndCollect,
   sentTokens,
-} from '../test-support';
+} from '../testing/test-runtime';
 import type { ScriptedCall, ScriptedStep } from '../testing/scripted-chat-model';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import { ToolCatalog } from '../tools/catalog';

@@ -4,7 +4,8 @@ import { RuntimeError } from '../errors';
 import { clampToTokens } from './summarizer';
 import type { Summarizer } from './summarizer';
 import type { TokenCounter } from './token-counter';
-import type { ContextState, WindowSettings } from './window';
+import type { ContextState } from '../graph/agent-state';
+import type { WindowSettings } from './window';
 import {
   coverage,
   planWindow,

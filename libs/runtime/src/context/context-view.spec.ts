@@ -1,4 +1,4 @@
-import type { TestRuntime } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
 import {
   contentText,
   contextAgent,
@@ -6,7 +6,7 @@ import {
   isSummaryCall,
   sendAndCollect,
   sentTokens,
-} from '../test-support';
+} from '../testing/test-runtime';
 import type { ScriptedCall } from '../testing/scripted-chat-model';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import { RuntimeError } from '../errors';

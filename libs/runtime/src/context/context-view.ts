@@ -1,8 +1,8 @@
 import type { ContextWindowView } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import type { BaseMessage } from '@langchain/core/messages';
-import type { ClearedMark } from '../graph/agent-graph';
-import { visibleHistory } from '../graph/agent-graph';
+import type { ClearedMark, ContextState } from '../graph/agent-state';
+import { visibleHistory } from '../graph/agent-state';
 import { sessionSystemPrompt } from '../sessions/system-prompt';
 import { silentLogger } from '../logger';
 import type { SkillLibrary } from '../skills/skill-library';
@@ -16,7 +16,6 @@ import { ToolCatalog } from '../tools/catalog';
 import { measureContext } from './compactor';
 import { resolveContextSettings, toolSchemaTokens } from './setup';
 import { tokenCounterFor } from './token-counter';
-import type { ContextState } from './window';
 
 export interface ContextInspectorOptions {
   storage: Pick<StorageBackend, 'sessions' | 'checkpointer' | 'registry'>;

@@ -1,12 +1,12 @@
 import { ContextOverflowError } from '@langchain/core/errors';
-import type { TestRuntime } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
 import {
   contentText,
   contextAgent,
   createTestRuntime,
   isSummaryCall,
   sendAndCollect,
-} from '../test-support';
+} from '../testing/test-runtime';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
 const FILLER = 'the quick brown fox jumps over the lazy dog and keeps on running';

@@ -29,7 +29,7 @@ export interface ResolvedContextSettings {
 const DEFAULT_SETTINGS: ContextSettings = ContextSettingsSchema.parse({});
 
 /** Tokens of an input window one may fill: {@link CONTEXT_DEFAULTS.window_share} of it. */
-export function budgetOf(window: number): number {
+function budgetOf(window: number): number {
   return Math.floor(window * CONTEXT_DEFAULTS.window_share);
 }
 

@@ -26,7 +26,7 @@ function textOf(content: BaseMessage['content']): string {
 }
 
 /** One transcript line per message, as the summary model reads them. */
-export function transcriptLine(message: BaseMessage): string {
+function transcriptLine(message: BaseMessage): string {
   if (isHumanMessage(message)) return `[user] ${textOf(message.content)}`;
   if (isAIMessage(message)) {
     const calls = (message.tool_calls ?? []).map((call) => {

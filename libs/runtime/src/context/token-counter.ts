@@ -48,7 +48,7 @@ function openAiEncoding(model: string): Encoding {
 }
 
 /** The text a message contributes to the input: its content and its tool calls' names and args. */
-export function messageText(message: BaseMessage): string {
+function messageText(message: BaseMessage): string {
   const content =
     typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
   const calls = (message as { tool_calls?: unknown[] }).tool_calls;

@@ -3,7 +3,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { parseAgentFile } from '../agents/load-agents';
 import { RuntimeError } from '../errors';
 import { ProviderRegistry } from '../providers/registry';
-import { FAKE_PROVIDERS, contentText, thrownBy } from '../test-support';
+import { FAKE_PROVIDERS, contentText, thrownBy } from '../testing/test-runtime';
 import { resolveContextSettings } from './setup';
 import { CHARS_PER_TOKEN_ESTIMATE, tokenCounterFor } from './token-counter';
 import { coverage, planWindow, shownToModel, windowStart } from './window';

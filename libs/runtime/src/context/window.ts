@@ -6,25 +6,9 @@ import {
   isHumanMessage,
   isToolMessage,
 } from '@langchain/core/messages';
+import type { ContextState } from '../graph/agent-state';
 import type { TokenCounter } from './token-counter';
 import { MESSAGE_OVERHEAD } from './token-counter';
-
-/**
- * The context part of an agent thread's state (a graph channel, checkpointed with the messages):
- * the summary of the oldest messages and which messages left the model's window. The
- * checkpoint's message list is never shortened: `compacted` only says where the window starts.
- */
-export interface ContextState {
-  /** Text standing for the compacted messages (strategy `summarize`); null otherwise. */
-  summary: string | null;
-  /** The oldest messages of the thread that the model no longer sees verbatim. */
-  compacted: SummaryCoverage | null;
-  /**
-   * Provider-reported input tokens / counted tokens of the last call that reported usage, when
-   * above 1: later counts are scaled up by it (a provider count is never overridden downwards).
-   */
-  token_ratio?: number;
-}
 
 /** The settings a compaction plan needs, resolved for one model. */
 export interface WindowSettings {
@@ -35,11 +19,11 @@ export interface WindowSettings {
 }
 
 /** After a compaction the input should fit this share of the budget, so it is not redone at once. */
-export const COMPACTION_TARGET_SHARE = 0.6;
+const COMPACTION_TARGET_SHARE = 0.6;
 
 /** Room reserved for the summary: this share of the budget, at most {@link SUMMARY_MAX_TOKENS}. */
-export const SUMMARY_BUDGET_SHARE = 0.15;
-export const SUMMARY_MAX_TOKENS = 2000;
+const SUMMARY_BUDGET_SHARE = 0.15;
+const SUMMARY_MAX_TOKENS = 2000;
 
 export function summaryAllowance(budget: number): number {
   return Math.max(64, Math.min(SUMMARY_MAX_TOKENS, Math.floor(budget * SUMMARY_BUDGET_SHARE)));

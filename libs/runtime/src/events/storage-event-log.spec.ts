@@ -70,6 +70,26 @@ class GatedStore implements EventStore {
   }
 }
 
+/** An EventStore recording each batch it writes. */
+class RecordingStore implements EventStore {
+  readonly batches: string[][] = [];
+
+  constructor(private readonly inner: EventStore) {}
+
+  append(envelopes: readonly AgentEventEnvelope[]): Promise<void> {
+    this.batches.push(envelopes.map((e) => e.id));
+    return this.inner.append(envelopes);
+  }
+
+  listAfter(...args: Parameters<EventStore['listAfter']>) {
+    return this.inner.listAfter(...args);
+  }
+
+  trim(...args: Parameters<EventStore['trim']>) {
+    return this.inner.trim(...args);
+  }
+}
+
 describe('StorageEventLog', () => {
   let storage: StorageBackend;
   let sessionId: string;
@@ -132,6 +152,99 @@ describe('StorageEventLog', () => {
     await expect(appended).rejects.toThrow('disk full');
     expect(published).toEqual([eventId('run_a', 1)]);
     expect((await log.readAfter(sessionId)).events).toEqual([]);
+  });
+
+  describe('group commit (issue 27)', () => {
+    const token = (sid: string, run: string, seq: number): AgentEventEnvelope => ({
+      id: eventId(run, seq),
+      sessionId: sid,
+      runId: run,
+      event: { type: 'token', content: `t${seq}` },
+    });
+    const end = (sid: string, run: string, seq: number): AgentEventEnvelope => ({
+      ...token(sid, run, seq),
+      event: { type: 'done', assistant_data: null },
+    });
+
+    it('writes the events of every run queued within the interval in one batch, in order', async () => {
+      const other = (await storage.sessions.create({}, {})).id;
+      const store = new RecordingStore(storage.events);
+      // A long interval: only the terminal event can start the write.
+      const log = new StorageEventLog({ store, flushIntervalMs: 60_000 });
+      const appends: Promise<void>[] = [];
+      for (const seq of [1, 2, 3]) {
+        appends.push(log.append(token(sessionId, 'run_a', seq)));
+        appends.push(log.append(token(other, 'run_b', seq)));
+      }
+      appends.push(log.append(end(sessionId, 'run_a', 4)));
+      await Promise.all(appends);
+      expect(store.batches).toEqual([
+        ['1', '1', '2', '2', '3', '3', '4'].map((seq, i) =>
+          eventId(i % 2 === 0 || i === 6 ? 'run_a' : 'run_b', Number(seq)),
+        ),
+      ]);
+      expect((await log.readAfter(other)).events.map((e) => e.id)).toEqual(
+        [1, 2, 3].map((i) => eventId('run_b', i)),
+      );
+    });
+
+    it('writes a full batch without waiting for the interval', async () => {
+      const store = new RecordingStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 60_000, maxBatch: 3 });
+      await Promise.all([1, 2, 3].map((i) => log.append(env(i))));
+      expect(store.batches).toEqual([[1, 2, 3].map((i) => eventId('run_a', i))]);
+    });
+
+    it('writes a lone event once the interval passed', async () => {
+      const store = new RecordingStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 5 });
+      await log.append(env(1));
+      expect(store.batches).toEqual([[eventId('run_a', 1)]]);
+    });
+
+    it('reports a failed write to every run whose events it held, and goes on after it', async () => {
+      const other = (await storage.sessions.create({}, {})).id;
+      const store = new GatedStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 60_000 });
+      const published: string[] = [];
+      log.subscribe(sessionId, (e) => published.push(e.id));
+      store.failNext = new Error('database down');
+      const a = log.append(token(sessionId, 'run_a', 1));
+      const b = log.append(end(other, 'run_b', 1));
+      await until(() => store.waiting === 1);
+      store.release();
+      await expect(a).rejects.toThrow('database down');
+      await expect(b).rejects.toThrow('database down');
+      expect(published).toEqual([eventId('run_a', 1)]);
+      const next = log.append(end(sessionId, 'run_a', 2));
+      await until(() => store.waiting === 1);
+      store.release();
+      await next;
+      expect((await log.readAfter(sessionId)).events.map((e) => e.id)).toEqual([
+        eventId('run_a', 2),
+      ]);
+    });
+
+    it('bounds the queue: an append beyond maxQueued fails as a failed write does, in its turn', async () => {
+      const store = new GatedStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 0, maxQueued: 2 });
+      const published: string[] = [];
+      log.subscribe(sessionId, (e) => published.push(e.id));
+      const first = log.append(env(1));
+      await until(() => store.waiting === 1);
+      const second = log.append(env(2));
+      const third = log.append(env(3));
+      store.release();
+      await first;
+      expect(published).toEqual([eventId('run_a', 1)]);
+      await until(() => store.waiting === 1);
+      store.release();
+      await second;
+      await expect(third).rejects.toThrow(/overloaded/);
+      expect(published).toEqual([1, 2, 3].map((i) => eventId('run_a', i)));
+      expect(store.batches).toEqual([[eventId('run_a', 1)], [eventId('run_a', 2)]]);
+      expect((await log.readAfter(sessionId)).events).toEqual([env(1), env(2)]);
+    });
   });
 
   it('applies retention when a run ends, never in the middle of a run', async () => {

@@ -1,6 +1,7 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isTerminalEvent } from '@cognition/contracts';
 import type { EventStore } from '@cognition/storage';
+import { StorageError } from '@cognition/storage';
 import type { EventListener, EventLog, EventReplay } from './event-log';
 import { ListenerSet } from './listener-set';
 
@@ -12,88 +13,174 @@ export interface StorageEventLogOptions {
    * running run is never cut). Default {@link DEFAULT_EVENT_RETENTION}.
    */
   retainPerSession?: number;
-  /** Events written per storage transaction at most. Default 500. */
+  /** Events written per storage transaction at most; a full batch is written at once. Default 500. */
   maxBatch?: number;
+  /**
+   * Group commit: how long the oldest queued event waits for others before its batch is
+   * written (ms; 0 writes at once). Terminal events never wait. Default
+   * {@link DEFAULT_FLUSH_INTERVAL_MS}.
+   */
+  flushIntervalMs?: number;
+  /**
+   * Backpressure: events queued (waiting or being written) at most. An append beyond it fails
+   * as a failed write does (published in order, not stored, its promise rejects). Default 20 000.
+   */
+  maxQueued?: number;
   /** Receives errors thrown by listeners (which never fail an append). */
   onListenerError?: (error: unknown) => void;
 }
 
 export const DEFAULT_EVENT_RETENTION = 10_000;
+/**
+ * A few ms: at model speeds (tens to thousands of tokens/s per run, many runs per node) it turns
+ * one commit per token into one per flush, and a person does not see 2 ms on a token.
+ */
+const DEFAULT_FLUSH_INTERVAL_MS = 2;
 const READ_PAGE = 1000;
 
 interface Pending {
   envelope: AgentEventEnvelope;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** When it was appended (ms, `performance.now()`): the batch waits for its oldest. */
+  at: number;
+  /** Refused by backpressure: published and rejected in its turn, never written. */
+  refused?: StorageError;
 }
 
 /**
  * An EventLog kept in the storage backend, so a client reconnecting after a restart replays
- * what it missed. Write-then-publish with group commit: appends made while a write is in flight
- * go together in the next transaction, and subscribers receive an event only once it is stored,
- * so no client ever holds an id a restart could lose. Live fan-out is in-process (a cluster
- * adds a shared channel in its own implementation of the port).
+ * what it missed.
+ *
+ * **Group commit.** Events of every run on the node go into one queue; one `store.append` (one
+ * statement or transaction) writes a batch when its oldest event has waited `flushIntervalMs`,
+ * when it holds `maxBatch` events, or at once when it holds a terminal event; events appended
+ * while a write is in flight join the next batch. Without the wait, a write that finishes
+ * before the next token (SQLite writes in-process) made every token a commit of its own.
+ *
+ * **Write-then-publish** (chosen over publishing before the flush): subscribers receive an event
+ * only once it is stored. The flush interval is then the latency cost, but the rule "every id a
+ * client was sent stays resumable" holds by construction. Publishing first would let a client
+ * hold an id a crash never stored; the resumed run numbers its events after the last *stored*
+ * one, so it would reuse that id for another event, and the client reconnecting with it would
+ * skip that event — a gap the `resumed` void marker cannot repair. Terminal events are stored
+ * (and retention applied) before anyone receives them.
+ *
+ * Live fan-out is in-process (a cluster adds a shared channel in its own implementation of the
+ * port, fed by the batches this one publishes).
  */
 export class StorageEventLog implements EventLog {
   private readonly store: EventStore;
   private readonly retain: number;
   private readonly maxBatch: number;
+  private readonly flushIntervalMs: number;
+  private readonly maxQueued: number;
   private readonly listeners: ListenerSet;
   private queue: Pending[] = [];
+  /** Events queued or in the write in flight (what backpressure bounds). */
+  private held = 0;
+  private terminalQueued = false;
   private writing = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(options: StorageEventLogOptions) {
     this.store = options.store;
     this.retain = options.retainPerSession ?? DEFAULT_EVENT_RETENTION;
     this.maxBatch = options.maxBatch ?? 500;
-    if (!Number.isInteger(this.retain) || this.retain < 1) {
-      throw new RangeError(`retainPerSession must be an integer >= 1, got ${this.retain}`);
-    }
-    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) {
-      throw new RangeError(`maxBatch must be an integer >= 1, got ${this.maxBatch}`);
+    this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.maxQueued = options.maxQueued ?? 20_000;
+    for (const [name, value, min] of [
+      ['retainPerSession', this.retain, 1],
+      ['maxBatch', this.maxBatch, 1],
+      ['flushIntervalMs', this.flushIntervalMs, 0],
+      ['maxQueued', this.maxQueued, 1],
+    ] as const) {
+      if (!Number.isInteger(value) || value < min) {
+        throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+      }
     }
     this.listeners = new ListenerSet(options.onListenerError ?? (() => undefined));
   }
 
   /**
-   * Resolves once the event is stored and published. On a storage failure it is still
-   * published (live streams go on) and the promise rejects; a replay will miss it.
+   * Resolves once the event is stored and published. On a storage failure (or when more than
+   * `maxQueued` events wait) it is still published in its turn (live streams go on) and the
+   * promise rejects; a replay will miss it.
    */
   append(envelope: AgentEventEnvelope): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ envelope, resolve, reject });
-      if (!this.writing) void this.drain();
+      const pending: Pending = { envelope, resolve, reject, at: performance.now() };
+      if (this.held >= this.maxQueued) {
+        pending.refused = new StorageError(
+          'STORAGE_ERROR',
+          `Event log overloaded: ${this.held} events wait for storage (maxQueued ${this.maxQueued})`,
+        );
+      }
+      this.queue.push(pending);
+      this.held += 1;
+      if (isTerminalEvent(envelope.event)) this.terminalQueued = true;
+      this.schedule();
     });
+  }
+
+  /** Starts a write now, or arms the timer for when the oldest event's wait ends. */
+  private schedule(): void {
+    const oldest = this.queue[0];
+    if (this.writing || oldest === undefined) return;
+    const waited = performance.now() - oldest.at;
+    if (
+      this.terminalQueued ||
+      this.queue.length >= this.maxBatch ||
+      waited >= this.flushIntervalMs
+    ) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      void this.drain();
+      return;
+    }
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = null;
+        this.schedule();
+      },
+      Math.max(1, Math.ceil(this.flushIntervalMs - waited)),
+    );
   }
 
   private async drain(): Promise<void> {
     this.writing = true;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.slice(0, this.maxBatch);
-        this.queue = this.queue.slice(batch.length);
-        let failure: { error: unknown } | null = null;
-        try {
-          await this.store.append(batch.map((p) => p.envelope));
-          await this.applyRetention(batch);
-        } catch (error) {
-          failure = { error };
-        }
-        for (const pending of batch) this.listeners.publish(pending.envelope);
-        for (const pending of batch) {
-          if (failure) pending.reject(failure.error);
-          else pending.resolve();
-        }
+      const batch = this.queue.slice(0, this.maxBatch);
+      this.queue = this.queue.slice(batch.length);
+      this.terminalQueued = this.queue.some((p) => isTerminalEvent(p.envelope.event));
+      const failure = await this.write(batch);
+      this.held -= batch.length;
+      for (const pending of batch) this.listeners.publish(pending.envelope);
+      for (const pending of batch) {
+        const error = pending.refused ?? failure?.error;
+        if (error === undefined) pending.resolve();
+        else pending.reject(error);
       }
     } finally {
       this.writing = false;
     }
+    // What queued during the write waited as long as the write took: it goes when due.
+    this.schedule();
   }
 
-  private async applyRetention(batch: Pending[]): Promise<void> {
-    const ended = new Set(
-      batch.filter((p) => isTerminalEvent(p.envelope.event)).map((p) => p.envelope.sessionId),
-    );
+  private async write(batch: Pending[]): Promise<{ error: unknown } | null> {
+    const envelopes = batch.filter((p) => !p.refused).map((p) => p.envelope);
+    try {
+      await this.store.append(envelopes);
+      await this.applyRetention(envelopes);
+      return null;
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  private async applyRetention(batch: AgentEventEnvelope[]): Promise<void> {
+    const ended = new Set(batch.filter((e) => isTerminalEvent(e.event)).map((e) => e.sessionId));
     for (const sessionId of ended) await this.store.trim(sessionId, this.retain);
   }
 

@@ -14,7 +14,7 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 const CLIENT_INFO = { name: 'cognition', version: '1.0.0' };
 
 /** Why a server could not be used (it did not start, refused, or did not answer). */
-export class McpUnavailableError extends Error {
+class McpUnavailableError extends Error {
   override readonly name = 'McpUnavailableError';
 }
 
@@ -44,14 +44,24 @@ export interface ConnectContext {
  * process exited, the session's sandbox was terminated) or `close` was called.
  */
 export class McpConnection {
-  closed = false;
+  private ended = false;
   private onClosed: (() => void) | null = null;
 
   private constructor(
     readonly server: McpServerConfig,
     private readonly client: Client,
     readonly tools: readonly Tool[],
+    private readonly transport: Transport,
   ) {}
+
+  /**
+   * Also true as soon as a stdio server's process can no longer be written to, which may be
+   * before its transport reports the close (see `SandboxStdioTransport.open`): a pooled
+   * connection whose process died between turns is then replaced, not reused.
+   */
+  get closed(): boolean {
+    return this.ended || (this.transport instanceof SandboxStdioTransport && !this.transport.open);
+  }
 
   /** @throws McpUnavailableError saying why the server cannot be used. */
   static async open(server: McpServerConfig, ctx: ConnectContext): Promise<McpConnection> {
@@ -72,7 +82,7 @@ export class McpConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
-      connection = new McpConnection(server, client, tools);
+      connection = new McpConnection(server, client, tools, transport);
       return connection;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -104,8 +114,8 @@ export class McpConnection {
   }
 
   private markClosed(): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.ended) return;
+    this.ended = true;
     const listener = this.onClosed;
     this.onClosed = null;
     listener?.();
@@ -115,11 +125,6 @@ export class McpConnection {
 async function openTransport(server: McpServerConfig, ctx: ConnectContext): Promise<Transport> {
   if ('command' in server) {
     const backend = await ctx.backend();
-    if (!backend.spawn) {
-      throw new McpUnavailableError(
-        `stdio MCP servers cannot run with the ${backend.kind} sandbox backend (use an HTTP server)`,
-      );
-    }
     let child;
     try {
       child = await backend.spawn(server.command, server.args, {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { match } from '../test-support';
+import { match } from '../testing/test-runtime';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { McpServerConfigInput } from '@cognition/contracts';
 import { McpServerConfigSchema } from '@cognition/contracts';

@@ -1,14 +1,14 @@
 import type { AgentEventEnvelope, McpServerConfigInput } from '@cognition/contracts';
 import { McpServerConfigSchema } from '@cognition/contracts';
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import { createLocalSandbox } from '@cognition/sandbox';
+import { createLocalSandbox } from '@cognition/sandbox-local';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentDefinition } from '../agents/agent';
 import { silentLogger } from '../logger';
-import type { TestRuntime } from '../test-support';
-import { createTestRuntime, sendAndCollect, waitFor } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import { createTestRuntime, sendAndCollect, waitFor } from '../testing/test-runtime';
 import { MCP_TEST_SERVER_SCRIPT } from '../testing/mcp-test-server';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import { McpManager } from './mcp-manager';

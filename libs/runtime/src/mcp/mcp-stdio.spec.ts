@@ -1,9 +1,15 @@
 import type { AgentEventEnvelope, McpServerConfigInput } from '@cognition/contracts';
 import { McpServerConfigSchema } from '@cognition/contracts';
-import { createLocalSandbox } from '@cognition/sandbox';
+import { createLocalSandbox } from '@cognition/sandbox-local';
 import type { AgentDefinition } from '../agents/agent';
-import type { TestRuntime } from '../test-support';
-import { collect, createTestRuntime, sendAndCollect, waitFor, match } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import {
+  collect,
+  createTestRuntime,
+  sendAndCollect,
+  waitFor,
+  match,
+} from '../testing/test-runtime';
 import { MCP_TEST_SERVER_SCRIPT } from '../testing/mcp-test-server';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
@@ -167,7 +173,11 @@ describe('MCP stdio servers (spawned by the session sandbox)', () => {
     await runtime([NOTES]);
     model.push({ toolCalls: [{ id: 's1', name: 'mcp__notes__slow', args: { ms: 60_000 } }] });
     const session = await rt.createSession('mcp-user');
-    const sent = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'wait' });
+    const sent = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'wait',
+    });
     const stream = collect(await rt.runs.events(session.id, {}, { runId: sent.run.id }));
     await waitFor(async () =>
       (await rt.log.readAfter(session.id)).events.some((e) => e.event.type === 'tool_call'),

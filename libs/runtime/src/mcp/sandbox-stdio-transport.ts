@@ -22,6 +22,17 @@ export class SandboxStdioTransport implements Transport {
 
   constructor(private readonly process: SandboxProcess) {}
 
+  /**
+   * False once nothing can reach the process any more: the transport closed, or the process
+   * exited. An exited process's stdin is closed at once (Node destroys a child's stdin when it
+   * reaps it), while `exited` may resolve later: the local sandbox first removes its record of
+   * the process, file I/O that a loaded machine can delay. In between, the connection looked
+   * alive and was handed to the next turn, whose calls then failed (ERR_STREAM_DESTROYED).
+   */
+  get open(): boolean {
+    return !this.closed && this.process.stdin.writable;
+  }
+
   start(): Promise<void> {
     this.process.stdout.on('data', (chunk: Buffer) => {
       this.buffer.append(chunk);
@@ -51,7 +62,7 @@ export class SandboxStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.closed) {
+      if (!this.open) {
         reject(new Error('the server process is gone'));
         return;
       }

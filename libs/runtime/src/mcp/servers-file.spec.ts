@@ -1,4 +1,4 @@
-import { thrownBy, match } from '../test-support';
+import { thrownBy, match } from '../testing/test-runtime';
 import { parseMcpServersFile } from './servers-file';
 
 describe('COGNITION_MCP_SERVERS_FILE', () => {

@@ -33,7 +33,7 @@ for (const [net, prefix] of [
   nonPublic.addSubnet(net, prefix, 'ipv6');
 }
 
-export function isNonPublicAddress(address: string): boolean {
+function isNonPublicAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped?.[1]) return nonPublic.check(mapped[1], 'ipv4');
   const family = isIP(address);

@@ -4,18 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RuntimeError } from '../errors';
 import { parsePricesFile } from './prices-file';
+import { PriceSchema } from './pricing';
 
 export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai_compatible'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
-
-/** USD per million tokens. */
-export const PriceSchema = z.strictObject({
-  inputPerMillion: z.number().min(0),
-  outputPerMillion: z.number().min(0),
-  /** Input served from the prompt cache; the input price when absent. */
-  cachedInputPerMillion: z.number().min(0).optional(),
-});
-export type Price = z.infer<typeof PriceSchema>;
 
 /**
  * One configured LLM endpoint. `model` is its default model; it serves `model` plus `models`.
@@ -57,13 +49,12 @@ export const ProviderConfigSchema = z
     }
   });
 export type ProviderConfig = z.output<typeof ProviderConfigSchema>;
-export type ProviderConfigInput = z.input<typeof ProviderConfigSchema>;
 
 /**
  * Typed LLM configuration of the runtime. `prices` and `contextWindows` extend and override the
  * built-in tables (matched like prices: exact model name, else the longest `<entry>-` prefix).
  */
-export const LlmConfigSchema = z
+const LlmConfigSchema = z
   .strictObject({
     providers: z.array(ProviderConfigSchema).default([]),
     prices: z.record(z.string().min(1), PriceSchema).default({}),
@@ -147,7 +138,7 @@ const ENV_NAMES = {
 } as const;
 
 /** Priority of the provider defined by environment variables: it beats file providers. */
-export const ENV_PROVIDER_PRIORITY = 0;
+const ENV_PROVIDER_PRIORITY = 0;
 
 function blankToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();

@@ -2,7 +2,7 @@ import { toFieldIssues } from '@cognition/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RuntimeError } from '../errors';
-import type { Price } from './config';
+import type { Price } from './pricing';
 
 const PerMillion = z.number().min(0).max(1_000_000);
 

@@ -1,4 +1,13 @@
-import type { Price } from './config';
+import { z } from 'zod';
+
+/** USD per million tokens. */
+export const PriceSchema = z.strictObject({
+  inputPerMillion: z.number().min(0),
+  outputPerMillion: z.number().min(0),
+  /** Input served from the prompt cache; the input price when absent. */
+  cachedInputPerMillion: z.number().min(0).optional(),
+});
+export type Price = z.infer<typeof PriceSchema>;
 
 /** The day the built-in prices were checked against the vendors' published list prices. */
 export const DEFAULT_PRICES_AS_OF = '2025-11-01';

@@ -2,7 +2,7 @@ import type { LlmConfigInput } from './config';
 import { DEFAULT_MODELS, loadLlmConfig, providerFromKeys } from './config';
 import { costOf, priceFor, DEFAULT_PRICES } from './pricing';
 import { NO_PROVIDER_MESSAGE, ProviderRegistry } from './registry';
-import { match, thrownBy } from '../test-support';
+import { match, thrownBy } from '../testing/test-runtime';
 
 const agent = { name: 'default', model: null, temperature: null };
 

@@ -1,10 +1,10 @@
 import type { SessionConfig } from '@cognition/contracts';
 import type { AgentDefinition } from '../agents/agent';
 import { RuntimeError } from '../errors';
-import type { LlmConfig, LlmConfigInput, Price, ProviderConfig } from './config';
+import type { LlmConfig, LlmConfigInput, ProviderConfig } from './config';
 import { parseLlmConfig } from './config';
 import { DEFAULT_CONTEXT_WINDOWS } from './context-windows';
-import type { PriceTable } from './pricing';
+import type { Price, PriceTable } from './pricing';
 import {
   ANY_PROVIDER,
   DEFAULT_PRICES,

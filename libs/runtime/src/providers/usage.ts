@@ -1,6 +1,6 @@
 import type { ModelUsage, Usage } from '@cognition/contracts';
 import type { BaseMessage } from '@langchain/core/messages';
-import type { Price } from './config';
+import type { Price } from './pricing';
 import { costOf } from './pricing';
 
 /** What one model call added to a meter. */

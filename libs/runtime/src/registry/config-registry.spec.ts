@@ -1,7 +1,7 @@
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { AgentRegistry } from '../agents/registry';
 import { ProviderRegistry } from '../providers/registry';
-import { FAKE_PROVIDERS } from '../test-support';
+import { FAKE_PROVIDERS } from '../testing/test-runtime';
 import { ConfigRegistry } from './config-registry';
 import { RegistryService } from './registry-service';
 

@@ -34,9 +34,7 @@ export interface RegistrySnapshot {
 }
 
 /** A stored agent's definition, or why it cannot be used (issues relative to the document). */
-export function storedAgent(
-  entry: RegistryEntry,
-): { agent: AgentDefinition } | { issues: FieldIssue[] } {
+function storedAgent(entry: RegistryEntry): { agent: AgentDefinition } | { issues: FieldIssue[] } {
   return parseAgentDefinition(entry.data, { source: API_SOURCE, name: entry.name });
 }
 

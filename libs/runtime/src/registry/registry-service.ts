@@ -1,6 +1,14 @@
-import type { AgentView, FieldIssue, ProviderView, RegistrySource } from '@cognition/contracts';
+import type {
+  AgentView,
+  FieldIssue,
+  McpServerConfig,
+  McpServerView,
+  ProviderView,
+  RegistrySource,
+} from '@cognition/contracts';
 import type { RegistryEntry, RegistryKind, RegistryStore } from '@cognition/storage';
 import type { AgentDefinition } from '../agents/agent';
+import { DEFAULT_EXPOSE } from '../agents/agent';
 import { parseAgentDefinition } from '../agents/load-agents';
 import { RuntimeError } from '../errors';
 import type { Logger } from '../logger';
@@ -50,6 +58,47 @@ function checkName(
   return resolved;
 }
 
+/** One field of a stored definition's MCP server entry (any JSON). */
+function fieldOf(server: unknown, field: string): unknown {
+  if (server === null || typeof server !== 'object') return undefined;
+  return (server as Record<string, unknown>)[field];
+}
+
+/**
+ * The definition with the write-only MCP secrets resolved like a provider's API key: a server
+ * that leaves out `env` (stdio) or `headers` (HTTP) keeps those stored for the server of the same
+ * name; `null` removes them; an object replaces them.
+ */
+function withStoredMcpSecrets(
+  input: Record<string, unknown>,
+  stored: RegistryEntry | null,
+): Record<string, unknown> {
+  const servers = input['mcp_servers'];
+  if (!Array.isArray(servers)) return input;
+  const storedServers = stored?.data['mcp_servers'];
+  const previous = new Map<unknown, unknown>(
+    Array.isArray(storedServers)
+      ? storedServers.map((server: unknown) => [fieldOf(server, 'name'), server])
+      : [],
+  );
+  return {
+    ...input,
+    mcp_servers: servers.map((server: unknown) => {
+      if (server === null || typeof server !== 'object' || Array.isArray(server)) return server;
+      const copy = { ...(server as Record<string, unknown>) };
+      const field = 'command' in copy ? 'env' : 'url' in copy ? 'headers' : null;
+      if (field === null) return copy;
+      if (copy[field] === null) {
+        delete copy[field];
+      } else if (copy[field] === undefined) {
+        const kept = fieldOf(previous.get(copy['name']), field);
+        if (kept !== undefined) copy[field] = kept;
+      }
+      return copy;
+    }),
+  };
+}
+
 function readOnly(kind: RegistryKind, name: string, source: RegistrySource): RuntimeError {
   const where =
     source === 'builtin' ? 'built into the server' : "defined by the server's configuration";
@@ -78,7 +127,19 @@ function meta(source: RegistrySource, entry: RegistryEntry | undefined) {
   };
 }
 
-export function agentView(agent: AgentDefinition, entry?: RegistryEntry): AgentView {
+/** An MCP server without the values of its `env`/`headers` (write-only secrets). */
+function mcpServerView(server: McpServerConfig): McpServerView {
+  if ('command' in server) {
+    const { env, ...rest } = server;
+    const names = Object.keys(env);
+    return { ...rest, env_set: names.length > 0, env_names: names };
+  }
+  const { headers, ...rest } = server;
+  const names = Object.keys(headers);
+  return { ...rest, headers_set: names.length > 0, header_names: names };
+}
+
+function agentView(agent: AgentDefinition, entry?: RegistryEntry): AgentView {
   const source = agentSource(agent);
   return {
     name: agent.name,
@@ -91,8 +152,9 @@ export function agentView(agent: AgentDefinition, entry?: RegistryEntry): AgentV
     interrupt_on: Object.fromEntries(
       Object.entries(agent.interruptOn).map(([tool, allowed]) => [tool, { allowed: [...allowed] }]),
     ),
-    mcp_servers: [...agent.mcpServers],
+    mcp_servers: agent.mcpServers.map(mcpServerView),
     skills: agent.skills === null ? null : [...agent.skills],
+    expose: { ...DEFAULT_EXPOSE, ...agent.expose },
     system_prompt: agent.systemPrompt,
     file: source === 'file' ? agent.source : null,
     ...meta(source, entry),
@@ -100,7 +162,7 @@ export function agentView(agent: AgentDefinition, entry?: RegistryEntry): AgentV
 }
 
 /** A provider as callers see it: everything but the API key. */
-export function providerView(provider: ProviderConfig, entry?: RegistryEntry): ProviderView {
+function providerView(provider: ProviderConfig, entry?: RegistryEntry): ProviderView {
   const source: RegistrySource = entry ? 'api' : 'file';
   const { source: _source, read_only, created_at, updated_at, version } = meta(source, entry);
   return {
@@ -137,8 +199,9 @@ function entryOf(
  * `/providers` call it): reads of every agent and provider in force, and validated, versioned
  * writes of the stored ones. Agents are validated exactly like agent files (one parser) plus
  * "some enabled provider serves its model"; providers with the providers file's schema.
- * Provider API keys are write-only: no answer carries one, and a write without `apiKey` keeps
- * the stored key (`apiKey: null` removes it).
+ * Provider API keys and MCP servers' `env`/`headers` values are write-only: no answer carries
+ * one, and a write without them keeps the stored ones (`null` removes them). The store given
+ * encrypts them at rest (`SecretRegistryStore`, from the composition root).
  */
 export class RegistryService {
   constructor(
@@ -206,8 +269,10 @@ export class RegistryService {
     expectedVersion: number | null | undefined,
   ): Promise<AgentView> {
     const what = 'agent definition';
-    const input = asObject(write.definition, what);
-    const name = checkName(input, 'name', pathName, what);
+    const given = asObject(write.definition, what);
+    const name = checkName(given, 'name', pathName, what);
+    const stored = expectedVersion === null ? null : await this.store.get('agent', name);
+    const input = withStoredMcpSecrets(given, stored);
     const result = parseAgentDefinition(input, { source: API_SOURCE, name });
     if ('issues' in result) throw invalid(what, result.issues);
     const { agent } = result;

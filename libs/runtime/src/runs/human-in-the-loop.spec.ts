@@ -3,8 +3,13 @@ import { isToolMessage } from '@langchain/core/messages';
 import type { AgentDefinition } from '../agents/agent';
 import type { RuntimeError } from '../errors';
 import { InMemoryEventLog } from '../events/event-log';
-import type { TestRuntime } from '../test-support';
-import { anotherManager, collect, createTestRuntime, sendAndCollect } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import {
+  anotherManager,
+  collect,
+  createTestRuntime,
+  sendAndCollect,
+} from '../testing/test-runtime';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import type { RunManager } from './run-manager';
 
@@ -79,7 +84,7 @@ describe('human in the loop', () => {
     // The paused run is listed as the session's, and a new message is refused naming it.
     expect((await rt.storage.runs.getActive(session.id))?.id).toBe(runId);
     await expect(
-      rt.runs.send({
+      rt.runs.scheduler.send({
         sessionId: session.id,
         scope: {},
         content: 'more',
@@ -273,6 +278,51 @@ describe('human in the loop', () => {
     const after = await follow(next, runId, lastId);
     expect(types(after).at(-1)).toBe('done');
     expect(sandbox()?.files.get('a.txt')).toBe('A');
+  });
+
+  it('pauses on a client tool call and takes the client result (respond), after a restart too', async () => {
+    const lookup = { name: 'get_weather', args: { city: 'Oslo' }, id: 'c1' };
+    await start([{ toolCalls: [lookup] }]);
+    const weather = {
+      name: 'get_weather',
+      description: 'Asks the browser',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    };
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'weather?',
+      clientTools: [weather],
+    });
+    const events = await collect(await rt.runs.events(session.id, {}, { runId: run.id }));
+    expect(events.at(-1)?.event).toMatchObject({
+      type: 'interrupt',
+      tool_calls: [{ id: 'c1', name: 'get_weather', allowed: ['respond'] }],
+    });
+    expect(model.calls[0]?.tools).toContain('get_weather');
+    // Only `respond` answers a client tool's call.
+    await expect(
+      rt.runs.resume(session.id, run.id, [{ tool_call_id: 'c1', type: 'approve' }], {}),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await rt.runs.shutdown(100);
+    model.push({ text: 'Snowing, says the browser.' });
+    const next = anotherManager(rt, model);
+    others.push(next);
+    await next.recover();
+    await next.resume(
+      session.id,
+      run.id,
+      [{ tool_call_id: 'c1', type: 'respond', output: 'snow' }],
+      {},
+    );
+    const after = await follow(next, run.id, events.at(-1)?.id ?? '');
+    expect(after.flatMap((e) => (e.event.type === 'tool_result' ? [e.event] : []))).toEqual([
+      { type: 'tool_result', tool_call_id: 'c1', output: 'snow', exit_code: 0 },
+    ]);
+    expect(types(after).at(-1)).toBe('done');
+    // The resumed run (another process) offered the client tool again, with its result.
+    expect(model.calls[1]?.tools).toContain('get_weather');
+    expect(model.calls[1]?.messages.filter(isToolMessage).map((m) => m.content)).toEqual(['snow']);
   });
 
   it('gives a paused run whose interrupt event was lost its interrupt when it is read', async () => {

@@ -1,7 +1,7 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
-import type { TestRuntime } from '../test-support';
-import { collect, contentText, createTestRuntime, waitFor } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import { collect, contentText, createTestRuntime, waitFor } from '../testing/test-runtime';
 import { newRunId } from '../ids';
 import { SUPERSEDED_MESSAGE } from './run-context';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
@@ -23,7 +23,11 @@ describe('RunManager double-texting', () => {
     const model = new ScriptedChatModel(steps);
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
-    const first = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'first' });
+    const first = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'first',
+    });
     await waitFor(running(first.run.id));
     return { model, session, first };
   }
@@ -32,7 +36,12 @@ describe('RunManager double-texting', () => {
     const { session, first } = await start([{ text: 'slow', hang: true }]);
     for (const multitaskStrategy of [undefined, 'reject'] as const) {
       await expect(
-        rt.runs.send({ sessionId: session.id, scope: {}, content: 'second', multitaskStrategy }),
+        rt.runs.scheduler.send({
+          sessionId: session.id,
+          scope: {},
+          content: 'second',
+          multitaskStrategy,
+        }),
       ).rejects.toMatchObject({ code: 'RUN_IN_PROGRESS' });
     }
     expect(await rt.storage.runs.list(session.id)).toHaveLength(1);
@@ -44,7 +53,7 @@ describe('RunManager double-texting', () => {
   it('refuses an unknown strategy naming the field', async () => {
     const { session } = await start([{ text: 'slow', hang: true }]);
     await expect(
-      rt.runs.send({
+      rt.runs.scheduler.send({
         sessionId: session.id,
         scope: {},
         content: 'second',
@@ -63,13 +72,13 @@ describe('RunManager double-texting', () => {
       { text: 'second answer' },
       { text: 'third answer' },
     ]);
-    const second = await rt.runs.send({
+    const second = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'second',
       multitaskStrategy: 'enqueue',
     });
-    const third = await rt.runs.send({
+    const third = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'third',
@@ -125,7 +134,7 @@ describe('RunManager double-texting', () => {
     ]);
     await waitFor(() => model.calls.length === 1);
     const firstStream = rt.runs.events(session.id, {}, { runId: first.run.id }).then(collect);
-    const second = await rt.runs.send({
+    const second = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'actually, this',
@@ -155,15 +164,23 @@ describe('RunManager double-texting', () => {
     ]);
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
-    const zero = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'zero' });
+    const zero = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'zero',
+    });
     await collect(await rt.runs.events(session.id, {}, { runId: zero.run.id }));
     const before = await rt.storage.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
-    const doomed = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'doomed' });
+    const doomed = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'doomed',
+    });
     await waitFor(() => model.calls.length === 2);
     const doomedStream = rt.runs.events(session.id, {}, { runId: doomed.run.id }).then(collect);
-    const fresh = await rt.runs.send({
+    const fresh = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'fresh',
@@ -201,7 +218,7 @@ describe('RunManager double-texting', () => {
   it('a replayed idempotency key returns the pending run and its message, not a new run', async () => {
     const { session } = await start([{ text: 'slow', hang: true }, { text: 'later' }]);
     const send = () =>
-      rt.runs.send({
+      rt.runs.scheduler.send({
         sessionId: session.id,
         scope: {},
         content: 'second',

@@ -4,8 +4,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import type { LlmConfigInput } from '../providers/config';
-import type { TestRuntime, TestRuntimeOptions } from '../test-support';
-import { collect, createTestRuntime, match, sendAndCollect, waitFor } from '../test-support';
+import type { TestRuntime, TestRuntimeOptions } from '../testing/test-runtime';
+import {
+  collect,
+  createTestRuntime,
+  match,
+  sendAndCollect,
+  waitFor,
+} from '../testing/test-runtime';
 import { FakeOpenAIServer } from '../testing/fake-openai-server';
 
 // These tests drive the real openai_compatible provider (LangChain's OpenAI client) over loopback.
@@ -142,7 +148,11 @@ describe('openai_compatible provider against the fake server', () => {
     await start();
     server.enqueue({ text: ['Hello ', 'wor'], hangAfterChunks: 2 });
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'Say hello' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'Say hello',
+    });
     const seen: AgentEventEnvelope[] = [];
     const stream = await rt.runs.events(session.id, {}, { runId: run.id });
     const consumed = (async () => {
@@ -364,7 +374,11 @@ describe('openai_compatible provider against the fake server', () => {
     await start();
     server.enqueue({ text: 'one two three four', chunkDelayMs: 5 });
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'count' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'count',
+    });
     const events = await collect(await rt.runs.events(session.id, {}, { runId: run.id }));
     expect(
       events

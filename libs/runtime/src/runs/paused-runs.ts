@@ -2,14 +2,15 @@ import type { HitlDecision, PendingAction, Run, Session } from '@cognition/contr
 import type { Scope } from '@cognition/storage';
 import { RuntimeError } from '../errors';
 import { eventId, seqOfEventId } from '../ids';
-import type { ActiveRuns } from './active-runs';
-import { validateDecisions } from './decisions';
+import type { ActiveRuns } from './coordination/active-runs';
+import { validateDecisions } from './execution/decisions';
 import type { RunContext } from './run-context';
-import type { RunExecutor } from './run-executor';
-import { executeInBackground, sessionBackend } from './run-executor';
+import { requireSession } from './run-context';
+import type { RunExecutor } from './execution/run-executor';
+import { executeInBackground, sessionBackend } from './execution/run-executor';
 import type { RunFinisher } from './run-finisher';
-import type { RunLeases } from './run-leases';
-import { ensureInputMessage, requireSession } from './run-scheduler';
+import type { RunLeases } from './coordination/run-leases';
+import { ensureInputMessage } from './admission/user-message';
 
 /** A resumed run, and the id of its last event before it resumed (its `interrupt`). */
 export interface ResumedRun {
@@ -18,7 +19,7 @@ export interface ResumedRun {
   lastEventId: string | null;
 }
 
-export const ABORTED_WHILE_PAUSED = 'The run was aborted while it waited for a decision';
+const ABORTED_WHILE_PAUSED = 'The run was aborted while it waited for a decision';
 
 export interface PausedRunsOptions {
   ctx: RunContext;

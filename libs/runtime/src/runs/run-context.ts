@@ -1,5 +1,5 @@
 import type { CircuitBreakerRegistry, CircuitBreakerOptions } from '@cognition/circuit-breaker';
-import type { PendingAction } from '@cognition/contracts';
+import type { Session } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
@@ -13,22 +13,8 @@ import type { ConfigRegistry } from '../registry/config-registry';
 import type { RunObserver } from '../telemetry/observer';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { ToolCatalog } from '../tools/catalog';
+import type { Outcome } from '../run-outcome';
 import type { RunEmitter } from './run-emitter';
-
-/**
- * How a run ended, as decided by the executor and recorded by the finisher. `rolled_back`: a
- * newer message replaced it (double-texting `rollback`), so the finisher removes it.
- */
-export type Outcome =
-  | { kind: 'completed' }
-  | { kind: 'aborted' }
-  | { kind: 'interrupted'; message?: string }
-  | { kind: 'rolled_back' }
-  /** This node lost the run's lease: another node executes it now; nothing is recorded here. */
-  | { kind: 'lost' }
-  /** The run waits for a person's decision on tool calls (status `requires_action`). */
-  | { kind: 'paused'; action: PendingAction }
-  | { kind: 'failed'; error: RuntimeError };
 
 /**
  * Why a run is being cancelled: by a caller (`aborted`), by shutdown (`interrupted`), or by a
@@ -125,4 +111,15 @@ export function toRuntimeError(error: unknown, maxSteps: number): RuntimeError {
   return new RuntimeError('INTERNAL_ERROR', `The run failed: ${errorMessage(error)}`, {
     cause: error,
   });
+}
+
+/** The session of `sessionId` within `scope`, or SESSION_NOT_FOUND. */
+export async function requireSession(
+  storage: StorageBackend,
+  sessionId: string,
+  scope: Scope,
+): Promise<Session> {
+  const session = await storage.sessions.get(sessionId, scope);
+  if (!session) throw new RuntimeError('SESSION_NOT_FOUND', `Session not found: ${sessionId}`);
+  return session;
 }

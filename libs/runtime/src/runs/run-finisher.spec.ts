@@ -7,9 +7,9 @@ import { InMemoryEventLog } from '../events/event-log';
 import { newRunId } from '../ids';
 import { silentLogger } from '../logger';
 import { UsageMeter } from '../providers/usage';
-import { ActiveRuns } from './active-runs';
-import { InProcessRunControl } from './in-process-run-control';
-import type { Outcome } from './run-context';
+import { ActiveRuns } from './coordination/active-runs';
+import { InProcessRunControl } from './coordination/in-process-run-control';
+import type { Outcome } from '../run-outcome';
 import { RunFinisher } from './run-finisher';
 
 describe('RunFinisher', () => {
@@ -29,12 +29,19 @@ describe('RunFinisher', () => {
   });
   afterEach(() => storage.close());
 
-  async function finishRun(outcome: Outcome, meter: UsageMeter | null = null) {
+  async function finishRun(
+    outcome: Outcome,
+    meter: UsageMeter | null = null,
+    changeCallback?: (runId: string) => Promise<unknown>,
+    lastAssistantId: string | null = null,
+  ) {
     const { run } = await storage.runs.create({
       id: newRunId(),
       sessionId: session.id,
       status: 'running',
+      callbackUrl: 'https://example.com/hook',
     });
+    await changeCallback?.(run.id);
     const activeRun = active.add(run.id, session.id, {});
     // The log must hold the terminal event when the run is reported finished.
     let terminalLogged = false;
@@ -58,7 +65,7 @@ describe('RunFinisher', () => {
     await finisher.finish(activeRun, started, {
       outcome,
       meter,
-      lastAssistantId: null,
+      lastAssistantId,
       callbackUrl: 'https://example.com/hook',
     });
     off();
@@ -81,6 +88,29 @@ describe('RunFinisher', () => {
     ]);
   });
 
+  it('retries the read of the answer for done while the database is away (a restart)', async () => {
+    const answer = await storage.messages.create({
+      sessionId: session.id,
+      role: 'assistant',
+      content: 'the answer',
+    });
+    const get = storage.messages.get.bind(storage.messages);
+    let failures = 2;
+    jest.spyOn(storage.messages, 'get').mockImplementation((...args) => {
+      if (failures > 0) {
+        failures -= 1;
+        return Promise.reject(new Error('database unavailable'));
+      }
+      return get(...args);
+    });
+    const { events } = await finishRun({ kind: 'completed' }, null, undefined, answer.id);
+    expect(failures).toBe(0);
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      assistant_data: { id: answer.id, content: 'the answer' },
+    });
+  });
+
   it('gives each unsuccessful outcome its error event and run error', async () => {
     const aborted = await finishRun({ kind: 'aborted' });
     expect(aborted.events[1]).toMatchObject({ type: 'error', code: 'ABORTED' });
@@ -95,6 +125,16 @@ describe('RunFinisher', () => {
     expect(failed.events[1]).toEqual({ type: 'error', code: 'TIMEOUT', message: 'too many steps' });
     expect(failed.run?.error).toEqual({ code: 'TIMEOUT', message: 'too many steps' });
     expect(dispatched.map((d) => d.payload.status)).toEqual(['aborted', 'interrupted', 'failed']);
+  });
+
+  it('sends the payload where the stored callback URL of the run points when it ends', async () => {
+    await finishRun({ kind: 'completed' }, null, (id) =>
+      storage.runs.update(id, { callbackUrl: 'https://example.com/moved' }),
+    );
+    await finishRun({ kind: 'completed' }, null, (id) =>
+      storage.runs.update(id, { callbackUrl: null }),
+    );
+    expect(dispatched.map((d) => d.url)).toEqual(['https://example.com/moved']);
   });
 
   it('moves the session to error after a failure and back after a success, never from suspended', async () => {

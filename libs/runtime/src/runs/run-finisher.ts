@@ -8,6 +8,7 @@ import type {
   Usage,
 } from '@cognition/contracts';
 import { toWireMessage } from '@cognition/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callback-dispatcher';
 import type { Logger } from '../logger';
@@ -15,7 +16,8 @@ import type { UsageMeter } from '../providers/usage';
 import { combineUsage } from '../providers/usage';
 import type { RunObserver } from '../telemetry/observer';
 import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
-import type { ActiveRun, Outcome } from './run-context';
+import type { Outcome } from '../run-outcome';
+import type { ActiveRun } from './run-context';
 import { ROLLED_BACK_MESSAGE } from './run-context';
 
 /** What the executor hands over when a run ends. */
@@ -33,7 +35,10 @@ export interface RunEnding {
   priorUsage?: Usage | null;
 }
 
-export const INTERRUPTED_MESSAGE = 'The server shut down during the run';
+const INTERRUPTED_MESSAGE = 'The server shut down during the run';
+/** Reads of a run's answer for its `done` event before it is sent without it (~10 s in all). */
+const FINAL_ASSISTANT_READS = 20;
+const FINAL_ASSISTANT_RETRY_MS = 500;
 
 /**
  * Ends a run: emits its usage, persists its status and the session status, then emits the one
@@ -87,7 +92,7 @@ export class RunFinisher {
       this.onFinished(active);
       return;
     }
-    const { outcome, meter, callbackUrl } = ending;
+    const { outcome, meter } = ending;
     if (outcome.kind === 'lost') {
       // Another node owns the run now and finishes it: nothing of it is ours to record.
       this.onFinished(active);
@@ -123,26 +128,24 @@ export class RunFinisher {
         : outcome.kind === 'interrupted'
           ? { code: 'UNAVAILABLE' as const, message: outcome.message ?? INTERRUPTED_MESSAGE }
           : null;
+    // The stored URL: it may have been set or removed while the run went on (A2A's push
+    // notification configs); the one the run started with if the end could not be stored.
+    let callbackUrl = ending.callbackUrl;
     try {
-      await this.storage.runs.update(runId, {
+      ({ callbackUrl } = await this.storage.runs.update(runId, {
         status,
         usage,
         error: runError,
         finishedAt: new Date(),
-      });
+      }));
     } catch (error) {
       this.logger.error({ err: error, runId }, 'could not record the end of a run');
     }
     await this.deleteScratch(runId, outcome);
     await this.updateSessionStatus(session, scope, outcome, runId);
-    let assistant: Message | null = null;
-    if (ending.lastAssistantId) {
-      try {
-        assistant = await this.storage.messages.get(session.id, ending.lastAssistantId, scope);
-      } catch (error) {
-        this.logger.warn({ err: error, runId }, 'could not read the final assistant message');
-      }
-    }
+    const assistant = ending.lastAssistantId
+      ? await this.finalAssistant(session.id, ending.lastAssistantId, scope, runId)
+      : null;
     emitter.emit({ type: 'status', status: 'idle' });
     switch (outcome.kind) {
       case 'completed':
@@ -187,6 +190,30 @@ export class RunFinisher {
    * usage so far, then the `interrupt` event that ends its stream. It keeps its session (no
    * pending run starts) and sends no callback: it has not ended.
    */
+  /**
+   * The run's answer for its `done` event. The read is retried while it fails (a database
+   * restart takes a second or two; the chaos run found `done` sent with `assistant_data: null`
+   * for an answer that was stored); a message that is not there is not waited for.
+   */
+  private async finalAssistant(
+    sessionId: string,
+    messageId: string,
+    scope: Scope,
+    runId: string,
+  ): Promise<Message | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.storage.messages.get(sessionId, messageId, scope);
+      } catch (error) {
+        if (attempt >= FINAL_ASSISTANT_READS) {
+          this.logger.warn({ err: error, runId }, 'could not read the final assistant message');
+          return null;
+        }
+        await sleep(FINAL_ASSISTANT_RETRY_MS);
+      }
+    }
+  }
+
   private async pause(
     active: ActiveRun,
     session: Session,

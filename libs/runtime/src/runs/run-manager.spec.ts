@@ -1,8 +1,14 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { AgentEventEnvelopeSchema } from '@cognition/contracts';
 import { isToolMessage } from '@langchain/core/messages';
-import type { TestRuntime } from '../test-support';
-import { collect, createTestRuntime, match, sendAndCollect, waitFor } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import {
+  collect,
+  createTestRuntime,
+  match,
+  sendAndCollect,
+  waitFor,
+} from '../testing/test-runtime';
 import { hangingCommand } from '../testing/fake-execution-backend';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 
@@ -134,18 +140,18 @@ describe('RunManager (scripted model)', () => {
     const model = new ScriptedChatModel([{ text: 'slow', hang: true }]);
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
-    const first = await rt.runs.send({
+    const first = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'one',
       idempotencyKey: 'k1',
     });
     await expect(
-      rt.runs.send({ sessionId: session.id, scope: {}, content: 'two' }),
+      rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'two' }),
     ).rejects.toMatchObject({
       code: 'RUN_IN_PROGRESS',
     });
-    const replay = await rt.runs.send({
+    const replay = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'one',
@@ -166,10 +172,10 @@ describe('RunManager (scripted model)', () => {
       await rt.createSession(),
       await rt.createSession(),
     ];
-    const first = await rt.runs.send({ sessionId: a.id, scope: {}, content: 'a' });
+    const first = await rt.runs.scheduler.send({ sessionId: a.id, scope: {}, content: 'a' });
     await waitFor(() => model.calls.length === 1);
-    const second = await rt.runs.send({ sessionId: b.id, scope: {}, content: 'b' });
-    const third = await rt.runs.send({ sessionId: c.id, scope: {}, content: 'c' });
+    const second = await rt.runs.scheduler.send({ sessionId: b.id, scope: {}, content: 'b' });
+    const third = await rt.runs.scheduler.send({ sessionId: c.id, scope: {}, content: 'c' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const status = async (id: string) => (await rt.storage.runs.get(id))?.status;
     expect([
@@ -199,8 +205,8 @@ describe('RunManager (scripted model)', () => {
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
     const results = await Promise.allSettled([
-      rt.runs.send({ sessionId: session.id, scope: {}, content: 'a' }),
-      rt.runs.send({ sessionId: session.id, scope: {}, content: 'b' }),
+      rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'a' }),
+      rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'b' }),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     const rejected = results.find((r) => r.status === 'rejected');
@@ -226,7 +232,11 @@ describe('RunManager (scripted model)', () => {
       onExecute: hangingCommand(() => (started = true)),
     });
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'run it' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'run it',
+    });
     const stream = await rt.runs.events(session.id, {}, { runId: run.id });
     await waitFor(() => started);
     const t0 = Date.now();
@@ -306,7 +316,11 @@ describe('RunManager (scripted model)', () => {
     ]);
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'x' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'x',
+    });
     const firstPart: AgentEventEnvelope[] = [];
     const controller = new AbortController();
     for await (const e of await rt.runs.events(session.id, {}, { signal: controller.signal })) {
@@ -338,7 +352,7 @@ describe('RunManager (scripted model)', () => {
     rt = await createTestRuntime({ chatModel: new ScriptedChatModel() });
     const session = await rt.createSession();
     await expect(
-      rt.runs.send({
+      rt.runs.scheduler.send({
         sessionId: session.id,
         scope: {},
         content: 'x',
@@ -352,7 +366,7 @@ describe('RunManager (scripted model)', () => {
       'http://[::1]/',
     ]) {
       await expect(
-        rt.runs.send({ sessionId: session.id, scope: {}, content: 'x', callbackUrl }),
+        rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'x', callbackUrl }),
       ).rejects.toMatchObject({
         code: 'VALIDATION_ERROR',
         issues: [
@@ -362,16 +376,16 @@ describe('RunManager (scripted model)', () => {
     }
     expect(await rt.storage.messages.listAll(session.id, {})).toEqual([]);
     await expect(
-      rt.runs.send({ sessionId: session.id, scope: {}, content: '' }),
+      rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: '' }),
     ).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       issues: [{ path: 'content' }],
     });
     await expect(
-      rt.runs.send({ sessionId: session.id, scope: {}, content: 'x', parentId: 'nope' }),
+      rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'x', parentId: 'nope' }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', issues: [{ path: 'parentId' }] });
     await expect(
-      rt.runs.send({ sessionId: session.id, scope: { user: 'eve' }, content: 'x' }),
+      rt.runs.scheduler.send({ sessionId: session.id, scope: { user: 'eve' }, content: 'x' }),
     ).rejects.toMatchObject({
       code: 'SESSION_NOT_FOUND',
     });
@@ -472,7 +486,7 @@ describe('RunManager (scripted model)', () => {
     ]);
     rt = await createTestRuntime({ chatModel: model, onExecute: hangingCommand() });
     const session = await rt.createSession();
-    await rt.runs.send({ sessionId: session.id, scope: {}, content: 'one' });
+    await rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'one' });
     await waitFor(() => (rt.sandbox.backends.get(session.id)?.commands.length ?? 0) > 0);
     // Simulate a crash mid-tool: a second manager on the same storage recovers.
     const { RunManager } = await import('./run-manager');
@@ -488,7 +502,7 @@ describe('RunManager (scripted model)', () => {
     });
     expect((await other.recover()).interrupted.length).toBe(1);
     model.push({ text: 'recovered' });
-    const result = await other.send({ sessionId: session.id, scope: {}, content: 'two' });
+    const result = await other.scheduler.send({ sessionId: session.id, scope: {}, content: 'two' });
     const events = await collect(await other.events(session.id, {}, { runId: result.run.id }));
     expect(events[events.length - 1]?.event.type).toBe('done');
     const last = model.calls[model.calls.length - 1];

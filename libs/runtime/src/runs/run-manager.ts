@@ -1,5 +1,5 @@
 import { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
-import type { CircuitBreakerOptions, CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
+import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   AgentEventEnvelope,
   CallbackAttempt,
@@ -7,134 +7,39 @@ import type {
   Run,
   SessionConfig,
 } from '@cognition/contracts';
-import type { ExecutionBackendFactory } from '@cognition/sandbox';
-import type { Scope, StorageBackend } from '@cognition/storage';
-import type { AgentRegistry } from '../agents/registry';
-import { ConfigRegistry } from '../registry/config-registry';
-import type { CallbackOptions } from '../callbacks/callback-dispatcher';
-import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
+import type { Scope } from '@cognition/storage';
 import { setMaxListeners } from 'node:events';
-import type { EventLog } from '../events/event-log';
-import type { Logger } from '../logger';
+import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
 import { silentLogger } from '../logger';
-import type { ChatModelFactory } from '../providers/chat-model';
-import { createChatModel } from '../providers/chat-model';
-import type { ProviderRegistry } from '../providers/registry';
-import type { SkillLibrary } from '../skills/skill-library';
-import type { RunObserver } from '../telemetry/observer';
-import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
-import type { ToolCatalogOptions } from '../tools/catalog';
-import { ToolCatalog } from '../tools/catalog';
-import type { McpOptions } from '../mcp/mcp-manager';
 import { McpManager } from '../mcp/mcp-manager';
-import { ActiveRuns } from './active-runs';
-import { InProcessRunControl } from './in-process-run-control';
+import { createChatModel } from '../providers/chat-model';
+import { ConfigRegistry } from '../registry/config-registry';
+import { NOOP_RUN_OBSERVER } from '../telemetry/observer';
+import { ToolCatalog } from '../tools/catalog';
+import { RunScheduler } from './admission/run-scheduler';
+import { ActiveRuns } from './coordination/active-runs';
+import { InProcessRunControl } from './coordination/in-process-run-control';
+import type { RunControlChannel, RunQueue } from './coordination/ports';
+import { RunLeases } from './coordination/run-leases';
+import { RunSlots } from './coordination/run-slots';
+import { RunExecutor } from './execution/run-executor';
 import { PausedRuns } from './paused-runs';
 import type { ResumedRun } from './paused-runs';
-import type { RunControlChannel, RunQueue } from './ports';
 import type { RunContext } from './run-context';
-import { sleep } from './run-context';
-import { RunExecutor } from './run-executor';
+import { requireSession, sleep } from './run-context';
 import { RunFinisher } from './run-finisher';
 import type { SessionStatusWriter } from './run-finisher';
-import type { ClusterOptions } from './run-leases';
-import { RunLeases } from './run-leases';
-import type { RecoveryMode, RecoveryReport } from './run-recovery';
+import type {
+  AbortResult,
+  RunAdmission,
+  RunManagerOptions,
+  StartupRecovery,
+} from './run-manager-options';
+import { DEFAULT_MAX_CONCURRENT_RUNS } from './run-manager-options';
+import type { RecoveryMode } from './run-recovery';
 import { RunRecovery } from './run-recovery';
-import { openEventsOfRun, openRunEvents } from './run-events';
-import type { EventsOptions, RunEventsDeps } from './run-events';
-export type { EventsOptions } from './run-events';
-import type { SendInput, SendResult } from './run-scheduler';
-import { RunScheduler, requireSession } from './run-scheduler';
-import { RunSlots } from './run-slots';
-
-export type { SendInput, SendResult } from './run-scheduler';
-export type { ResumedRun } from './paused-runs';
-export type { ClusterOptions } from './run-leases';
-export type { RecoveryMode, RecoveryReport } from './run-recovery';
-
-/** What `recover()` did at startup: the runs it took care of, and the callbacks it went on with. */
-export interface StartupRecovery extends RecoveryReport {
-  /** Completion-callback deliveries a previous process left pending, now being delivered. */
-  callbacks: number;
-}
-
-export interface RunManagerOptions {
-  storage: StorageBackend;
-  sandbox: ExecutionBackendFactory;
-  /**
-   * The static agents and providers (built-ins, files, environment); the ones stored through the
-   * registry API (`storage.registry`) are added at every run start.
-   */
-  agents: AgentRegistry;
-  providers: ProviderRegistry;
-  eventLog: EventLog;
-  /** Sessions without a `workspacePath` work in `<workspaceRoot>/<sessionId>`. */
-  workspaceRoot: string;
-  /** Shared with the rest of the server so `/health` shows the LLM breakers (`llm:<id>`). */
-  breakers?: CircuitBreakerRegistry;
-  /** Options of the LLM breakers (their `isFailure` is always the provider-outage rule). */
-  breakerOptions?: Omit<CircuitBreakerOptions, 'isFailure'>;
-  /** Builds chat models; default: the official LangChain clients. Tests inject fakes. */
-  chatModelFactory?: ChatModelFactory;
-  tools?: ToolCatalogOptions;
-  /** MCP: the global servers, the idle close of connections, the `mcp:<server>` breakers. */
-  mcp?: McpOptions;
-  /** Graph steps (model calls + tool rounds) per run before it fails. Default 50. */
-  maxSteps?: number;
-  callbacks?: CallbackOptions;
-  /** How long `abort` waits for the run to wind down before returning. Default 5000 ms. */
-  abortWaitMs?: number;
-  /**
-   * Runs executing at once in this process; later ones wait `queued` (see `RunSlots`).
-   * Default {@link DEFAULT_MAX_CONCURRENT_RUNS}. Ignored when `runQueue` is given.
-   */
-  maxConcurrentRuns?: number;
-  /** Admission of runs into execution; default an in-process `RunSlots(maxConcurrentRuns)`. */
-  runQueue?: RunQueue;
-  /** Carries cancel requests to the executing process; default `InProcessRunControl`. */
-  control?: RunControlChannel;
-  /**
-   * What `recover()` and `shutdown()` do with runs this process cannot finish: `resume` (the
-   * default) leaves them to be taken up again from their last checkpoint, `interrupt` ends
-   * them `interrupted`.
-   */
-  recovery?: RecoveryMode;
-  /** A run resumed more often than this fails instead. Default 3. */
-  maxRecoveries?: number;
-  /**
-   * Several nodes on one database: runs are claimed by lease (see `RunLeases`), and recovery
-   * runs every half lease, taking over runs whose owner stopped renewing. Absent: one node.
-   */
-  cluster?: ClusterOptions;
-  logger?: Logger;
-  /** Receives run starts and ends, first tokens and every model call's usage (metrics). */
-  observer?: RunObserver;
-  /**
-   * The server workspace's skills, listed to agents that have `read_skill` (see
-   * `SkillLibrary`). Absent: agents are shown no skills.
-   */
-  skills?: SkillLibrary;
-}
-
-export const DEFAULT_MAX_CONCURRENT_RUNS = 32;
-
-/** The run admission figures of one process (see `maxConcurrentRuns`). */
-export interface RunAdmission {
-  /** Runs holding a slot: executing their turn (or finishing it). */
-  executing: number;
-  /** Runs accepted and waiting for a slot (status `queued`). */
-  queued: number;
-  /** `maxConcurrentRuns`. */
-  limit: number;
-}
-
-export interface AbortResult {
-  /** The run that was active, as updated; null when the session had none. */
-  run: Run | null;
-  /** true when the executor of the run received the cancel request and cancelled it. */
-  aborted: boolean;
-}
+import type { EventsOptions, RunEventsDeps } from './streams/run-events';
+import { openEventsOfRun, openRunEvents } from './streams/run-events';
 
 /**
  * Starts, follows and cancels agent runs: the surface the API calls. It composes the parts of
@@ -156,7 +61,14 @@ export class RunManager {
   private readonly queue: RunQueue;
   private readonly control: RunControlChannel;
   private readonly active: ActiveRuns;
-  private readonly scheduler: RunScheduler;
+  /**
+   * Admission of messages: `scheduler.send(input)` persists the user message, creates the run
+   * and starts it in the background.
+   * @throws RuntimeError VALIDATION_ERROR (field named), SESSION_NOT_FOUND, CONFLICT (session
+   *   does not accept messages), UNAVAILABLE (shutting down), RUN_IN_PROGRESS when the session
+   *   cannot take the message now.
+   */
+  readonly scheduler: RunScheduler;
   private readonly finisher: RunFinisher;
   private readonly recovery: RunRecovery;
   private readonly paused: PausedRuns;
@@ -252,6 +164,7 @@ export class RunManager {
       maxRecoveries: options.maxRecoveries ?? 3,
       startNext: (sessionId) => this.scheduler.startNext(sessionId),
       leases: this.leases,
+      sandbox: this.ctx.sandbox,
     });
   }
 
@@ -268,16 +181,6 @@ export class RunManager {
   /** The agents and providers in force (static plus stored), as the next run sees them. */
   get registry(): ConfigRegistry {
     return this.ctx.registry;
-  }
-
-  /**
-   * Persists the user message, creates the run and starts it in the background.
-   * @throws RuntimeError VALIDATION_ERROR (field named), SESSION_NOT_FOUND, CONFLICT (session
-   *   does not accept messages), UNAVAILABLE (shutting down), RUN_IN_PROGRESS when the session
-   *   already has an active run.
-   */
-  send(input: SendInput): Promise<SendResult> {
-    return this.scheduler.send(input);
   }
 
   /**
@@ -391,14 +294,14 @@ export class RunManager {
     return this.leases.nodeId;
   }
 
-  /**
-   * In a cluster: renews this node's leases, and every half lease takes over what a dead node
-   * left (runs whose lease expired, pending runs of idle sessions, overdue callback deliveries).
-   */
   private eventsDeps(): RunEventsDeps {
     return { ctx: this.ctx, active: this.active, closing: this.closing.signal };
   }
 
+  /**
+   * In a cluster: renews this node's leases, and every half lease takes over what a dead node
+   * left (runs whose lease expired, pending runs of idle sessions, overdue callback deliveries).
+   */
   private startClusterDuties(): void {
     const leaseMs = this.options.cluster?.leaseMs;
     if (leaseMs === undefined || this.sweepTimer) return;
@@ -428,10 +331,6 @@ export class RunManager {
   }
 
   /**
-   * For the API to call after deleting a session: cancels its run, forgets its events and
-   * releases its sandbox.
-   */
-  /**
    * Routes the session status a run's outcome decides (active / error) through `writer` (the
    * server passes the session pipeline's), instead of a direct storage update.
    */
@@ -447,6 +346,10 @@ export class RunManager {
     return this.scheduler.startNext(sessionId);
   }
 
+  /**
+   * For the API to call after deleting a session: cancels its run, forgets its events and
+   * releases its sandbox.
+   */
   async forgetSession(sessionId: string): Promise<void> {
     const local = this.active.forSession(sessionId);
     if (local) {

@@ -3,9 +3,9 @@ import { createMemoryStorage } from '@cognition/storage-memory';
 import { InMemoryEventLog } from '../events/event-log';
 import { eventId, newRunId } from '../ids';
 import { silentLogger } from '../logger';
-import { ActiveRuns } from './active-runs';
-import { InProcessRunControl } from './in-process-run-control';
-import { RunLeases } from './run-leases';
+import { ActiveRuns } from './coordination/active-runs';
+import { InProcessRunControl } from './coordination/in-process-run-control';
+import { RunLeases } from './coordination/run-leases';
 import { RunRecovery, STOPPED_MESSAGE, repairTerminalEvent } from './run-recovery';
 
 describe('RunRecovery (interrupt)', () => {

@@ -1,16 +1,17 @@
 import type { AgentEventEnvelope, ErrorCode, Message, Run, Session } from '@cognition/contracts';
 import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
+import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
 import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
-import type { ActiveRuns } from './active-runs';
-import type { RunExecutor } from './run-executor';
-import { executeInBackground } from './run-executor';
-import type { RunLeases } from './run-leases';
+import type { ActiveRuns } from './coordination/active-runs';
+import type { RunExecutor } from './execution/run-executor';
+import { executeInBackground } from './execution/run-executor';
+import type { RunLeases } from './coordination/run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
-import { ensureInputMessage } from './run-scheduler';
+import { ensureInputMessage } from './admission/user-message';
 import { interruptEvent } from './run-finisher';
 
 export const STOPPED_MESSAGE = 'The server stopped while the run was active';
@@ -31,6 +32,8 @@ export interface RunRecoveryOptions {
   startNext(sessionId: string): Promise<void>;
   /** Which runs this node may take over, and the claim it must win first. */
   leases: Pick<RunLeases, 'claim' | 'isClaimable' | 'mayTakeMore' | 'nodeId'>;
+  /** Ends the commands a run's dead process left running, before anything else of it. */
+  sandbox?: Pick<ExecutionBackendFactory, 'reapOrphans'>;
 }
 
 /** The runs `recover` took care of, by what it did with them. */
@@ -94,6 +97,9 @@ export class RunRecovery {
         if (await this.adopt(run)) report.adopted.push(run);
         continue;
       }
+      // Whatever the run was doing, no command of it may go on running once this node has it,
+      // least of all one the resumed run will report as "not run again".
+      await this.reapOrphans(run);
       const by = supersededBy.get(run.id);
       if (by) {
         report.superseded.push(await this.supersede(run, own, by));
@@ -117,6 +123,26 @@ export class RunRecovery {
     for (const sessionId of sessions) await this.o.startNext(sessionId);
     report.pendingSessions = sessions.size;
     return report;
+  }
+
+  /** Best effort: a sandbox that cannot be reached (Docker down) must not keep the run stuck. */
+  private async reapOrphans(run: Run): Promise<void> {
+    if (!this.o.sandbox) return;
+    try {
+      const report = await this.o.sandbox.reapOrphans({ sessionId: run.sessionId, runId: run.id });
+      if (report.killed + report.unreachable > 0) {
+        this.o.logger.warn(
+          { runId: run.id, sessionId: run.sessionId, ...report },
+          `ended ${report.killed} command(s) the run's dead process left running` +
+            (report.unreachable > 0 ? `; ${report.unreachable} on another machine` : ''),
+        );
+      }
+    } catch (error) {
+      this.o.logger.error(
+        { runId: run.id, sessionId: run.sessionId, err: error },
+        'could not end the commands the run left running',
+      );
+    }
   }
 
   private async adopt(run: Run): Promise<boolean> {

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isToolMessage } from '@langchain/core/messages';
 import { eventId } from '../ids';
-import type { TestRuntime } from '../test-support';
-import { anotherManager, collect, createTestRuntime, waitFor } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
+import { anotherManager, collect, createTestRuntime, waitFor } from '../testing/test-runtime';
 import { hangingCommand } from '../testing/fake-execution-backend';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
-import type { RunManagerOptions } from './run-manager';
+import type { RunManagerOptions } from './run-manager-options';
 import type { RunManager } from './run-manager';
 
 /**
@@ -54,7 +54,7 @@ describe('resuming runs after a crash', () => {
     ]);
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
-    const { run, message } = await rt.runs.send({
+    const { run, message } = await rt.runs.scheduler.send({
       sessionId: session.id,
       scope: {},
       content: 'go',
@@ -124,7 +124,7 @@ describe('resuming runs after a crash', () => {
         callbacks: { allowPrivateNetwork: true },
       });
       const session = await rt.createSession();
-      const { run } = await rt.runs.send({
+      const { run } = await rt.runs.scheduler.send({
         sessionId: session.id,
         scope: {},
         content: 'go',
@@ -158,7 +158,11 @@ describe('resuming runs after a crash', () => {
     ]);
     rt = await createTestRuntime({ chatModel: model, onExecute: hangingCommand() });
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'ship it' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'ship it',
+    });
     await waitFor(() => (rt.sandbox.backends.get(session.id)?.commands.length ?? 0) > 0);
 
     model.push({ text: 'Deploy state unknown; checking first.' });
@@ -183,7 +187,11 @@ describe('resuming runs after a crash', () => {
     const model = new ScriptedChatModel([{ text: ['Long '], hang: true }]);
     rt = await createTestRuntime({ chatModel: model });
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'essay' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'essay',
+    });
     await waitFor(() => model.calls.length === 1);
     await rt.runs.shutdown(100);
     expect((await rt.storage.runs.get(run.id))?.status).toBe('running');

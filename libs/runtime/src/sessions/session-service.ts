@@ -1,3 +1,6 @@
+// Kept whole past 400 lines: it is one thing, the list of session actions, each a few lines
+// over the same pipeline and the same status rules (transition, requireStatus at the end);
+// the parts that stand alone (pipeline, threads, watch, thread edits) already live beside it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type {

@@ -1,8 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { forkMessages, MESSAGES_CHANNEL } from '@cognition/storage';
-import type { ContextState } from '../context/window';
-import type { ClearedMark } from '../graph/agent-graph';
-import { AGENT_STATE_CHANNELS } from '../graph/agent-graph';
+import type { ClearedMark, ContextState } from '../graph/agent-state';
+import { AGENT_STATE_CHANNELS } from '../graph/agent-state';
 import { newMessageId } from '../ids';
 
 /*

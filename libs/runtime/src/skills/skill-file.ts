@@ -1,7 +1,7 @@
 import { SKILL_DESCRIPTION_MAX, SkillNameSchema } from '@cognition/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { splitFrontmatter } from '../agents/frontmatter';
+import { splitFrontmatter } from '../frontmatter';
 
 /** The file that makes a directory of `.cognition/skills` a skill. */
 export const SKILL_FILE = 'SKILL.md';

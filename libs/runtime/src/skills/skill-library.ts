@@ -12,7 +12,7 @@ export const SKILLS_DIR = join('.cognition', 'skills');
 /** A SKILL.md larger than this is skipped (it is meant to be read by a model in one go). */
 export const SKILL_FILE_MAX_BYTES = 256 * 1024;
 /** A file beside SKILL.md larger than this is not returned by `read_skill`. */
-export const SKILL_RESOURCE_MAX_BYTES = 1024 * 1024;
+const SKILL_RESOURCE_MAX_BYTES = 1024 * 1024;
 /** Files of one skill listed at most (the rest are left out of the list). */
 const FILES_PER_SKILL = 200;
 

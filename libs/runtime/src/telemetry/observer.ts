@@ -1,5 +1,5 @@
 import type { CallUsage } from '../providers/usage';
-import type { Outcome } from '../runs/run-context';
+import type { Outcome } from '../run-outcome';
 
 /** How a run left this process: its outcome, or `handed_off` to the next process (shutdown). */
 export type RunEndOutcome = Outcome['kind'] | 'handed_off';

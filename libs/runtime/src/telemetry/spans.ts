@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import type { Attributes, Span } from '@opentelemetry/api';
-import type { Outcome } from '../runs/run-context';
+import type { Outcome } from '../run-outcome';
 
 /**
  * Spans of the runtime through the OpenTelemetry API: without an SDK registered (the server
@@ -141,4 +141,57 @@ export function inToolSpan<T extends { exitCode: number }>(
       return result;
     },
   );
+}
+
+/** How a schedule's firing ended (the span's `cognition.schedule.outcome`). */
+export type ScheduleFireOutcome = 'fired' | 'misfire' | 'skipped' | 'failed';
+
+/**
+ * The span of one firing of a schedule (`cognition.schedule.fire`), from the claim this node
+ * won (`startTime`) to the run it started. Started only for an occurrence this node claimed,
+ * so three nodes racing for one occurrence give one span. The storage calls of the firing
+ * (session, admission) nest under it while `fn` runs.
+ */
+export async function inScheduleFireSpan<T>(
+  fire: { scheduleId: string; dueAt: Date; reason: string; nodeId: string; startTime?: number },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const span = tracer().startSpan('cognition.schedule.fire', {
+    kind: SpanKind.INTERNAL,
+    ...(fire.startTime !== undefined ? { startTime: fire.startTime } : {}),
+    attributes: {
+      'cognition.schedule.id': fire.scheduleId,
+      'cognition.schedule.due_at': fire.dueAt.toISOString(),
+      'cognition.schedule.reason': fire.reason,
+      'cognition.node.id': fire.nodeId,
+    },
+  });
+  try {
+    return await context.with(trace.setSpan(context.active(), span), () => fn(span));
+  } catch (error) {
+    span.setAttribute('cognition.schedule.outcome', 'failed');
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** Records a firing's outcome on its span: the run it started and the lag from the due time. */
+export function setScheduleFireOutcome(
+  span: Span,
+  result:
+    | { outcome: 'fired' | 'misfire'; lagMs: number; runId: string; sessionId: string }
+    | { outcome: 'skipped' }
+    | { outcome: 'failed'; error: unknown },
+): void {
+  span.setAttribute('cognition.schedule.outcome', result.outcome);
+  if (result.outcome === 'failed') failSpan(span, result.error);
+  else if (result.outcome !== 'skipped') {
+    span.setAttributes({
+      'cognition.schedule.lag_ms': result.lagMs,
+      'cognition.run.id': result.runId,
+      'cognition.session.id': result.sessionId,
+    });
+  }
 }

@@ -6,7 +6,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { TestRuntime } from '../test-support';
+import type { TestRuntime } from '../testing/test-runtime';
 import {
   FAKE_PROVIDERS,
   contextAgent,
@@ -14,7 +14,7 @@ import {
   isSummaryCall,
   sendAndCollect,
   waitFor,
-} from '../test-support';
+} from '../testing/test-runtime';
 import { ScriptedChatModel } from '../testing/scripted-chat-model';
 import type { ModelCallRecord, RunEndOutcome, RunObserver } from './observer';
 
@@ -245,7 +245,11 @@ describe('runtime telemetry', () => {
   it('ends an aborted model call once, with the partial answer counted and marked aborted', async () => {
     const rt = await runtime(new ScriptedChatModel([{ text: 'partial answer', hang: true }]));
     const session = await rt.createSession();
-    const { run } = await rt.runs.send({ sessionId: session.id, scope: {}, content: 'go' });
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'go',
+    });
     await waitFor(() => seen.some((s) => s.kind === 'first_token'));
     await rt.runs.abort(session.id, {});
     await finishedRunSpan();

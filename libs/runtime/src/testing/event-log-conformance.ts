@@ -96,6 +96,62 @@ export function runEventLogConformance(name: string, factory: EventLogHarnessFac
       expect(new Set(live).size).toBe(live.length);
     });
 
+    // Group commit (issue 27): a durable log writes the events of every run on the node in
+    // batches; these hold whatever the batching.
+    it('keeps per-run order and ids when many runs append at once (batched writes)', async () => {
+      const { log, newSession } = await open(1000);
+      const sessions = [await newSession(), await newSession(), await newSession()];
+      const runs = sessions.map(() => newRunId());
+      const got = new Map<string, string[]>(sessions.map((s) => [s, []]));
+      for (const s of sessions) log.subscribe(s, (e) => got.get(s)?.push(e.id));
+      const expected = new Map<string, AgentEventEnvelope[]>(sessions.map((s) => [s, []]));
+      const appends: Promise<void>[] = [];
+      // Round-robin without waiting, as concurrent streaming runs do: 3 runs x 120 events.
+      for (let seq = 1; seq <= 120; seq += 1) {
+        sessions.forEach((s, i) => {
+          const run = runs[i] as string;
+          const e = envelope(s, run, seq, seq === 120 ? DONE : undefined);
+          expected.get(s)?.push(e);
+          appends.push(log.append(e));
+        });
+      }
+      await Promise.all(appends);
+      for (const s of sessions) {
+        const mine = expected.get(s) ?? [];
+        expect(got.get(s)).toEqual(mine.map((e) => e.id));
+        expect(await log.readAfter(s)).toEqual({ events: mine, truncated: false });
+        expect((await log.readAfter(s, mine[59]?.id)).events).toEqual(mine.slice(60));
+      }
+    });
+
+    it('delivers an event only once a replay can return it (terminal events included)', async () => {
+      const { log, newSession } = await open();
+      const s = await newSession();
+      const run = newRunId();
+      const checks: Promise<boolean>[] = [];
+      log.subscribe(s, (e) => {
+        // Started inside the listener: what a client reconnecting with this id right away reads.
+        checks.push(log.readAfter(s).then((r) => r.events.some((x) => x.id === e.id)));
+      });
+      const all = Array.from({ length: 30 }, (_, i) => envelope(s, run, i + 1));
+      all.push(envelope(s, run, 31, DONE));
+      await Promise.all(all.map((e) => log.append(e)));
+      expect(await Promise.all(checks)).toEqual(all.map(() => true));
+    });
+
+    it('resolves a terminal append only once the terminal event is stored and delivered', async () => {
+      const { log, newSession } = await open();
+      const s = await newSession();
+      const run = newRunId();
+      const delivered: string[] = [];
+      log.subscribe(s, (e) => delivered.push(e.id));
+      for (const i of [1, 2, 3]) void log.append(envelope(s, run, i));
+      const end = envelope(s, run, 4, DONE);
+      await log.append(end);
+      expect(delivered).toEqual([1, 2, 3, 4].map((i) => eventId(run, i)));
+      expect((await log.readAfter(s, eventId(run, 3))).events).toEqual([end]);
+    });
+
     it('says truncated exactly when retention evicted events after the cursor', async () => {
       const { log, newSession } = await open(3);
       const s = await newSession();

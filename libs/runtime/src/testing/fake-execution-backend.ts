@@ -5,8 +5,12 @@ import type {
   ExecutionBackendFactory,
   FileEntry,
   GrepMatch,
+  OrphanReport,
+  OrphanTarget,
   ReadOptions,
+  SandboxProcess,
 } from '@cognition/sandbox';
+import { SandboxError } from '@cognition/sandbox';
 import picomatch from 'picomatch';
 
 /** Decides what a command "does" in the fake sandbox. */
@@ -55,6 +59,13 @@ export class FakeExecutionBackend implements ExecutionBackend {
   execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     this.commands.push(command);
     return this.onExecute(command, options);
+  }
+
+  /** Runs no processes: a stdio MCP server needs a real backend (the local one in tests). */
+  spawn(program: string): Promise<SandboxProcess> {
+    return Promise.reject(
+      new SandboxError('INVALID_COMMAND', `${program}: the fake sandbox runs no processes`),
+    );
   }
 
   ls(path?: string): Promise<FileEntry[]> {
@@ -185,5 +196,13 @@ export class FakeExecutionBackendFactory implements ExecutionBackendFactory {
     await this.backends.get(sessionId)?.terminate();
     this.backends.delete(sessionId);
     this.released.push(sessionId);
+  }
+
+  /** Every `reapOrphans` call, in order (a fake runs nothing that could be left over). */
+  readonly reaped: OrphanTarget[] = [];
+
+  reapOrphans(target: OrphanTarget): Promise<OrphanReport> {
+    this.reaped.push(target);
+    return Promise.resolve({ killed: 0, ended: 0, unreachable: 0 });
   }
 }

@@ -48,6 +48,8 @@ export interface RecordedRequest {
   receivedAt: Date;
   /** Set when the client closed the connection before the reply ended (e.g. an abort). */
   clientClosedAt: Date | null;
+  /** When the exchange ended: the reply finished or the connection closed (null meanwhile). */
+  endedAt: Date | null;
 }
 
 export type FakeScriptEntry = FakeCompletion | ((request: RecordedRequest) => FakeCompletion);
@@ -143,6 +145,7 @@ export class FakeOpenAIServer {
       body,
       receivedAt: new Date(),
       clientClosedAt: null,
+      endedAt: null,
     };
     if (record.method !== 'POST' || !record.path.startsWith('/v1/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -151,6 +154,7 @@ export class FakeOpenAIServer {
     }
     this.requests.push(record);
     res.on('close', () => {
+      record.endedAt = new Date();
       if (!res.writableFinished) record.clientClosedAt = new Date();
     });
     const entry = this.queue.shift() ??

@@ -15,7 +15,7 @@ import { capOutput, defineTool } from './types';
  * policy is given to every later turn as instructions, so an agent writing its own would let one
  * conversation steer all the others.
  */
-export const AGENT_ARTIFACT_TYPES = ['scratch', 'artifact', 'contract', 'eval', 'memory'] as const;
+const AGENT_ARTIFACT_TYPES = ['scratch', 'artifact', 'contract', 'eval', 'memory'] as const;
 
 const UNAVAILABLE: ToolResult = { output: 'Artifacts are not available in this run.', exitCode: 1 };
 
@@ -56,7 +56,7 @@ function withArtifacts(
   return fn(artifacts).catch(failure);
 }
 
-export const artifactListTool = defineTool({
+const artifactListTool = defineTool({
   name: 'artifact_list',
   idempotent: true,
   description:
@@ -78,7 +78,7 @@ export const artifactListTool = defineTool({
   },
 });
 
-export const artifactReadTool = defineTool({
+const artifactReadTool = defineTool({
   name: 'artifact_read',
   idempotent: true,
   description:
@@ -114,7 +114,7 @@ export const artifactReadTool = defineTool({
   },
 });
 
-export const artifactWriteTool = defineTool({
+const artifactWriteTool = defineTool({
   name: 'artifact_write',
   // A second write of a cut-off call could add a version or hit the name it just took.
   idempotent: false,

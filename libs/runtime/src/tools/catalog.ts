@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { AgentDefinition } from '../agents/agent';
 import { ARTIFACT_TOOLS } from './artifact-tools';
 import { FILE_TOOLS } from './file-tools';
 import { taskTool, writeTodosTool } from './planning-tools';
@@ -50,6 +49,17 @@ function zodParameters(schema: z.ZodType): Record<string, unknown> {
   return parameters;
 }
 
+/**
+ * What the catalog reads of an agent (an `AgentDefinition` is one): agents list the tools they
+ * use by name, so agents/ stands above tools/ and the catalog names only what it needs.
+ */
+export interface ToolUser {
+  name: string;
+  description: string;
+  mode: 'primary' | 'subagent';
+  tools: readonly string[];
+}
+
 /** Every tool implementation, by name. */
 export class ToolCatalog {
   private readonly tools: ReadonlyMap<string, RuntimeTool>;
@@ -73,7 +83,7 @@ export class ToolCatalog {
    * agents and only when subagents exist (a subagent cannot delegate further), and its
    * description lists them.
    */
-  forAgent(agent: AgentDefinition, subagents: readonly AgentDefinition[]): RuntimeTool[] {
+  forAgent(agent: ToolUser, subagents: readonly ToolUser[]): RuntimeTool[] {
     const out: RuntimeTool[] = [];
     for (const name of agent.tools) {
       const tool = this.tools.get(name);

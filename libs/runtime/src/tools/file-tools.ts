@@ -4,7 +4,7 @@ import { capOutput, defineTool } from './types';
 
 const ok = (output: string) => ({ output: capOutput(output), exitCode: 0 });
 
-export const lsTool = defineTool({
+const lsTool = defineTool({
   name: 'ls',
   idempotent: true,
   description:
@@ -23,7 +23,7 @@ export const lsTool = defineTool({
   },
 });
 
-export const readFileTool = defineTool({
+const readFileTool = defineTool({
   name: 'read_file',
   idempotent: true,
   description: 'Read a text file of the workspace, optionally a window of lines.',
@@ -37,7 +37,7 @@ export const readFileTool = defineTool({
   },
 });
 
-export const writeFileTool = defineTool({
+const writeFileTool = defineTool({
   name: 'write_file',
   idempotent: true,
   description: 'Create or overwrite a file of the workspace with the given content.',
@@ -48,7 +48,7 @@ export const writeFileTool = defineTool({
   },
 });
 
-export const editFileTool = defineTool({
+const editFileTool = defineTool({
   name: 'edit_file',
   idempotent: false,
   description:
@@ -64,7 +64,7 @@ export const editFileTool = defineTool({
   },
 });
 
-export const globTool = defineTool({
+const globTool = defineTool({
   name: 'glob',
   idempotent: true,
   description: 'Find files of the workspace matching a glob pattern (e.g. "src/**/*.ts").',
@@ -78,7 +78,7 @@ export const globTool = defineTool({
   },
 });
 
-export const grepTool = defineTool({
+const grepTool = defineTool({
   name: 'grep',
   idempotent: true,
   description: 'Search file contents for a regular expression; prints path:line:text per match.',
@@ -97,7 +97,7 @@ export const grepTool = defineTool({
   },
 });
 
-export const deleteTool = defineTool({
+const deleteTool = defineTool({
   name: 'delete',
   idempotent: false,
   description: 'Delete a file or directory of the workspace.',
@@ -108,7 +108,7 @@ export const deleteTool = defineTool({
   },
 });
 
-export const executeTool = defineTool({
+const executeTool = defineTool({
   name: 'execute',
   idempotent: false,
   description:

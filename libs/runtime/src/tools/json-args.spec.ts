@@ -1,4 +1,4 @@
-import { match } from '../test-support';
+import { match } from '../testing/test-runtime';
 import type { JsonSchemaTool } from './types';
 import { checkToolArgs } from './types';
 

@@ -20,10 +20,6 @@ export const TOOL_NAMES = [
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-export function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as readonly string[]).includes(name);
-}
-
 /** Tools that change the workspace or run code: never offered to the built-in `readonly` agent. */
 export const MUTATING_TOOLS: readonly ToolName[] = [
   'write_file',

@@ -85,7 +85,7 @@ export interface JsonSchemaTool extends ToolBase {
 export type RuntimeTool = ZodTool | JsonSchemaTool;
 
 /** Keeps each tool result within what is sensible to send back to a model. */
-export const TOOL_OUTPUT_MAX_CHARS = 100_000;
+const TOOL_OUTPUT_MAX_CHARS = 100_000;
 
 export function capOutput(text: string, max: number = TOOL_OUTPUT_MAX_CHARS): string {
   if (text.length <= max) return text;

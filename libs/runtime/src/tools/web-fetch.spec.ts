@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ToolContext } from './types';
 import { createWebFetchTool, htmlToText } from './web-fetch';
-import { match } from '../test-support';
+import { match } from '../testing/test-runtime';
 
 function ctx(signal = new AbortController().signal): ToolContext {
   return {

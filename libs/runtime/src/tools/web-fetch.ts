@@ -74,7 +74,7 @@ export function htmlToText(html: string): string {
 }
 
 /** How `web_fetch` returns an HTML page; other content types come back as they are. */
-export const WEB_FETCH_FORMATS = ['text', 'markdown', 'html'] as const;
+const WEB_FETCH_FORMATS = ['text', 'markdown', 'html'] as const;
 export type WebFetchFormat = (typeof WEB_FETCH_FORMATS)[number];
 
 let turndown: TurndownService | undefined;

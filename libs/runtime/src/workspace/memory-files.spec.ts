@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalSandbox } from '@cognition/sandbox';
+import { createLocalSandbox } from '@cognition/sandbox-local';
 import type { Logger } from '../logger';
 import { FakeExecutionBackend } from '../testing/fake-execution-backend';
 import { silentLogger } from '../logger';

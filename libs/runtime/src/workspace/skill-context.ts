@@ -6,7 +6,7 @@ import type { SkillLibrary } from '../skills/skill-library';
 import type { RuntimeTool, SkillToolContext } from '../tools/types';
 
 /** Characters of the skill list (names and descriptions) in the system prompt, at most. */
-export const SKILL_LIST_MAX_CHARS = 8_000;
+const SKILL_LIST_MAX_CHARS = 8_000;
 
 /** What a turn of `agent` gets of the workspace's skills. */
 export interface SkillContext {

@@ -2,10 +2,10 @@ import type { FeedbackInput, MessageFeedback } from '@cognition/contracts';
 import { FeedbackInputSchema, IdSchema } from '@cognition/contracts';
 import type { FeedbackStore, Scope } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
-import type { PrismaDb, PrismaTx } from '../db';
-import { guard } from '../errors';
+import type { PrismaDb, PrismaTx } from '../db/db';
+import { guard } from '../db/errors';
 import { scopeWhere } from '../mapping';
-import { parseScope } from '../session-store';
+import { parseScope } from '../sessions/session-store';
 import { lockUsageRow } from './usage-records';
 
 const IdsSchema = IdSchema.array().max(10_000);

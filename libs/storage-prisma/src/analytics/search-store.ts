@@ -3,11 +3,11 @@ import { MessageSearchQuerySchema } from '@cognition/contracts';
 import type { z } from 'zod';
 import type { Scope, SearchStore } from '@cognition/storage';
 import { parseInput, searchTerms, StorageError } from '@cognition/storage';
-import type { PrismaDb } from '../db';
-import { guard } from '../errors';
+import type { PrismaDb } from '../db/db';
+import { guard } from '../db/errors';
 import { scopeWhere } from '../mapping';
-import type { DatabaseProvider } from '../migrate';
-import { parseScope } from '../session-store';
+import type { DatabaseProvider } from '../db/migrate';
+import { parseScope } from '../sessions/session-store';
 import { num, sessionConditions, SqlBuilder, whereClause } from './sql-filters';
 
 /** The indexed text of a message on PostgreSQL (the expression of its GIN index). */

@@ -1,5 +1,5 @@
 import type { StatsStatus, StringMap } from '@cognition/contracts';
-import type { DatabaseProvider } from '../migrate';
+import type { DatabaseProvider } from '../db/migrate';
 
 /**
  * A raw SQL statement under construction: text with positional placeholders of the provider

@@ -2,10 +2,10 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '../migrate';
-import { REPO_ROOT } from '../test-support';
-import type { TestDatabase } from '../testing-db';
-import { createTestDatabase } from '../testing-db';
+import { migrate } from '../db/migrate';
+import { REPO_ROOT } from '../testing/prisma-cli';
+import type { TestDatabase } from '../testing/test-db';
+import { createTestDatabase } from '../testing/test-db';
 
 const PG_MIGRATIONS = join(REPO_ROOT, 'prisma/postgres/migrations');
 const FIRST_NEW = '20261125200000_usage_feedback';

@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { migrate } from '../migrate';
-import { REPO_ROOT } from '../test-support';
+import { migrate } from '../db/migrate';
+import { REPO_ROOT } from '../testing/prisma-cli';
 
 const SQLITE_MIGRATIONS = join(REPO_ROOT, 'prisma/sqlite/migrations');
 const FIRST_NEW = '20261125200000_usage_feedback';

@@ -1,7 +1,7 @@
 import type { Run } from '@cognition/contracts';
 import { contributionDelta, runContribution, runTimes } from '@cognition/storage';
-import type { PrismaTx } from '../db';
-import type { DatabaseProvider } from '../migrate';
+import type { PrismaTx } from '../db/db';
+import type { DatabaseProvider } from '../db/migrate';
 
 /**
  * Locks the session's usage row for the rest of the transaction, creating it when missing (an

@@ -13,48 +13,27 @@ import {
   StatsQuerySchema,
   UsageQuerySchema,
 } from '@cognition/contracts';
-import type { FigureSums, FigureTotals, Scope, UsageStore } from '@cognition/storage';
+import type { BucketedTotals, Scope, UsageStore } from '@cognition/storage';
 import {
-  addFigureTotals,
-  STATS_STATUSES,
-  compareModelRows,
-  emptyFigureSums,
-  finishFigures,
+  costByModelRows,
   parseInput,
-  roundUsd,
+  sessionModelRows,
+  sessionUsageOf,
+  STATS_STATUSES,
+  usageStatsOf,
 } from '@cognition/storage';
 import type { z } from 'zod';
-import type { PrismaDb } from '../db';
-import { guard } from '../errors';
-import type { SessionUsage as UsageRow } from '../generated/postgres/client';
+import type { PrismaDb } from '../db/db';
+import { guard } from '../db/errors';
 import { scopeWhere } from '../mapping';
-import type { DatabaseProvider } from '../migrate';
-import { parseScope } from '../session-store';
+import type { DatabaseProvider } from '../db/migrate';
+import { parseScope } from '../sessions/session-store';
 import { num, sessionConditions, SqlBuilder, statusCondition, whereClause } from './sql-filters';
 
 const IdsSchema = IdSchema.array().max(10_000);
 
 type StatsQueryParsed = z.output<typeof StatsQuerySchema>;
 type UsageQueryParsed = z.output<typeof UsageQuerySchema>;
-
-function toUsage(row: UsageRow): SessionUsage {
-  return {
-    tokensIn: row.tokensIn,
-    tokensOut: row.tokensOut,
-    estimatedTokensIn: row.estimatedTokensIn,
-    estimatedTokensOut: row.estimatedTokensOut,
-    costUsd: roundUsd(row.costUsd),
-    costComplete: row.unpricedCalls === 0,
-    runs: row.runs,
-    errorCount: row.errorCount,
-    abortedCount: row.abortedCount,
-    lastModel: row.lastModel,
-    lastProvider: row.lastProvider,
-    startedAt: row.startedAt,
-    lastActivityAt: row.lastActivityAt,
-    endedAt: row.endedAt,
-  };
-}
 
 interface FigureQueryRow {
   bucket: unknown;
@@ -94,19 +73,8 @@ export class PrismaUsageStore implements UsageStore {
       if (!session) return null;
       return {
         sessionId,
-        usage: session.usage ? toUsage(session.usage) : { ...EMPTY_SESSION_USAGE },
-        models: session.modelUsage
-          .filter((m) => m.calls !== 0 || m.tokensIn !== 0 || m.tokensOut !== 0)
-          .map((m) => ({
-            provider: m.provider,
-            model: m.model,
-            calls: m.calls,
-            tokensIn: m.tokensIn,
-            tokensOut: m.tokensOut,
-            costUsd: roundUsd(m.costUsd),
-            costComplete: m.unpricedCalls === 0,
-          }))
-          .sort(compareModelRows),
+        usage: session.usage ? sessionUsageOf(session.usage) : { ...EMPTY_SESSION_USAGE },
+        models: sessionModelRows(session.modelUsage),
       };
     });
   }
@@ -116,7 +84,7 @@ export class PrismaUsageStore implements UsageStore {
     return guard('get usage totals', async () => {
       if (ids.length === 0) return new Map<string, SessionUsage>();
       const rows = await this.db.sessionUsage.findMany({ where: { sessionId: { in: ids } } });
-      return new Map(rows.map((row) => [row.sessionId, toUsage(row)]));
+      return new Map(rows.map((row) => [row.sessionId, sessionUsageOf(row)]));
     });
   }
 
@@ -126,10 +94,10 @@ export class PrismaUsageStore implements UsageStore {
     return guard('compute stats', async () => {
       const { text, params } = statsStatement(this.provider, q, scopes, now);
       const rows = await this.db.$queryRawUnsafe<FigureQueryRow[]>(text, ...params);
-      const all = emptyFigureSums();
-      const buckets = new Map<number, FigureSums>();
+      const groups: BucketedTotals[] = [];
       for (const row of rows) {
-        const totals: FigureTotals = {
+        if (num(row.sessions) === 0) continue;
+        const totals = {
           byStatus: Object.fromEntries(
             STATS_STATUSES.map((status) => [status, num(row[`st_${status}`])]),
           ) as Record<StatsStatus, number>,
@@ -145,22 +113,9 @@ export class PrismaUsageStore implements UsageStore {
           feedbackCount: num(row.feedback_count),
           feedbackScoreSum: num(row.feedback_sum),
         };
-        if (num(row.sessions) === 0) continue;
-        addFigureTotals(all, totals);
-        if (q.bucket) {
-          const start = this.bucketTime(row.bucket, q.bucket).getTime();
-          let sums = buckets.get(start);
-          if (!sums) buckets.set(start, (sums = emptyFigureSums()));
-          addFigureTotals(sums, totals);
-        }
+        groups.push({ totals, start: q.bucket ? this.bucketTime(row.bucket, q.bucket) : null });
       }
-      const stats: UsageStats = finishFigures(all);
-      if (q.bucket) {
-        stats.buckets = [...buckets.entries()]
-          .sort(([a], [b]) => a - b)
-          .map(([start, sums]) => ({ start: new Date(start), ...finishFigures(sums) }));
-      }
-      return stats;
+      return usageStatsOf(groups, q.bucket !== undefined);
     });
   }
 
@@ -184,18 +139,17 @@ export class PrismaUsageStore implements UsageStore {
           unpriced: unknown;
         }[]
       >(text, ...params);
-      return rows
-        .map((row) => ({
+      return costByModelRows(
+        rows.map((row) => ({
           provider: row.provider,
           model: row.model,
           calls: num(row.calls),
           tokensIn: num(row.tokens_in),
           tokensOut: num(row.tokens_out),
-          costUsd: roundUsd(num(row.cost_usd)),
-          costComplete: num(row.unpriced) === 0,
-        }))
-        .filter((row) => row.calls !== 0)
-        .sort(compareModelRows);
+          costUsd: num(row.cost_usd),
+          unpricedCalls: num(row.unpriced),
+        })),
+      );
     });
   }
 

@@ -12,10 +12,10 @@ import type {
   CheckpointTuple,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import { guard } from '../errors';
+import { guard } from '../db/errors';
 import type { Segment } from './checkpoint-codec';
 import { decodeCheckpointBlob, foreignHolders } from './checkpoint-codec';
-import type { CheckpointRow, CheckpointSql, WriteRow } from './checkpoint-sql';
+import type { CheckpointRow, CheckpointSql, WriteRow } from './sql/checkpoint-sql';
 import type { KnownEntry } from './list-channels';
 
 /**

@@ -1,3 +1,3 @@
-import { runPrismaSaverSpecs } from './checkpoint-saver-spec-cases';
+import { runPrismaSaverSpecs } from '../testing/checkpoint-saver-cases';
 
 runPrismaSaverSpecs('postgresql');

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '@cognition/contracts';
-import { MESSAGES_CHANNEL, StorageError, keepsItems } from '@cognition/storage';
+import { StorageError } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { BaseCheckpointSaver, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
 import type {
@@ -12,25 +12,23 @@ import type {
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
 import type pg from 'pg';
-import type { DatabaseProvider, PrismaDb } from '../db';
-import { guard } from '../errors';
-import { rawConnectionOf } from '../raw-connections';
-import type { SqliteSession } from '../sqlite-connection';
-import type { ChannelEntry, Segment } from './checkpoint-codec';
-import { decodeCheckpointBlob, encodeCheckpointBlob, foreignHolders } from './checkpoint-codec';
+import type { DatabaseProvider, PrismaDb } from '../db/db';
+import { guard } from '../db/errors';
+import type { SqliteSession } from '../db/sqlite-connection';
+import { decodeCheckpointBlob, foreignHolders } from './checkpoint-codec';
 import type {
   CheckpointRow,
   CheckpointSql,
   ListCursor,
   TransactionHook,
   WriteRow,
-} from './checkpoint-sql';
-import { PostgresCheckpointSql } from './checkpoint-sql-postgres';
-import { SqliteCheckpointSql } from './checkpoint-sql-sqlite';
+} from './sql/checkpoint-sql';
+import { checkpointSql, providerOf } from './sql/open-checkpoint-sql';
 import type { KnownEntry } from './list-channels';
 import { CheckpointReader } from './checkpoint-reader';
+import type { MessagesBase } from './checkpoint-dump';
+import { dumpCheckpoint } from './checkpoint-dump';
 import { RecentCheckpoints } from './recent-checkpoints';
-import { listLength, planList } from './list-channels';
 import { assertStorableString } from './namespace';
 
 /** The root checkpoint a {@link RootCheckpointHook} is called for. */
@@ -44,7 +42,7 @@ export interface RootCheckpoint {
    * first `kept` entries are those of checkpoint `checkpointId` (the parent), the rest are new.
    * A hook that already reflects that checkpoint then has only the rest to apply.
    */
-  messagesBase?: { checkpointId: string; kept: number };
+  messagesBase?: MessagesBase;
 }
 
 /**
@@ -223,13 +221,14 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     // retention deleted one of those checkpoints meanwhile, the parent as stored now is used.
     for (let attempt = 1; ; attempt += 1) {
       const fromCache = attempt === 1;
-      const { known, blob, messagesBase } = await this.dumpCheckpoint(
-        threadId,
-        checkpointNs,
-        parentId,
+      const { known, blob, messagesBase } = await dumpCheckpoint(
         checkpoint,
         newVersions,
-        fromCache,
+        parentId,
+        parentId !== null
+          ? this.parentEntries(threadId, checkpointNs, parentId, fromCache)
+          : undefined,
+        (value, field) => this.dump(value, field),
       );
       const row: CheckpointRow = {
         threadId,
@@ -327,100 +326,6 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Serializes the checkpoint: the skeleton, the values of the channels in `newVersions`, and
-   * for every other versioned channel the parent's stored entry when it is at the same version
-   * (bytes or segment references copied, never re-serialized). An array value is stored as
-   * segments (see `list-channels.ts`): only the items that are not the parent's are serialized.
-   */
-  private async dumpCheckpoint(
-    threadId: string,
-    checkpointNs: string,
-    parentId: string | null,
-    checkpoint: Checkpoint,
-    newVersions: ChannelVersions,
-    fromCache: boolean,
-  ): Promise<{
-    known: KnownEntry[];
-    blob: Uint8Array;
-    messagesBase: RootCheckpoint['messagesBase'];
-  }> {
-    const { channel_values: values = {}, ...skeleton } = checkpoint;
-    const versions = checkpoint.channel_versions ?? {};
-    const [[skeletonType, skeletonBytes], parentEntries] = await Promise.all([
-      this.dump(skeleton, 'checkpoint'),
-      parentId !== null
-        ? this.parentEntries(threadId, checkpointNs, parentId, fromCache)
-        : undefined,
-    ]);
-    const parentByChannel = new Map((parentEntries ?? []).map((entry) => [entry.channel, entry]));
-    const segments: Segment[] = [];
-    const known: KnownEntry[] = [];
-    let messagesBase: RootCheckpoint['messagesBase'];
-    for (const [channel, version] of Object.entries(newVersions)) {
-      if (!(channel in values)) continue;
-      const value = values[channel];
-      const field = `checkpoint.channel_values.${channel}`;
-      if (!Array.isArray(value)) {
-        const [type, bytes] = await this.dump(value, field);
-        known.push({ kind: 'value', channel, version: String(version), type, value: bytes });
-        continue;
-      }
-      const parent = parentByChannel.get(channel);
-      const plan = planList(value, parent, checkpoint.id, segments.length);
-      // The memory the value pins, estimated: the parent's share for the kept items, plus
-      // the new segments.
-      const parentItems = parent?.kind === 'list' ? (parent.items?.length ?? 0) : 0;
-      let bytes =
-        parent?.kind === 'list' && parentItems > 0
-          ? Math.round((parent.bytes * plan.kept) / parentItems)
-          : 0;
-      for (const { start, end } of plan.fresh) {
-        const [type, serialized] = await this.dump(value.slice(start, end), field);
-        segments.push({ type, value: serialized, count: end - start });
-        bytes += serialized.length;
-      }
-      known.push({
-        kind: 'list',
-        channel,
-        version: String(version),
-        refs: plan.refs,
-        ...(keepsItems(value) ? { items: value.slice() } : {}),
-        bytes,
-      });
-      if (
-        channel === MESSAGES_CHANNEL &&
-        parentId !== null &&
-        parent?.kind === 'list' &&
-        parent.items
-      ) {
-        messagesBase = { checkpointId: parentId, kept: plan.kept };
-      }
-    }
-    for (const [channel, version] of Object.entries(versions)) {
-      if (channel in newVersions) continue;
-      const entry = parentByChannel.get(channel);
-      if (!entry || entry.version !== String(version)) continue;
-      known.push(entry);
-      if (channel === MESSAGES_CHANNEL && parentId !== null) {
-        const kept = entry.kind === 'list' ? listLength(entry.refs) : undefined;
-        const current = values[channel];
-        if (kept !== undefined || Array.isArray(current)) {
-          messagesBase = {
-            checkpointId: parentId,
-            kept: kept ?? (current as unknown[]).length,
-          };
-        }
-      }
-    }
-    const entries = known.map(storedEntry);
-    return {
-      known,
-      blob: encodeCheckpointBlob({ skeletonType, skeleton: skeletonBytes, segments, entries }),
-      messagesBase,
-    };
-  }
-
-  /**
    * The channel entries of the parent: from the recent-puts cache, else read back (then array
    * values are known by their segment references only, not their items).
    */
@@ -453,46 +358,6 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       );
     }
   }
-}
-
-/** The stored form of what the saver knows of a channel (list items stay in memory). */
-function storedEntry(entry: KnownEntry): ChannelEntry {
-  if (entry.kind === 'value') return entry;
-  return { kind: 'list', channel: entry.channel, version: entry.version, refs: entry.refs };
-}
-
-/**
- * The SQL of `provider` on `db`, which must be a client made by this library
- * (`openSqlite`/`openPostgres`, `createSqliteHandle`/`createPostgresHandle`): the saver queries
- * the driver under it directly.
- */
-function checkpointSql(db: PrismaDb, provider: DatabaseProvider): CheckpointSql {
-  const raw = rawConnectionOf(db);
-  if (raw?.provider === 'sqlite' && provider === 'sqlite') {
-    return new SqliteCheckpointSql(raw.connection);
-  }
-  if (raw?.provider === 'postgresql' && provider === 'postgresql') {
-    return new PostgresCheckpointSql(raw.pool);
-  }
-  throw new StorageError(
-    'STORAGE_ERROR',
-    raw
-      ? `PrismaCheckpointSaver: the Prisma client is ${raw.provider}, not ${provider}`
-      : 'PrismaCheckpointSaver needs a Prisma client made by openSqlite/openPostgres or createSqliteHandle/createPostgresHandle',
-  );
-}
-
-/**
- * The provider a Prisma client was generated for. Prisma keeps it on the client instance
- * (`_activeProvider`); callers that know the provider pass it explicitly instead.
- */
-function providerOf(db: PrismaDb): DatabaseProvider {
-  const provider = (db as unknown as { _activeProvider?: unknown })._activeProvider;
-  if (provider === 'sqlite' || provider === 'postgresql') return provider;
-  throw new StorageError(
-    'STORAGE_ERROR',
-    `Cannot tell the database provider of this Prisma client (${String(provider)}); pass options.provider`,
-  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FieldIssue } from '@cognition/contracts';
 import { StorageError, threadNamespaceLabel } from '@cognition/storage';
-import type { PrismaDb, PrismaTx } from '../db';
+import type { PrismaDb, PrismaTx } from '../db/db';
 import type { Prisma } from '../generated/postgres/client';
 
 /**

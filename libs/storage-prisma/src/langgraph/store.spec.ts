@@ -1,3 +1,3 @@
-import { runPrismaStoreSpecs } from './store-spec-cases';
+import { runPrismaStoreSpecs } from '../testing/store-cases';
 
 runPrismaStoreSpecs('sqlite');

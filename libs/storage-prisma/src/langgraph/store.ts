@@ -16,8 +16,8 @@ import type {
   SearchItem,
   SearchOperation,
 } from '@langchain/langgraph-checkpoint';
-import type { PrismaDb } from '../db';
-import { guard } from '../errors';
+import type { PrismaDb } from '../db/db';
+import { guard } from '../db/errors';
 import type { Prisma } from '../generated/postgres/client';
 import {
   NAMESPACE_SEPARATOR,

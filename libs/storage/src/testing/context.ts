@@ -1,4 +1,4 @@
-import type { StorageBackend } from '../port';
+import type { StorageBackend } from '../backend';
 import type { ProjectionTamper, StorageConformanceHarness, StorageHarnessFactory } from './harness';
 
 /** The per-test view of a harness; the getters read the harness of the running test. */

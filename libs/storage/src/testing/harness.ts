@@ -1,5 +1,5 @@
 import type { BaseStore } from '@langchain/langgraph-checkpoint';
-import type { StorageBackend } from '../port';
+import type { StorageBackend } from '../backend';
 
 /**
  * Direct writes that bypass the port, used by the conformance suite to put a backend into the

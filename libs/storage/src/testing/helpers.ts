@@ -5,7 +5,7 @@ import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { StorageErrorCode } from '../errors';
 import { StorageError } from '../errors';
-import type { StorageBackend } from '../port';
+import type { StorageBackend } from '../backend';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,7 +66,7 @@ export async function putMessagesCheckpoint(
   backend: StorageBackend,
   threadId: string,
   messages: BaseMessage[],
-  options: { checkpointId?: string; namespace?: string; step?: number } = {},
+  options: { checkpointId?: string; namespace?: string; step?: number; parentId?: string } = {},
 ): Promise<string> {
   const id = options.checkpointId ?? nextCheckpointId();
   const step = options.step ?? messages.length;
@@ -77,7 +77,14 @@ export async function putMessagesCheckpoint(
     channel_versions: { messages: step + 1 },
   };
   await backend.checkpointer.put(
-    { configurable: { thread_id: threadId, checkpoint_ns: options.namespace ?? '' } },
+    {
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: options.namespace ?? '',
+        // The saver records the config's checkpoint as the new one's parent.
+        ...(options.parentId !== undefined ? { checkpoint_id: options.parentId } : {}),
+      },
+    },
     checkpoint,
     { source: 'loop', step, parents: {} },
     { messages: step + 1 },

@@ -1,6 +1,6 @@
 export * from './harness';
 export { runStorageConformance } from './storage-conformance';
-export { runStoreConformance } from './store-conformance';
+export { runStoreConformance } from './store';
 export { runCheckpointValidation } from './checkpoint-validation';
 export {
   expectStorageError,

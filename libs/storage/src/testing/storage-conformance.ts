@@ -1,26 +1,30 @@
-import { scopedStore } from '../scoped-store';
-import { artifactTests } from './artifacts-conformance';
+import { scopedStore } from '../store/scoped-store';
+import { activityTests } from './activity';
+import { artifactTests } from './artifacts/artifacts';
+import { retentionTests } from './checkpoints/retention';
+import { longThreadTests } from './checkpoints/long-thread';
+import { timeTravelTests } from './checkpoints/time-travel';
 import { useFreshBackend } from './context';
+import { eventTests } from './events';
+import { feedbackTests } from './feedback';
 import type { StorageHarnessFactory } from './harness';
-import { eventTests } from './events-conformance';
-import { isolationTests } from './isolation-conformance';
-import { lifecycleTests } from './lifecycle-conformance';
-import { timeTravelTests } from './time-travel-conformance';
-import { longThreadTests } from './long-thread-conformance';
-import { retentionTests } from './retention-conformance';
-import { leaseTests } from './lease-conformance';
-import { pausedTests } from './paused-conformance';
-import { messageTests } from './messages-conformance';
-import { multitaskTests } from './multitask-conformance';
-import { projectionTests } from './projection-conformance';
-import { pendingCallbackTests, runTests } from './runs-conformance';
-import { sessionListTests } from './session-list-conformance';
-import { sessionTests } from './sessions-conformance';
-import { runStoreConformance } from './store-conformance';
-import { aggregateTests } from './aggregates-conformance';
-import { usageTests } from './usage-conformance';
-import { searchTests } from './search-conformance';
-import { registryTests } from './registry-conformance';
+import { messageTests } from './messages/messages';
+import { messageOrderTests } from './messages/order';
+import { projectionTests } from './messages/projection';
+import { registryTests } from './registry';
+import { scheduleTests } from './schedules';
+import { leaseTests } from './runs/leases';
+import { pausedTests } from './runs/paused';
+import { multitaskTests } from './runs/pending';
+import { pendingCallbackTests, runTests } from './runs/runs';
+import { isolationTests } from './scope-isolation';
+import { searchTests } from './search';
+import { lifecycleTests } from './sessions/lifecycle';
+import { sessionListTests } from './sessions/list';
+import { sessionTests } from './sessions/sessions';
+import { runStoreConformance } from './store';
+import { aggregateTests } from './usage/aggregates';
+import { usageTests } from './usage/usage';
 
 /**
  * Registers the storage conformance suite: jest `describe`/`it` blocks proving that a
@@ -42,26 +46,32 @@ import { registryTests } from './registry-conformance';
 export function runStorageConformance(name: string, factory: StorageHarnessFactory): void {
   describe(`${name}: storage conformance`, () => {
     const ctx = useFreshBackend(factory);
+    // One suite per domain of the port (a folder where a domain has several), in port order.
     sessionTests(ctx);
     sessionListTests(ctx);
+    lifecycleTests(ctx);
     messageTests(ctx);
+    messageOrderTests(ctx);
+    projectionTests(ctx);
     runTests(ctx);
     pendingCallbackTests(ctx);
     multitaskTests(ctx);
     leaseTests(ctx);
     pausedTests(ctx);
     eventTests(ctx);
-    projectionTests(ctx);
-    isolationTests(ctx);
+    activityTests(ctx);
     artifactTests(ctx);
     usageTests(ctx);
     aggregateTests(ctx);
+    feedbackTests(ctx);
     searchTests(ctx);
-    lifecycleTests(ctx);
+    registryTests(ctx);
+    scheduleTests(ctx);
     timeTravelTests(ctx);
     longThreadTests(ctx);
     retentionTests(ctx);
-    registryTests(ctx);
+    // Across domains: scope isolation and the cascade of a session delete.
+    isolationTests(ctx);
   });
 
   const storeOf = (scoped: boolean) => async () => {

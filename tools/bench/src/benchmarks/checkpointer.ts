@@ -2,12 +2,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   createPrismaStorage,
-  createTestDatabase,
   openPostgres,
   openSqlite,
   PrismaCheckpointSaver,
 } from '@cognition/storage-prisma';
-import type { OpenedDatabase, TestDatabase } from '@cognition/storage-prisma';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
+import type { OpenedDatabase } from '@cognition/storage-prisma';
+import type { TestDatabase } from '@cognition/storage-prisma/testing';
 import type { StorageBackend } from '@cognition/storage';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';

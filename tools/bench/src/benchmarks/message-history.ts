@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import {
-  createPrismaStorage,
-  createTestDatabase,
-  openPostgres,
-  openSqlite,
-} from '@cognition/storage-prisma';
-import type { TestDatabase } from '@cognition/storage-prisma';
+import { createPrismaStorage, openPostgres, openSqlite } from '@cognition/storage-prisma';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
+import type { TestDatabase } from '@cognition/storage-prisma/testing';
 import { sampleLatencies } from '../harness/measure';
 import { compare, formatLatency, summarizeLatencies } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
+import type { Balancer } from '@cognition/cluster-redis/testing';
+import { startBalancer } from '@cognition/cluster-redis/testing';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { createTestDatabase } from '@cognition/storage-prisma';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import { formatLatency, formatRate, summarizeLatencies } from '../harness/stats';
 import type { BenchContext, ResultRow } from '../harness/types';
 import { fakeProviderEnv } from '../support/agent-server';
@@ -15,7 +16,6 @@ import { freePort, serverEnvFor, startServer } from '../support/server-process';
 /** Benchmark 9b: several nodes on one PostgreSQL and one Redis (issue 13). */
 
 const REDIS_URL = process.env['COGNITION_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const HAPROXY = process.env['COGNITION_TEST_HAPROXY'] ?? '/usr/sbin/haproxy';
 const LEASE_SECONDS = 2;
 
 interface Cluster {
@@ -80,7 +80,8 @@ async function takeover(ctx: BenchContext): Promise<number[]> {
       });
       await readUntil(sent, 'token', 10_000);
       const follower = await fetch(`${b.url}/sessions/${id}/events`);
-      const resumed = readUntil(follower, 'resumed', 30_000);
+      // On to `done`: the resumed run's own model call is over before the next trial scripts one.
+      const resumed = readUntil(follower, 'resumed', 60_000, 'done');
       a.child.kill('SIGKILL');
       const killedAt = performance.now();
       samples.push((await resumed).at - killedAt);
@@ -132,25 +133,6 @@ async function load(url: string, sessions: number): Promise<LoadFigures> {
   return { turnsPerSecond: (latencies.length / wall) * 1000, latencies, errors, errorKinds };
 }
 
-function haproxyConfig(port: number, nodes: BenchServer[]): string {
-  return [
-    'global',
-    '  maxconn 4000',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 120s',
-    '  timeout server 120s',
-    'frontend cognition',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend nodes',
-    'backend nodes',
-    '  balance roundrobin',
-    ...nodes.map((node, i) => `  server n${i + 1} ${node.url.replace('http://', '')}`),
-    '',
-  ].join('\n');
-}
-
 /** The same load through HAProxy over `size` nodes. */
 async function loadThroughBalancer(
   ctx: BenchContext,
@@ -161,41 +143,20 @@ async function loadThroughBalancer(
     fallback: { text: 'A short answer of a few words.', chunkDelayMs: 5 },
   });
   const cluster = await startCluster(ctx, fake, size);
-  const port = await freePort();
-  const config = path.join(ctx.tmpDir, `haproxy-${size}.cfg`);
-  writeFileSync(
-    config,
-    haproxyConfig(
-      port,
-      cluster.nodes.filter((n) => n !== null),
-    ),
-  );
-  const haproxy = spawn(HAPROXY, ['-f', config, '-db'], { stdio: 'ignore' });
-  // A missing binary is an 'error' event: unhandled, it would end the whole bench run.
-  let failed: Error | undefined;
-  haproxy.once('error', (error) => {
-    failed = error;
-  });
+  let balancer: Balancer | undefined;
   try {
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i += 1) {
-      if (failed) {
-        throw new Error(
-          `HAProxy did not start (${HAPROXY}: ${failed.message}); \`npm test\` provisions it (tools/provision), or set COGNITION_TEST_HAPROXY`,
-        );
-      }
-      const up = await fetch(`${url}/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      if (i > 200) throw new Error('haproxy did not start');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    balancer = await startBalancer({
+      port: await freePort(),
+      backends: cluster.nodes
+        .filter((n) => n !== null)
+        .map((node, i) => ({ id: `n${i + 1}`, port: Number(new URL(node.url).port) })),
+      dir: ctx.tmpDir,
+    });
+    const url = balancer.url;
     ctx.log(`${size} node(s): ${sessions} sessions at once through HAProxy`);
     return await load(url, sessions);
   } finally {
-    haproxy.kill('SIGKILL');
+    balancer?.stop();
     await cluster.close();
     await fake.close();
   }

@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { ExecutionBackend } from '@cognition/sandbox';
 import {
   checkDockerAvailable,
   dockerConnectionFromEnv,
   createDockerSandbox,
-  createLocalSandbox,
-  DEFAULT_LOCAL_PATH,
-} from '@cognition/sandbox';
-import type { ExecutionBackend } from '@cognition/sandbox';
+} from '@cognition/sandbox-docker';
+import { createLocalSandbox, DEFAULT_LOCAL_PATH } from '@cognition/sandbox-local';
 import { sampleLatencies } from '../harness/measure';
 import { compare, formatLatency, summarizeLatencies } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase } from '@cognition/storage-prisma';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import { formatLatency, summarizeLatencies } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import { ensureServerBuilt, serverEnvFor, startServer } from '../support/server-process';

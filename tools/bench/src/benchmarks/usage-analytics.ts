@@ -2,12 +2,13 @@ import {
   costByModelStatement,
   createPrismaStorage,
   searchStatement,
-  createTestDatabase,
   openPostgres,
   openSqlite,
   statsStatement,
 } from '@cognition/storage-prisma';
-import type { OpenedDatabase, TestDatabase } from '@cognition/storage-prisma';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
+import type { OpenedDatabase } from '@cognition/storage-prisma';
+import type { TestDatabase } from '@cognition/storage-prisma/testing';
 import type { StorageBackend } from '@cognition/storage';
 import { MessageSearchQuerySchema, StatsQuerySchema, UsageQuerySchema } from '@cognition/contracts';
 import { sampleLatencies, timed } from '../harness/measure';

@@ -25,8 +25,24 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['--profile', 'p'], DOCS).profileDir).toBe('p');
   });
 
+  it('parses --minutes (the soak length)', () => {
+    expect(parseBenchArgs(['--only', 'soak', '--minutes', '10'], DOCS).minutes).toBe(10);
+    expect(parseBenchArgs(['--minutes=0.5'], DOCS).minutes).toBe(0.5);
+    expect(parseBenchArgs([], DOCS).minutes).toBeUndefined();
+    expect(() => parseBenchArgs(['--minutes', 'long'], DOCS)).toThrow(
+      new BenchArgsError('--minutes', 'expected minutes between 0 and 1440, got "long"'),
+    );
+    expect(() => parseBenchArgs(['--minutes', '0'], DOCS)).toThrow(BenchArgsError);
+  });
+
+  it('parses benchmark names in --only (numbers first, then names)', () => {
+    expect(parseBenchArgs(['--only', 'fuzz'], DOCS).only).toEqual(['fuzz']);
+    expect(parseBenchArgs(['--only', 'fuzz,6,fuzz'], DOCS).only).toEqual([6, 'fuzz']);
+  });
+
   it.each([
     [['--only', '5,x'], '--only'],
+    [['--only', 'Fuzz'], '--only'],
     [['--only'], '--only'],
     [['--only', '--smoke'], '--only'],
     [['--docs='], '--docs'],

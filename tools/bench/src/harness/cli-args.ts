@@ -1,20 +1,26 @@
 export const USAGE = `Usage: npm run bench -- [options]
 
   --smoke            tiny sizes (about a minute); results are printed, docs are not written
-  --only 5,6         run only these benchmarks (numbers of docs/benchmarks.md)
+  --only 5,6         run only these benchmarks (numbers of docs/benchmarks.md, or names: fuzz)
   --docs PATH        write the results to PATH (default: docs/benchmarks.md on full runs)
   --no-docs          do not write any docs
   --profile DIR      spawned servers write V8 CPU profiles to DIR; the run prints their hot spots
+  --minutes N        how long the soak runs (default 30; e.g. --only soak --minutes 10)
   --help             this text
 `;
 
+/** A benchmark's number in docs/benchmarks.md, or its name (`Benchmark.name`). */
+export type BenchmarkSelector = number | string;
+
 export interface BenchArgs {
   smoke: boolean;
-  /** Benchmark ids to run; undefined runs every registered one. */
-  only: number[] | undefined;
+  /** Benchmark ids (or names, e.g. `fuzz`) to run; undefined runs every registered one. */
+  only: BenchmarkSelector[] | undefined;
   /** Where to write the results; undefined writes nothing. */
   docsPath: string | undefined;
   profileDir: string | undefined;
+  /** `--minutes`: the soak's length; undefined: its default. */
+  minutes: number | undefined;
   help: boolean;
 }
 
@@ -35,10 +41,11 @@ export class BenchArgsError extends Error {
  */
 export function parseBenchArgs(argv: readonly string[], defaultDocsPath: string): BenchArgs {
   let smoke = false;
-  let only: number[] | undefined;
+  let only: BenchmarkSelector[] | undefined;
   let docs: string | undefined;
   let noDocs = false;
   let profileDir: string | undefined;
+  let minutes: number | undefined;
   let help = false;
 
   for (let i = 0; i < argv.length; i += 1) {
@@ -69,6 +76,14 @@ export function parseBenchArgs(argv: readonly string[], defaultDocsPath: string)
       case '--profile':
         profileDir = value();
         break;
+      case '--minutes': {
+        const text = value();
+        minutes = Number(text);
+        if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60) {
+          throw new BenchArgsError(option, `expected minutes between 0 and 1440, got "${text}"`);
+        }
+        break;
+      }
       case '--help':
       case '-h':
         help = true;
@@ -81,16 +96,23 @@ export function parseBenchArgs(argv: readonly string[], defaultDocsPath: string)
     throw new BenchArgsError('--no-docs', 'cannot be combined with --docs');
   }
   const docsPath = noDocs ? undefined : (docs ?? (smoke ? undefined : defaultDocsPath));
-  return { smoke, only, docsPath, profileDir, help };
+  return { smoke, only, docsPath, profileDir, minutes, help };
 }
 
-function parseIds(text: string): number[] {
+function parseIds(text: string): BenchmarkSelector[] {
   const ids = text.split(',').map((part) => part.trim());
-  const parsed = ids.map((id) => {
-    if (!/^\d+$/.test(id)) {
-      throw new BenchArgsError('--only', `expected benchmark numbers such as 5,6, got "${text}"`);
+  const numbers = new Set<number>();
+  const names = new Set<string>();
+  for (const id of ids) {
+    if (/^\d+$/.test(id)) numbers.add(Number(id));
+    // Names are words (`fuzz`, `multi-node`), so a stray letter is still a typo.
+    else if (/^[a-z][a-z0-9-]+$/.test(id)) names.add(id);
+    else {
+      throw new BenchArgsError(
+        '--only',
+        `expected benchmark numbers or names such as 5,6 or fuzz, got "${text}"`,
+      );
     }
-    return Number(id);
-  });
-  return [...new Set(parsed)].sort((a, b) => a - b);
+  }
+  return [...[...numbers].sort((a, b) => a - b), ...names];
 }

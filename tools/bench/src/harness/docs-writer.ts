@@ -70,7 +70,7 @@ function renderSection({ facts, run }: DocSection): string {
 }
 
 /** The generated block: summary table, one section per benchmark, then the unregistered ones. */
-export function renderGeneratedBlock(
+function renderGeneratedBlock(
   sections: readonly DocSection[],
   planned: readonly PlannedBenchmark[],
 ): string {

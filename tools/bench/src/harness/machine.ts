@@ -3,7 +3,7 @@ import os from 'node:os';
 import { formatBytes } from './stats';
 import type { MachineFacts, RunFacts } from './types';
 
-export function machineFacts(): MachineFacts {
+function machineFacts(): MachineFacts {
   const cpus = os.cpus();
   return {
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
@@ -19,7 +19,7 @@ export function machineFacts(): MachineFacts {
  * The commit the working tree is at, `+changes` when tracked files differ from it; `unknown`
  * outside a git checkout. Read-only: `--no-optional-locks` keeps git from refreshing the index.
  */
-export function currentCommit(repoRoot: string): string {
+function currentCommit(repoRoot: string): string {
   const git = (...args: string[]): string =>
     execFileSync('git', ['--no-optional-locks', ...args], {
       cwd: repoRoot,

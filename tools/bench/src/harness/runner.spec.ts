@@ -24,6 +24,31 @@ describe('selectBenchmarks', () => {
     expect(selectBenchmarks(registered, planned, [7]).map((b) => b.id)).toEqual([7]);
   });
 
+  it('selects a benchmark by its name, and names --only for an unknown one', () => {
+    const named = [
+      ...registered,
+      { ...benchmark(15, () => Promise.resolve({ rows: [], notes: [] })), name: 'fuzz' },
+    ];
+    expect(selectBenchmarks(named, planned, ['fuzz']).map((b) => b.id)).toEqual([15]);
+    expect(() => selectBenchmarks(named, planned, ['soak'])).toThrow(
+      new BenchArgsError('--only', 'there is no benchmark named soak (named: fuzz)'),
+    );
+  });
+
+  it('leaves a standalone benchmark (the soak) out of a full run, and runs it when named', () => {
+    const withSoak = [
+      ...registered,
+      {
+        ...benchmark(17, () => Promise.resolve({ rows: [], notes: [] })),
+        name: 'soak',
+        standalone: true,
+      },
+    ];
+    expect(selectBenchmarks(withSoak, planned, undefined).map((b) => b.id)).toEqual([5, 7]);
+    expect(selectBenchmarks(withSoak, planned, ['soak']).map((b) => b.id)).toEqual([17]);
+    expect(selectBenchmarks(withSoak, planned, [17]).map((b) => b.id)).toEqual([17]);
+  });
+
   it('explains why a planned benchmark cannot run, and names --only', () => {
     expect(() => selectBenchmarks(registered, planned, [1])).toThrow(
       new BenchArgsError('--only', 'benchmark 1 (Turn) is not registered yet: agent runs'),
@@ -37,7 +62,7 @@ describe('selectBenchmarks', () => {
 describe('runBenchmarks', () => {
   let repoRoot: string;
   beforeAll(() => {
-    repoRoot = mkdtempSync(path.join(os.tmpdir(), 'bench-runner-spec-'));
+    repoRoot = mkdtempSync(path.join(os.tmpdir(), 'cognition-bench-runner-spec-'));
   });
   afterAll(() => rmSync(repoRoot, { recursive: true, force: true }));
 

@@ -2,31 +2,46 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { BenchmarkSelector } from './cli-args';
 import { BenchArgsError } from './cli-args';
 import { runFacts } from './machine';
 import type { Benchmark, BenchmarkRun, PlannedBenchmark, RunReport } from './types';
 
 export interface RunOptions {
   smoke: boolean;
-  only: readonly number[] | undefined;
+  only: readonly BenchmarkSelector[] | undefined;
   repoRoot: string;
   profileDir: string | undefined;
+  /** `--minutes` (see `BenchContext.minutes`). */
+  minutes?: number | undefined;
   log(line: string): void;
 }
 
 /**
- * The benchmarks `only` names (all registered ones when undefined), in id order.
+ * The benchmarks `only` names (when undefined: every registered one but the standalone ones),
+ * in id order.
  * @throws BenchArgsError naming `--only` for an id that is unknown or planned but not registered.
  */
 export function selectBenchmarks(
   registered: readonly Benchmark[],
   planned: readonly PlannedBenchmark[],
-  only: readonly number[] | undefined,
+  only: readonly BenchmarkSelector[] | undefined,
 ): Benchmark[] {
   const byId = new Map(registered.map((b) => [b.id, b]));
   if (byId.size !== registered.length) throw new Error('two benchmarks share an id');
-  if (only === undefined) return [...registered].sort((a, b) => a.id - b.id);
+  if (only === undefined) {
+    return registered.filter((b) => !b.standalone).sort((a, b) => a.id - b.id);
+  }
   return only.map((id) => {
+    if (typeof id === 'string') {
+      const named = registered.find((b) => b.name === id);
+      if (named) return named;
+      const names = registered.flatMap((b) => (b.name ? [b.name] : []));
+      throw new BenchArgsError(
+        '--only',
+        `there is no benchmark named ${id} (named: ${names.join(', ')})`,
+      );
+    }
     const benchmark = byId.get(id);
     if (benchmark) return benchmark;
     const plan = planned.find((p) => p.id === id);
@@ -50,6 +65,7 @@ export async function runBenchmarks(
 ): Promise<RunReport> {
   const facts = runFacts(options.repoRoot, options.smoke);
   const runs: BenchmarkRun[] = [];
+  const files: NonNullable<RunReport['files']> = [];
   for (const benchmark of benchmarks) {
     const tmpDir = mkdtempSync(path.join(os.tmpdir(), `cognition-bench-${benchmark.id}-`));
     const started = performance.now();
@@ -62,8 +78,9 @@ export async function runBenchmarks(
     };
     options.log(`[bench ${benchmark.id}] ${benchmark.title}`);
     try {
-      const output = await benchmark.run({
+      const { files: written = [], ...output } = await benchmark.run({
         smoke: options.smoke,
+        minutes: options.minutes,
         repoRoot: options.repoRoot,
         tmpDir,
         profileDir: options.profileDir,
@@ -72,6 +89,7 @@ export async function runBenchmarks(
       });
       const durationMs = performance.now() - started;
       runs.push({ ...base, durationMs, ...output });
+      files.push(...written);
       // Progress for whoever watches a long run (and its time budget); the docs record it too.
       options.log(`[bench ${benchmark.id}] took ${(durationMs / 1000).toFixed(1)} s`);
     } catch (error) {
@@ -88,7 +106,7 @@ export async function runBenchmarks(
       rmSync(tmpDir, { recursive: true, force: true });
     }
   }
-  return { facts, runs };
+  return { facts, runs, files };
 }
 
 /** True when every benchmark ran, no case failed and no goal (floor or peer) was missed. */

@@ -15,7 +15,7 @@ export const TABLE_HEADER = [
 export const PEER_LINE_CASE = '↳ same case';
 
 /** The verdict cell: `met`, `missed`, `FAILED: why`, or `report` when there is no goal. */
-export function verdictCell(row: ResultRow): string {
+function verdictCell(row: ResultRow): string {
   if (row.failure) return `FAILED: ${row.failure}`;
   return row.comparison?.verdict ?? 'report';
 }
@@ -31,7 +31,7 @@ function comparisonCells(c: Comparison, verdict: string): string[] {
 }
 
 /** The cells of one row, in {@link TABLE_HEADER} order. */
-export function rowCells(id: number, row: ResultRow): string[] {
+function rowCells(id: number, row: ResultRow): string[] {
   const c = row.comparison;
   return [
     String(id),
@@ -42,7 +42,7 @@ export function rowCells(id: number, row: ResultRow): string[] {
 }
 
 /** The line under a row that compares its case with one peer. */
-export function peerCells(id: number, peer: Comparison): string[] {
+function peerCells(id: number, peer: Comparison): string[] {
   return [String(id), PEER_LINE_CASE, '—', ...comparisonCells(peer, peer.verdict ?? 'report')];
 }
 

@@ -43,6 +43,11 @@ export interface BenchmarkOutput {
   rows: ResultRow[];
   /** Facts a reader needs to interpret the rows (sizes, method, caveats). */
   notes: string[];
+  /**
+   * Files for the docs (e.g. a plot), written to `benchmarks/<name>` beside the results file
+   * when the run writes docs; a note links them.
+   */
+  files?: { name: string; content: string }[];
 }
 
 /** What a benchmark gets from the harness. */
@@ -59,6 +64,8 @@ export interface BenchContext {
   log(line: string): void;
   /** `smoke` value in smoke mode, `full` otherwise. */
   size<T>(smoke: T, full: T): T;
+  /** `--minutes`: how long a timed benchmark (the soak) runs; undefined: its own default. */
+  minutes: number | undefined;
 }
 
 /**
@@ -67,6 +74,13 @@ export interface BenchContext {
  */
 export interface Benchmark {
   id: number;
+  /** A name `--only` also accepts (e.g. `fuzz`): a lowercase word. */
+  name?: string;
+  /**
+   * Runs only when `--only` names it (a long run such as the soak), not in a full run; the
+   * smoke run includes it at its smoke size.
+   */
+  standalone?: boolean;
   title: string;
   /** What is measured and how (the "measured as" column). */
   measuredAs: string;
@@ -125,4 +139,6 @@ export interface BenchmarkRun {
 export interface RunReport {
   facts: RunFacts;
   runs: BenchmarkRun[];
+  /** The runs' files for the docs (kept apart: the docs record the runs themselves). */
+  files?: { name: string; content: string }[];
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { Client } from '@langchain/langgraph-sdk';
 import type { BenchContext } from '../harness/types';
 import type { TurnShape } from '../support/agent-server';
+import { requirePeerPackage } from './install';
 import type { OpenStream, PeerServer, PeerTurn } from './peer';
 import { startPeerProcess } from './peer-process';
 
@@ -9,6 +9,42 @@ import { startPeerProcess } from './peer-process';
 const ASSISTANT = 'agent';
 /** Run workers of the server by default: `langgraph dev`'s default `--n-jobs-per-worker`. */
 export const LANGGRAPH_WORKERS = 10;
+
+/** An event of a run's stream (`StreamPart`, narrowed by the event where it is read). */
+interface StreamPart {
+  event: string;
+  data: unknown;
+}
+
+/**
+ * The part of `@langchain/langgraph-sdk`'s `Client` (1.15) the benchmarks call. The SDK belongs to
+ * the peers' package (tools/bench/peers, installed on first use), not to the repository, so it is
+ * loaded at run time and typed here by what is used, with the SDK's own names and shapes.
+ */
+interface LangGraphClient {
+  threads: { create(): Promise<{ thread_id: string }> };
+  runs: {
+    stream(
+      thread: string,
+      assistant: string,
+      payload: { input: unknown; streamMode: 'messages-tuple' },
+    ): AsyncIterable<StreamPart>;
+    create(
+      thread: string,
+      assistant: string,
+      payload: { input: unknown; streamMode: 'messages-tuple'[]; streamResumable: boolean },
+    ): Promise<{ run_id: string }>;
+    joinStream(
+      thread: string,
+      runId: string,
+      options: { signal: AbortSignal; lastEventId: string },
+    ): AsyncIterable<StreamPart>;
+  };
+}
+
+interface LangGraphSdk {
+  Client: new (config: { apiUrl: string }) => LangGraphClient;
+}
 
 /** A `messages-tuple` part: the message (chunk) and its metadata. */
 type MessageTuple = [
@@ -44,7 +80,8 @@ export async function startLangGraphPeer(
       LANGSMITH_TRACING: 'false',
     },
   });
-  const client = new Client({ apiUrl: proc.url });
+  const sdk = requirePeerPackage<LangGraphSdk>(ctx.repoRoot, '@langchain/langgraph-sdk');
+  const client = new sdk.Client({ apiUrl: proc.url });
   return {
     label: 'LangGraph API server (in-memory)',
     pid: proc.pid,
@@ -94,7 +131,11 @@ export async function startLangGraphPeer(
  * `runs.joinStream` of a run, resolved once its first event (the replayed `metadata` of the
  * resumable run) arrived; the stream is then drained in the background until `close` aborts it.
  */
-async function joinIdle(client: Client, thread: string, runId: string): Promise<OpenStream> {
+async function joinIdle(
+  client: LangGraphClient,
+  thread: string,
+  runId: string,
+): Promise<OpenStream> {
   const controller = new AbortController();
   const stream = client.runs
     .joinStream(thread, runId, {

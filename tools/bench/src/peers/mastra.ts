@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createTestDatabase } from '@cognition/storage-prisma';
-import { MastraClient } from '@mastra/client-js';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import type { BenchContext } from '../harness/types';
 import type { TurnShape } from '../support/agent-server';
 import { freePort } from '../support/server-process';
+import { requirePeerPackage } from './install';
 import type { OpenStream, PeerServer, PeerTurn } from './peer';
 import { startPeerProcess } from './peer-process';
 
@@ -19,6 +19,38 @@ export type MastraStorage = 'libsql' | 'postgresql';
 interface Chunk {
   type: string;
   payload?: { isError?: boolean; error?: unknown };
+}
+
+/** A streamed response of the client: the HTTP response and a reader of its chunks. */
+interface MastraStreamResponse extends Response {
+  processDataStream(options: { onChunk: (chunk: unknown) => Promise<void> }): Promise<void>;
+}
+
+/** The part of an agent of `@mastra/client-js` (1.47) the benchmarks call. */
+interface MastraAgent {
+  stream(
+    prompt: string,
+    options: { runId?: string; memory: { thread: string; resource: string } },
+  ): Promise<MastraStreamResponse>;
+  observe(params: { runId: string }): Promise<MastraStreamResponse>;
+}
+
+/**
+ * The part of `@mastra/client-js`'s `MastraClient` (1.47) the benchmarks call. The client belongs
+ * to the peers' package (tools/bench/peers, installed on first use), not to the repository, so it
+ * is loaded at run time and typed here by what is used, with the client's own names and shapes.
+ */
+interface MastraClient {
+  getAgent(agentId: string): MastraAgent;
+  createMemoryThread(params: {
+    title: string;
+    resourceId: string;
+    agentId: string;
+  }): Promise<{ id: string }>;
+}
+
+interface MastraClientJs {
+  MastraClient: new (options: { baseUrl: string; retries: number }) => MastraClient;
 }
 
 /**
@@ -42,7 +74,8 @@ export async function startMastraPeer(
         MASTRA_TELEMETRY_DISABLED: '1',
       },
     });
-    const client = new MastraClient({ baseUrl: proc.url, retries: 0 });
+    const clientJs = requirePeerPackage<MastraClientJs>(ctx.repoRoot, '@mastra/client-js');
+    const client = new clientJs.MastraClient({ baseUrl: proc.url, retries: 0 });
     const agent = client.getAgent(AGENT);
     let stopped = false;
     return {

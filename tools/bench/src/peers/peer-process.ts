@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { BenchContext } from '../harness/types';
 import { BENCH_MODEL } from '../support/agent-server';
 import { untilReady } from '../support/child-server';
+import { peersDir } from './install';
 
 const START_TIMEOUT_MS = 90_000;
 const READY_POLL_MS = 20;
@@ -20,7 +21,10 @@ export interface PeerProcess {
 }
 
 export interface PeerProcessOptions {
-  /** The script's file name in tools/bench/src/peers. */
+  /**
+   * The script's file name in tools/bench/peers, the peers' package: its imports resolve from
+   * that package's node_modules (ES modules resolve from the importing file and ignore NODE_PATH).
+   */
   script: string;
   /** Names its temp directories under the benchmark's (working directory, agent workspace). */
   name: string;
@@ -33,7 +37,7 @@ export interface PeerProcessOptions {
 }
 
 /**
- * Spawns a peer server script of this folder in its own Node process (like our server, so a peer
+ * Spawns a peer server script of tools/bench/peers in its own Node process (like our server, so a peer
  * never shares the client's event loop), in a fresh working directory (where a peer keeps files
  * of its own) with a fresh agent workspace and the bench's model (`BENCH_PEER_WORKSPACE`,
  * `BENCH_PEER_MODEL_URL`, `BENCH_PEER_MODEL`); waits for its `listening <url>` line, then polls
@@ -44,7 +48,7 @@ export async function startPeerProcess(
   ctx: BenchContext,
   options: PeerProcessOptions,
 ): Promise<PeerProcess> {
-  const script = path.join(ctx.repoRoot, 'tools/bench/src/peers', options.script);
+  const script = path.join(peersDir(ctx.repoRoot), options.script);
   const cwd = await mkdtemp(path.join(ctx.tmpDir, `${options.name}-`));
   const workspace = await mkdtemp(path.join(ctx.tmpDir, `${options.name}-workspace-`));
   const nodeArgs = ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}`] : [];

@@ -1,4 +1,5 @@
 import type { BenchContext } from '../harness/types';
+import { ensurePeersInstalled } from './install';
 import { startLangGraphPeer } from './langgraph';
 import { startMastraPeer } from './mastra';
 import type { PeerServer } from './peer';
@@ -35,7 +36,8 @@ function startPeer(
 
 /**
  * Starts `names` one after another, each in its own process, calling the model at `modelUrl`;
- * stops those already started when one fails.
+ * stops those already started when one fails. Installs the peers' package first when it is not
+ * installed yet (tools/bench/peers, `ensurePeersInstalled`).
  */
 export async function startPeers(
   ctx: BenchContext,
@@ -44,6 +46,7 @@ export async function startPeers(
   options: PeerOptions = {},
 ): Promise<Map<PeerName, PeerServer>> {
   const started = new Map<PeerName, PeerServer>();
+  if (names.length > 0) await ensurePeersInstalled(ctx.repoRoot, (line) => ctx.log(line));
   try {
     for (const name of names) {
       ctx.log(`starting peer ${name}`);

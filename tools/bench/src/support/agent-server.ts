@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { AgentEvent, CognitionClient } from '@cognition/client';
 import type { FakeCompletion, FakeOpenAIServer, RecordedRequest } from '@cognition/runtime/testing';
-import { createTestDatabase } from '@cognition/storage-prisma';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import type { BenchContext } from '../harness/types';
 import type { BenchServer } from './server-process';
 import { ensureServerBuilt, serverEnvFor, startServer } from './server-process';

@@ -13,6 +13,8 @@ export interface ReadyOptions {
   what: string;
   /** The URL answered 200 once it serves requests; undefined while not known yet. */
   readyUrl: () => string | undefined;
+  /** Sent with each poll (an API key when the server requires one on `/ready`). */
+  readyHeaders?: Record<string, string>;
   pollMs: number;
   timeoutMs: number;
   stopTimeoutMs: number;
@@ -59,7 +61,7 @@ export async function untilReady(
       }
       const url = options.readyUrl();
       if (url !== undefined) {
-        const status = await fetch(url).then(
+        const status = await fetch(url, { headers: options.readyHeaders ?? {} }).then(
           async (response) => {
             await response.arrayBuffer();
             return response.status;

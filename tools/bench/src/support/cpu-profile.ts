@@ -47,7 +47,7 @@ function packageOf(url: string, functionName: string): string {
 }
 
 /** Self-time hot spots of one profile (idle time excluded from the shares). */
-export function summarizeProfile(file: string, top = 12): ProfileSummary {
+function summarizeProfile(file: string, top = 12): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();

@@ -17,8 +17,8 @@ import {
 } from '@cognition/runtime';
 import type { BoundChatModel } from '@cognition/runtime';
 import type { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { createLocalSandbox } from '@cognition/sandbox';
 import type { ExecutionBackend } from '@cognition/sandbox';
+import { createLocalSandbox } from '@cognition/sandbox-local';
 import { HumanMessage } from '@langchain/core/messages';
 import { MemorySaver } from '@langchain/langgraph';
 import type { TurnShape } from './agent-server';

@@ -14,7 +14,7 @@ const READY_POLL_MS = 5;
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 
-export function serverMainPath(repoRoot: string): string {
+function serverMainPath(repoRoot: string): string {
   return path.join(repoRoot, 'dist/apps/server/main.js');
 }
 
@@ -55,10 +55,16 @@ export interface BenchServer {
 
 export interface StartServerOptions {
   repoRoot: string;
+  /** The server bundle to run; default the repository's build, dist/apps/server/main.js. */
+  mainPath?: string;
   /** COGNITION_* settings (host and port are chosen here). */
   env: Record<string, string>;
   /** When set, the server writes a V8 CPU profile there when it exits. */
   profileDir?: string | undefined;
+  /** Headers of the `/ready` polls: a key when COGNITION_API_KEYS is set. */
+  readyHeaders?: Record<string, string>;
+  /** The port to listen on (default: a free one); a node behind a balancer keeps its port. */
+  port?: number;
 }
 
 /**
@@ -67,11 +73,12 @@ export interface StartServerOptions {
  * process without the benchmark paying for parsing; stderr is kept for failure reports.
  */
 export async function startServer(options: StartServerOptions): Promise<BenchServer> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, serverMainPath(options.repoRoot)], {
+  const main = options.mainPath ?? serverMainPath(options.repoRoot);
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd: options.repoRoot,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
@@ -84,6 +91,7 @@ export async function startServer(options: StartServerOptions): Promise<BenchSer
   const { stop } = await untilReady(child, {
     what: 'the server',
     readyUrl: () => `${url}/ready`,
+    ...(options.readyHeaders ? { readyHeaders: options.readyHeaders } : {}),
     pollMs: READY_POLL_MS,
     timeoutMs: READY_TIMEOUT_MS,
     stopTimeoutMs: STOP_TIMEOUT_MS,

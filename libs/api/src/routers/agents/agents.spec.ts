@@ -1,6 +1,6 @@
 import { toHttpError } from '../../errors';
-import type { ApiTestBed } from '../../spec-helpers';
-import { collect, createApiTestBed, trpcErrorOf } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { collect, createApiTestBed, trpcErrorOf } from '../../testing/test-bed';
 
 const REVIEWER = {
   name: 'reviewer',

@@ -19,7 +19,6 @@ export const UpdateAgentInputSchema = z.looseObject({
   name: AgentNameSchema,
   expected_version: ExpectedVersionSchema.optional(),
 });
-export type UpdateAgentInput = z.output<typeof UpdateAgentInputSchema>;
 
 export const DeleteAgentInputSchema = z.strictObject({
   name: AgentNameSchema,

@@ -1,6 +1,6 @@
 import type { StorageHealth } from '@cognition/storage';
 import type { ApiContext, BreakerSnapshot } from '../../context';
-import type { RunAdmission } from '../../run-service';
+import type { RunAdmission } from '../../services/run-service';
 
 /**
  * Service health. `degraded` when storage (or, with several nodes, Redis) does not answer or
@@ -25,6 +25,11 @@ export interface HealthReport {
     ownedRuns: string[];
     redis: { status: string; ok: boolean; latencyMs: number | null; error?: string } | null;
   };
+}
+
+/** Latencies to 0.1 ms: what a person reads, not `0.41708399999999415` (issue 32). */
+function roundMs<T extends number | null>(ms: T): T {
+  return (ms === null ? ms : Math.round(ms * 10) / 10) as T;
 }
 
 function messageOf(error: unknown): string {
@@ -69,14 +74,16 @@ function mergeBreakers(...lists: BreakerSnapshot[][]): BreakerSnapshot[] {
 }
 
 export async function healthHandler({ ctx }: { ctx: ApiContext }): Promise<HealthReport> {
-  const storage = await checkStorage(ctx);
+  const checked = await checkStorage(ctx);
+  const storage = { ...checked, latencyMs: roundMs(checked.latencyMs) };
   const activeSessions = storage.ok ? await countActiveSessions(ctx) : null;
   const circuitBreakers = mergeBreakers(
     ctx.services.runs.breakerSnapshots(),
     ctx.services.breakers.snapshots(),
   );
   const cluster = ctx.services.cluster;
-  const redis = cluster ? await cluster.redis() : null;
+  const pinged = cluster ? await cluster.redis() : null;
+  const redis = pinged && { ...pinged, latencyMs: roundMs(pinged.latencyMs) };
   const healthy =
     storage.ok &&
     activeSessions !== null &&

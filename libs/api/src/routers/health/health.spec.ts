@@ -1,6 +1,6 @@
 import type { StorageHealth } from '@cognition/storage';
-import type { ApiTestBed } from '../../spec-helpers';
-import { createApiTestBed } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { createApiTestBed } from '../../testing/test-bed';
 
 describe('health router', () => {
   let bed: ApiTestBed;

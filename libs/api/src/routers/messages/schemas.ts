@@ -1,9 +1,8 @@
 import {
+  ClientToolsSchema,
   IdSchema,
-  MESSAGE_CONTENT_MAX,
   MessagePageQuerySchema,
-  MultitaskStrategySchema,
-  StringMapSchema,
+  SendMessageFieldsSchema,
 } from '@cognition/contracts';
 import { z } from 'zod';
 
@@ -22,22 +21,12 @@ export const GetMessageApiInputSchema = z
 export type GetMessageApiInput = z.output<typeof GetMessageApiInputSchema>;
 
 /**
- * `messages.send`: the same limits the runtime enforces, checked here first so a bad field is a
- * 422 naming it before anything is stored.
+ * `messages.send`: the contract's send fields (the runtime checks the same schema), checked here
+ * first so a bad field is a 422 naming it before anything is stored; and `clientTools`, tools
+ * the client runs itself (AG-UI's frontend tools; not a REST field).
  */
-export const SendMessageApiInputSchema = z
-  .object({
-    sessionId: IdSchema,
-    content: z.string().min(1).max(MESSAGE_CONTENT_MAX),
-    parentId: IdSchema.nullish(),
-    callbackUrl: z
-      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
-      .max(2048)
-      .nullish(),
-    idempotencyKey: z.string().min(1).max(256).nullish(),
-    metadata: StringMapSchema.optional(),
-    /** While the session has an active run: `reject` (default), `enqueue`, `interrupt`, `rollback`. */
-    multitaskStrategy: MultitaskStrategySchema.optional(),
-  })
-  .strict();
+export const SendMessageApiInputSchema = SendMessageFieldsSchema.extend({
+  sessionId: IdSchema,
+  clientTools: ClientToolsSchema.optional(),
+});
 export type SendMessageApiInput = z.output<typeof SendMessageApiInputSchema>;

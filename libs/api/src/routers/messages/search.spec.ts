@@ -1,6 +1,6 @@
 import { describeError, toHttpError } from '../../errors';
-import type { ApiTestBed } from '../../spec-helpers';
-import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { createApiTestBed, trpcErrorOf } from '../../testing/test-bed';
 
 describe('messages.search', () => {
   let bed: ApiTestBed;

@@ -1,6 +1,6 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
-import type { RunSendResult } from '../../run-service';
+import type { RunSendResult } from '../../services/run-service';
 import type { SendMessageApiInput } from './schemas';
 import { sendMessageHandler } from './send.handler';
 

@@ -1,5 +1,5 @@
 import type { ApiContext } from '../../context';
-import type { RunAbortResult } from '../../run-service';
+import type { RunAbortResult } from '../../services/run-service';
 import type { RunSessionInput } from './schemas';
 
 /**

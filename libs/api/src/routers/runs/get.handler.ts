@@ -2,7 +2,7 @@ import type { Run } from '@cognition/contracts';
 import type { ApiContext } from '../../context';
 import { ApiError } from '../../errors';
 import { requireSession } from '../../lookups';
-import type { CallbackAttemptRecord } from '../../run-service';
+import type { CallbackAttemptRecord } from '../../services/run-service';
 import type { GetRunApiInput } from './schemas';
 
 /** A run with its completion-callback attempts (oldest first; empty without a callback). */

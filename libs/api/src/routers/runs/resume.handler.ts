@@ -1,5 +1,5 @@
 import type { ApiContext } from '../../context';
-import type { RunResumeResult } from '../../run-service';
+import type { RunResumeResult } from '../../services/run-service';
 import type { ResumeRunApiInput } from './schemas';
 
 /**

@@ -3,8 +3,8 @@ import { AgentEventEnvelopeSchema, isTerminalEvent } from '@cognition/contracts'
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describeError, toHttpError } from '../../errors';
-import type { ApiTestBed } from '../../spec-helpers';
-import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { createApiTestBed, trpcErrorOf } from '../../testing/test-bed';
 
 const ALICE = { user: 'alice' };
 const BOB = { user: 'bob' };

@@ -1,8 +1,8 @@
 import type { SessionEvent } from '@cognition/runtime';
 import { describeError, toHttpError } from '../../errors';
-import type { ApiTestBed } from '../../spec-helpers';
-import { collect, createApiTestBed, trpcErrorOf } from '../../spec-helpers';
-import { ALICE, BOB, lastCallTexts, must, turn } from './lifecycle-spec-support';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { collect, createApiTestBed, trpcErrorOf } from '../../testing/test-bed';
+import { ALICE, BOB, lastCallTexts, must, turn } from '../../testing/session-turns';
 
 describe('issue 14: session lifecycle over tRPC', () => {
   let bed: ApiTestBed;

@@ -104,10 +104,22 @@ export type SessionPageApiInput = z.output<typeof SessionPageApiInputSchema>;
  * `sessions.watch`: the activity of one session, or of every session of the caller's scope.
  * `lastEventId` (set by the client on reconnect) replays the stored entries after it.
  */
+/** The largest activity id (ids are a 32-bit serial). */
+const MAX_ACTIVITY_ID = 2_147_483_647;
+
 export const WatchSessionsApiInputSchema = z
   .object({
     sessionId: IdSchema.optional(),
-    lastEventId: z.string().regex(/^\d+$/, 'must be an activity id').nullish(),
+    // Activity ids are 32-bit (a PostgreSQL integer): a larger one names no entry and would
+    // fail in the database instead of here.
+    lastEventId: z
+      .string()
+      .regex(/^\d+$/, 'must be an activity id')
+      .refine(
+        (id) => Number(id) <= MAX_ACTIVITY_ID,
+        `must be an activity id (at most ${MAX_ACTIVITY_ID})`,
+      )
+      .nullish(),
   })
   .strict()
   .prefault({});

@@ -1,7 +1,7 @@
 import { EMPTY_SESSION_USAGE } from '@cognition/contracts';
 import { describeError, toHttpError } from '../../errors';
-import type { ApiTestBed } from '../../spec-helpers';
-import { createApiTestBed, trpcErrorOf } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { createApiTestBed, trpcErrorOf } from '../../testing/test-bed';
 
 const ALICE = { user: 'alice', project: 'p1' };
 const BOB = { user: 'bob', project: 'p1' };

@@ -113,7 +113,7 @@ async function lastTurns(ctx: ApiContext, sessionId: string, n: number): Promise
 }
 
 /** The completed turns of a thread, oldest first, without feedback. */
-export function qaEntries(messages: readonly Message[]): QaEntry[] {
+function qaEntries(messages: readonly Message[]): QaEntry[] {
   const entries: QaEntry[] = [];
   let question: Message | null = null;
   let answer: Message | null = null;

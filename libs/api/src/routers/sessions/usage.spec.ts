@@ -1,7 +1,7 @@
 import { EMPTY_SESSION_USAGE, isTerminalEvent } from '@cognition/contracts';
 import { describeError, toHttpError } from '../../errors';
-import type { ApiTestBed } from '../../spec-helpers';
-import { collect, createApiTestBed, envelopeOf, trpcErrorOf } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { collect, createApiTestBed, envelopeOf, trpcErrorOf } from '../../testing/test-bed';
 
 const ALICE = { user: 'alice' };
 const BOB = { user: 'bob' };

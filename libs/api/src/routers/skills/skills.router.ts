@@ -7,7 +7,7 @@ import { publicProcedure, router } from '../../trpc';
  * the SKILL.md files that were skipped and why (docs/agents.md "Skills"). Read from disk on each
  * call, so it shows what the next turn will see.
  */
-export function listSkillsHandler({ ctx }: { ctx: ApiContext }): Promise<SkillList> {
+function listSkillsHandler({ ctx }: { ctx: ApiContext }): Promise<SkillList> {
   return ctx.services.skills.list();
 }
 

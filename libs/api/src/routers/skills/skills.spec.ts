@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiTestBed } from '../../spec-helpers';
-import { createApiTestBed } from '../../spec-helpers';
+import type { ApiTestBed } from '../../testing/test-bed';
+import { createApiTestBed } from '../../testing/test-bed';
 
 describe('skills router', () => {
   let bed: ApiTestBed;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { ExecutionBackend } from '@cognition/sandbox';
-import { createLocalSandbox } from '@cognition/sandbox';
+import { createLocalSandbox } from '@cognition/sandbox-local';
 import type { ToolContext } from '../types';
 import { createInspectPackageTool } from './inspect-package';
 
@@ -31,8 +31,8 @@ describe('inspect_package', () => {
   const run = (args: Record<string, unknown>) => tool().run(args, ctx());
 
   beforeEach(async () => {
-    session = mkdtempSync(path.join(os.tmpdir(), 'inspect-session-'));
-    shared = mkdtempSync(path.join(os.tmpdir(), 'inspect-shared-'));
+    session = mkdtempSync(path.join(os.tmpdir(), 'cognition-inspect-session-'));
+    shared = mkdtempSync(path.join(os.tmpdir(), 'cognition-inspect-shared-'));
     backend = await createLocalSandbox({}).forSession('s1', session);
   });
   afterEach(async () => {
@@ -115,7 +115,7 @@ describe('inspect_package', () => {
   });
 
   it('never reads declarations outside the package (a symlink out of it)', async () => {
-    const outside = mkdtempSync(path.join(os.tmpdir(), 'inspect-outside-'));
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'cognition-inspect-outside-'));
     try {
       writeFileSync(path.join(outside, 'secret.d.ts'), 'export declare const SECRET: string;');
       writePackage(session, 'sneaky', {

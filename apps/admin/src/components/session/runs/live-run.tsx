@@ -1,0 +1,67 @@
+import type { AgentEventEnvelope } from '@cognition/client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { useReducer } from 'react';
+import { errorMessage, useTRPC } from '../../../trpc';
+import { answerOf, initialLiveRun, liveRunReducer, toolLinesOf } from './live-run-state';
+
+/**
+ * The active run of a session as it happens: tokens as they arrive, tool calls, the outcome.
+ * The subscription resumes after a dropped connection by itself (tRPC puts the last event id back
+ * into the input); an abort button stops the run. When it ends, the session's data is refetched.
+ */
+export function LiveRun({ sessionId, runId }: { sessionId: string; runId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [state, dispatch] = useReducer(liveRunReducer, initialLiveRun);
+  const subscription = useSubscription(
+    trpc.runs.events.subscriptionOptions(
+      { sessionId, runId },
+      {
+        onData: (tracked) => {
+          const envelope: AgentEventEnvelope = tracked.data;
+          const { event } = envelope;
+          dispatch(envelope);
+          if (event.type === 'done' || event.type === 'error') {
+            void queryClient.invalidateQueries();
+          }
+        },
+      },
+    ),
+  );
+  const abort = useMutation(trpc.runs.abort.mutationOptions());
+  return (
+    <div className="live-run" aria-busy={!state.finished}>
+      <p>
+        Run <code>{runId}</code> ·{' '}
+        <span className="badge">{state.finished ? state.outcome : state.status}</span>
+        {subscription.status === 'connecting' && ' · reconnecting…'}
+        {state.resumes > 0 && ` · resumed after a server restart (attempt ${state.resumes})`}
+      </p>
+      <output className="stream" aria-live="polite" aria-label="Answer so far">
+        {answerOf(state)}
+      </output>
+      {toolLinesOf(state).length > 0 && (
+        <ul className="tools">
+          {toolLinesOf(state).map((line, index) => (
+            <li key={index}>{line}</li>
+          ))}
+        </ul>
+      )}
+      {!state.finished && (
+        <button
+          type="button"
+          onClick={() => abort.mutate({ sessionId })}
+          disabled={abort.isPending}
+        >
+          Abort run
+        </button>
+      )}
+      {abort.isError && (
+        <p className="state error" role="alert">
+          {errorMessage(abort.error)}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,222 @@
+import type { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { Client } from '@langchain/langgraph-sdk';
+import { eventually, fakeProviderEnv } from './testing/agent-server';
+import type { ServerDatabase } from './testing/postgres';
+import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
+import type { ServerProcess } from './testing/server-process';
+import { startServerProcess, tempWorkspace } from './testing/server-process';
+import { sdkFailure, startEchoModel } from './testing/langgraph-sdk';
+
+/**
+ * The LangGraph API's crons (issue 29) driven by the official SDK's `client.crons.*` against the
+ * built server, on SQLite and PostgreSQL: create, createForThread, search, count, update,
+ * delete on the schedules' store, an every-second cron firing into its thread, tenancy (another
+ * tenant's cron is "Cron not found") and bad input (422 naming the field, nothing stored).
+ */
+const ALICE = 'e2e-crons-alice-0123456789';
+const BOB = 'e2e-crons-bob-0123456789';
+/** UUID v5 of `agent:default` in langgraph dev's namespace (docs/langgraph-api.md). */
+const DEFAULT_ASSISTANT = 'c19692bb-ae7d-5525-bc32-cfcd10ad7759';
+
+const human = (content: string) => ({ messages: [{ type: 'human', content }] });
+
+describe.each([
+  ['SQLite', () => sqliteServerDatabase('cognition-e2e-crons-')],
+  ['PostgreSQL', postgresServerDatabase],
+])('LangGraph crons with the official SDK on %s (issue 29)', (_name, createDatabase) => {
+  let database: ServerDatabase;
+  let workspace: { dir: string; remove(): void };
+  let server: ServerProcess;
+  let alice: Client;
+  let bob: Client;
+  let fake: FakeOpenAIServer;
+
+  beforeAll(async () => {
+    fake = await startEchoModel();
+    database = await createDatabase();
+    workspace = tempWorkspace('cognition-e2e-crons-ws-');
+    server = await startServerProcess({
+      ...database.env,
+      ...fakeProviderEnv(fake),
+      COGNITION_WORKSPACE_ROOT: workspace.dir,
+      COGNITION_SCOPING_ENABLED: 'true',
+      COGNITION_SCOPE_KEYS: 'user',
+      COGNITION_API_KEYS: `${ALICE}:user=alice,${BOB}:user=bob`,
+      COGNITION_SCHEDULES_POLL_SECONDS: '0.2',
+    });
+    const client = (apiKey: string) =>
+      new Client({ apiUrl: server.url, apiKey, callerOptions: { maxRetries: 0 } });
+    alice = client(ALICE);
+    bob = client(BOB);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+    workspace?.remove();
+    await fake?.close();
+  });
+
+  /** GET /runs/crons/{id} (the SDK has no `crons.get`). */
+  const getCron = async (key: string, id: string) => {
+    const res = await fetch(`${server.url}/runs/crons/${id}`, { headers: { 'x-api-key': key } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': ALICE, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('fires an every-second cron into its thread, then stops once it is deleted', async () => {
+    const thread = await alice.threads.create();
+    const cron = await alice.crons.createForThread(thread.thread_id, 'agent:default', {
+      schedule: '* * * * * *',
+      input: human('tick'),
+    });
+    expect(cron).toMatchObject({
+      thread_id: thread.thread_id,
+      assistant_id: DEFAULT_ASSISTANT,
+      schedule: '* * * * * *',
+      enabled: true,
+    });
+    const runs = await eventually(async () => {
+      const list = await alice.runs.list(thread.thread_id);
+      return list.filter((r) => r.status === 'success').length >= 2 ? list : undefined;
+    }, 30_000);
+    expect(runs.every((r) => r.thread_id === thread.thread_id)).toBe(true);
+    await alice.crons.delete(cron.cron_id);
+    expect((await getCron(ALICE, cron.cron_id)).status).toBe(404);
+    const state = await alice.threads.getState(thread.thread_id);
+    const messages = (state.values as { messages: { type: string; content: unknown }[] }).messages;
+    expect(messages.find((m) => m.type === 'ai')?.content).toBe('You said: tick');
+  });
+
+  it('creates, searches, counts, updates and deletes crons on the schedules store', async () => {
+    const thread = await alice.threads.create();
+    // POST /runs/crons with our timezone and an end time (the SDK sends neither).
+    const end = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString();
+    const made = await post('/runs/crons', {
+      assistant_id: 'agent:default',
+      schedule: '0 9 * * *',
+      timezone: 'Europe/Berlin',
+      end_time: end,
+      input: human('daily report'),
+      metadata: { team: 'ops', level: 2 },
+    });
+    expect(made.status).toBe(200);
+    const stateless = made.body;
+    expect(stateless).toMatchObject({
+      assistant_id: DEFAULT_ASSISTANT,
+      thread_id: null,
+      on_run_completed: 'delete',
+      timezone: 'Europe/Berlin',
+      end_time: end,
+      metadata: { team: 'ops', level: 2 },
+      enabled: true,
+      payload: { input: human('daily report') },
+    });
+    // 09:00 in Berlin is 07:00 or 08:00 UTC.
+    expect(String(stateless['next_run_date'])).toMatch(/T0[78]:00:00\.000Z$/);
+    const id = String(stateless['cron_id']);
+    // The same schedule over REST.
+    const rest = await fetch(`${server.url}/schedules/${id}`, {
+      headers: { authorization: `Bearer ${ALICE}` },
+    });
+    expect(await rest.json()).toMatchObject({ schedule: '0 9 * * *', content: 'daily report' });
+    const threaded = await alice.crons.createForThread(thread.thread_id, DEFAULT_ASSISTANT, {
+      schedule: '30 2 * * *',
+      input: human('nightly'),
+      enabled: false,
+    });
+    expect(threaded).toMatchObject({ enabled: false, next_run_date: null });
+
+    const mine = await alice.crons.search({ assistantId: 'agent:default', limit: 100 });
+    expect(mine.map((c) => c.cron_id)).toEqual(expect.arrayContaining([id, threaded.cron_id]));
+    expect(await alice.crons.search({ threadId: thread.thread_id })).toEqual([
+      expect.objectContaining({ cron_id: threaded.cron_id }),
+    ]);
+    expect(await alice.crons.count({ threadId: thread.thread_id })).toBe(1);
+    const disabled = await alice.crons.search({ enabled: false, limit: 100 });
+    expect(disabled.map((c) => c.cron_id)).toContain(threaded.cron_id);
+    expect(disabled.map((c) => c.cron_id)).not.toContain(id);
+    const picked = await alice.crons.search({
+      threadId: thread.thread_id,
+      select: ['cron_id', 'schedule'],
+    });
+    expect(picked).toEqual([{ cron_id: threaded.cron_id, schedule: '30 2 * * *' }]);
+
+    const updated = await alice.crons.update(threaded.cron_id, {
+      schedule: '45 3 * * *',
+      enabled: true,
+      metadata: { owner: 'ada' },
+    });
+    expect(updated).toMatchObject({
+      schedule: '45 3 * * *',
+      enabled: true,
+      metadata: { owner: 'ada' },
+    });
+    expect(String(updated.next_run_date)).toMatch(/T03:45:00\.000Z$/);
+    expect((await getCron(ALICE, threaded.cron_id)).body).toEqual(updated);
+
+    // Another tenant sees none of it.
+    expect(await getCron(BOB, id)).toEqual({ status: 404, body: { detail: 'Cron not found' } });
+    expect(await sdkFailure(bob.crons.update(id, { enabled: false }))).toMatchObject({
+      status: 404,
+    });
+    expect(await sdkFailure(bob.crons.delete(id))).toMatchObject({ status: 404 });
+    expect(await bob.crons.search({ limit: 100 })).toEqual([]);
+    expect(await bob.crons.count()).toBe(0);
+    expect(
+      await sdkFailure(
+        bob.crons.createForThread(thread.thread_id, 'agent:default', {
+          schedule: '* * * * *',
+          input: human('x'),
+        }),
+      ),
+    ).toEqual({ status: 404, body: { detail: 'Thread not found' } });
+
+    await alice.crons.delete(id);
+    await alice.crons.delete(threaded.cron_id);
+    expect(await alice.crons.count({ threadId: thread.thread_id })).toBe(0);
+    expect(await sdkFailure(alice.crons.delete(id))).toMatchObject({ status: 404 });
+  });
+
+  it('refuses bad input with a 422 naming the field, storing nothing', async () => {
+    const before = await alice.crons.count();
+    const create = (body: Record<string, unknown>) =>
+      post('/runs/crons', { assistant_id: 'agent:default', input: human('x'), ...body });
+    const field = async (body: Record<string, unknown>) => {
+      const res = await create(body);
+      expect(res.status).toBe(422);
+      return (res.body['errors'] as { path: string; message: string }[]).map((e) => e.path);
+    };
+    expect(await field({ schedule: '0 0 32 * *' })).toEqual(['body.schedule']);
+    const bad = await create({ schedule: '0 0 32 * *' });
+    expect(String(bad.body['detail'])).toContain('day-of-month 32');
+    expect(await field({ schedule: '* * * * *', timezone: 'Mars/Olympus' })).toEqual([
+      'body.timezone',
+    ]);
+    expect(await field({ schedule: '* * * * *', end_time: '2001-01-01T00:00:00Z' })).toEqual([
+      'body.end_time',
+    ]);
+    expect(await field({ schedule: '* * * * *', input: { messages: [] } })).toEqual([
+      'body.input.messages',
+    ]);
+    expect(await field({ schedule: '* * * * *', webhook: 'ftp://example.com/x' })).toEqual([
+      'body.webhook',
+    ]);
+    expect(await field({ schedule: '* * * * *', interrupt_before: ['tools'] })).toEqual([
+      'body.interrupt_before',
+    ]);
+    expect(await field({ schedule: '* * * * *', supersteps: [] })).toEqual(['body.supersteps']);
+    expect(await field({})).toEqual(['body.schedule']);
+    expect(
+      await sdkFailure(alice.crons.create('no-such-assistant', { schedule: '* * * * *' })),
+    ).toEqual({ status: 404, body: { detail: 'Assistant not found' } });
+    expect(await alice.crons.count()).toBe(before);
+  });
+});

@@ -1,0 +1,169 @@
+import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
+import { createApiContext, createCaller } from '@cognition/api';
+import type { UserGraphs } from '@cognition/runtime';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import express from 'express';
+import type { Express, Request, Response } from 'express';
+import { z } from 'zod';
+import { requestIdOf } from '../request-log';
+import {
+  AssistantCountSchema,
+  AssistantSearchSchema,
+  Assistants,
+  drawGraph,
+  matching,
+} from './assistants';
+import {
+  ThreadCountSchema,
+  ThreadCreateSchema,
+  ThreadHistorySchema,
+  ThreadPatchSchema,
+  ThreadSearchSchema,
+  Threads,
+} from './threads';
+import {
+  CronCountSchema,
+  CronCreateSchema,
+  CronPatchSchema,
+  CronSearchSchema,
+  Crons,
+} from './crons';
+import { mountRunRoutes } from './run-routes';
+import { Runs } from './runs';
+import { answerError, callerOf, parsePart } from './wire';
+
+export interface LangGraphMountOptions {
+  auth: AuthConfig;
+  services: ApiServices;
+  graphs: UserGraphs;
+  /** The checkpointer of the sessions' threads (storage's). */
+  checkpointer: BaseCheckpointSaver;
+  maxBodyBytes: number;
+}
+
+type Handler = (req: Request, caller: Caller) => Promise<unknown>;
+
+/**
+ * Mounts the LangGraph API (docs/langgraph-api.md) beside the REST routes: `/ok`, `/info`,
+ * `/assistants…`, `/threads…` and their runs (run-routes.ts), crons (crons.ts). Answers are JSON; errors are `{detail}` with the status the SDK
+ * expects.
+ */
+export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
+  const { auth, services } = options;
+  const assistants = new Assistants(options.graphs, () => services.registry.listAgents());
+  const threads = new Threads(services, options.checkpointer);
+  const json = express.json({ limit: options.maxBodyBytes, type: () => true });
+
+  const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: Handler) => {
+    app[method](path, json, async (req: Request, res: Response) => {
+      try {
+        const caller = callerOf(req, auth);
+        const result = await handle(req, caller);
+        if (result === undefined) res.status(204).end();
+        else res.status(200).json(result);
+      } catch (error) {
+        answerError(req, res, error);
+      }
+    });
+  };
+
+  app.get('/ok', (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get('/info', (_req, res) => {
+    res.json({
+      version: services.version,
+      langgraph_js_version: null,
+      context: 'cognition',
+      flags: {
+        assistants: true,
+        crons: services.schedules !== undefined,
+        langsmith: false,
+        langsmith_tracing_replicas: false,
+      },
+    });
+  });
+
+  const graphId = (req: Request) => parsePart(z.object({ id: z.string() }), req.params, 'path').id;
+
+  route('post', '/assistants/search', async (req) => {
+    const body = parsePart(AssistantSearchSchema, req.body, 'body');
+    const found = matching(await assistants.list(), body);
+    return found.slice(body.offset, body.offset + body.limit);
+  });
+  route('post', '/assistants/count', async (req) => {
+    const body = parsePart(AssistantCountSchema, req.body, 'body');
+    return matching(await assistants.list(), body).length;
+  });
+  route('get', '/assistants/:id', async (req) => (await assistants.get(graphId(req))).assistant);
+  route('get', '/assistants/:id/graph', async (req) => {
+    const { xray } = parsePart(
+      z.object({ xray: z.enum(['true', 'false', '1', '0']).optional() }).strict(),
+      req.query,
+      'query',
+    );
+    const found = await assistants.get(graphId(req));
+    return drawGraph(found.target, xray === 'true' || xray === '1');
+  });
+  route('get', '/assistants/:id/schemas', async (req) => {
+    const found = await assistants.get(graphId(req));
+    // JSON Schemas are not extracted yet (docs/langgraph-api.md): null means "not described".
+    return {
+      graph_id: found.assistant.graph_id,
+      input_schema: null,
+      output_schema: null,
+      state_schema: null,
+      config_schema: null,
+      context_schema: null,
+    };
+  });
+
+  route('post', '/threads', async (req, caller) =>
+    threads.create(parsePart(ThreadCreateSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/threads/search', async (req, caller) =>
+    threads.search(parsePart(ThreadSearchSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/threads/count', async (req, caller) =>
+    threads.count(parsePart(ThreadCountSchema, req.body, 'body'), caller.scope),
+  );
+  route('get', '/threads/:id', async (req, caller) => threads.get(graphId(req), caller.scope));
+  route('patch', '/threads/:id', async (req, caller) =>
+    threads.patch(graphId(req), parsePart(ThreadPatchSchema, req.body, 'body'), caller.scope),
+  );
+  route('delete', '/threads/:id', async (req, caller) => {
+    const session = await threads.delete(graphId(req), caller.scope);
+    // The session's own delete: its runs stop, its sandbox and workspace go, as on REST.
+    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
+    await api.sessions.delete({ id: session.id });
+    return undefined;
+  });
+  route('get', '/threads/:id/state', async (req, caller) =>
+    threads.state(graphId(req), caller.scope),
+  );
+  const runs = new Runs(services, assistants, threads);
+  const crons = new Crons(services, assistants, threads, runs);
+  route('post', '/runs/crons', async (req, caller) =>
+    crons.create(null, parsePart(CronCreateSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/threads/:id/runs/crons', async (req, caller) =>
+    crons.create(graphId(req), parsePart(CronCreateSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/runs/crons/search', async (req, caller) =>
+    crons.search(parsePart(CronSearchSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/runs/crons/count', async (req, caller) =>
+    crons.count(parsePart(CronCountSchema, req.body, 'body'), caller.scope),
+  );
+  route('get', '/runs/crons/:id', async (req, caller) => crons.get(graphId(req), caller.scope));
+  route('patch', '/runs/crons/:id', async (req, caller) =>
+    crons.patch(graphId(req), parsePart(CronPatchSchema, req.body, 'body'), caller.scope),
+  );
+  route('delete', '/runs/crons/:id', async (req, caller) =>
+    crons.delete(graphId(req), caller.scope),
+  );
+  mountRunRoutes(app, { auth, services, threads, runs, json });
+  route('post', '/threads/:id/history', async (req, caller) =>
+    threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),
+  );
+}

@@ -1,0 +1,245 @@
+import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
+import type { Run, Session } from '@cognition/contracts';
+import { isTerminalEvent } from '@cognition/contracts';
+import type { Express, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import { requestLog } from '../request-log';
+import { STREAM_MODES, openStream, partsOf, writePart } from './run-stream';
+import type { RunCreate, Runs } from './runs';
+import { CancelQuerySchema, RunCreateSchema, RunListQuerySchema, runView } from './runs';
+import type { Threads } from './threads';
+import { answerError, callerOf, parsePart } from './wire';
+
+/**
+ * The run routes of the LangGraph API (`/threads/{id}/runs…`): create (background), stream,
+ * wait, list, get, cancel, join, join stream. See docs/langgraph-api.md for what each answers.
+ */
+
+/** What a background run's join stream sends when the request names no mode. */
+const ALL_MODES = ['values', 'updates', 'messages-tuple', 'custom'];
+const HEARTBEAT_MS = 15_000;
+
+const Params = z.object({ id: z.string(), run: z.string().optional() });
+
+const JoinStreamQuerySchema = z
+  .object({
+    cancel_on_disconnect: z.enum(['0', '1', 'true', 'false']).default('0'),
+    stream_mode: z.string().optional(),
+  })
+  .strict();
+
+export interface RunRoutesDeps {
+  auth: AuthConfig;
+  services: ApiServices;
+  runs: Runs;
+  threads: Threads;
+  json: RequestHandler;
+}
+
+export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
+  const { runs, threads, services } = deps;
+  const handle =
+    (fn: (req: Request, res: Response, caller: Caller) => Promise<void>): RequestHandler =>
+    async (req, res) => {
+      try {
+        await fn(req, res, callerOf(req, deps.auth));
+      } catch (error) {
+        answerError(req, res, error);
+      }
+    };
+  const params = (req: Request) => parsePart(Params, req.params, 'path');
+  const location = (run: Run) => `/threads/${run.sessionId}/runs/${run.id}`;
+
+  const values = async (session: Session, run: Run, signal?: AbortSignal) => {
+    const failure = await runs.settle(run, signal);
+    const state = await threads.values(session);
+    return failure ? { ...state, __error__: failure } : state;
+  };
+
+  /** Streams `run` to `res` until its terminal event, then the thread's values. */
+  const stream = async (
+    req: Request,
+    res: Response,
+    target: { run: Run; session: Session; caller: Caller },
+    o: {
+      modes: Set<string>;
+      resumable: boolean;
+      cancelOnDisconnect: boolean;
+      /** Parts after this event id only (a rejoin, or a resumed run after its interrupt). */
+      lastEventId?: string;
+      /** The opening `metadata` part: sent to a new stream, not to a rejoin. */
+      metadata: boolean;
+    },
+  ) => {
+    const { run, session, caller } = target;
+    openStream(res, {
+      'Content-Location': location(run),
+      // The SDK reconnects (with Last-Event-ID) only to a stream that told it where.
+      ...(o.resumable ? { Location: `${location(run)}/stream` } : {}),
+    });
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const heartbeat = setInterval(() => {
+      if (!res.destroyed) res.write(': ping\n\n');
+    }, HEARTBEAT_MS);
+    let ended = false;
+    try {
+      if (o.metadata) {
+        await writePart(res, { event: 'metadata', data: { run_id: run.id, attempt: 1 } });
+      }
+      const events = await runs.events(run, {
+        signal: gone.signal,
+        ...(o.lastEventId !== undefined ? { lastEventId: o.lastEventId } : {}),
+      });
+      for await (const envelope of events) {
+        if (gone.signal.aborted) break;
+        // A pause for a decision ends the stream too (the values then show where it stopped).
+        if (isTerminalEvent(envelope.event) || envelope.event.type === 'interrupt') ended = true;
+        for (const part of partsOf(envelope, o.modes)) await writePart(res, part);
+      }
+      if (ended && o.modes.has('values') && !gone.signal.aborted) {
+        await writePart(res, { event: 'values', data: await threads.values(session) });
+      }
+    } catch (error) {
+      requestLog(req).error({ err: error, runId: run.id }, 'LangGraph run stream failed');
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (!ended && gone.signal.aborted && o.cancelOnDisconnect) {
+      await services.runs.abort(session.id, caller.scope).catch((error: unknown) => {
+        requestLog(req).warn({ err: error, runId: run.id }, 'cancel on disconnect failed');
+      });
+    }
+    if (!res.destroyed) res.end();
+  };
+
+  const create = async (req: Request, caller: Caller) => {
+    const body: RunCreate = parsePart(RunCreateSchema, req.body, 'body');
+    const created = await runs.create(params(req).id, body, caller.scope);
+    return { ...created, body };
+  };
+
+  app.post(
+    '/threads/:id/runs',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const { run, assistantId } = await create(req, caller);
+      res.setHeader('Content-Location', location(run));
+      res.status(200).json(runView(run, assistantId));
+    }),
+  );
+
+  app.post(
+    '/threads/:id/runs/stream',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const { run, session, body, after } = await create(req, caller);
+      const requested = body.stream_mode ?? ['values'];
+      await stream(
+        req,
+        res,
+        { run, session, caller },
+        {
+          modes: new Set(Array.isArray(requested) ? requested : [requested]),
+          resumable: body.stream_resumable === true,
+          cancelOnDisconnect: body.on_disconnect === 'cancel',
+          metadata: true,
+          ...(after !== undefined ? { lastEventId: after } : {}),
+        },
+      );
+    }),
+  );
+
+  app.post(
+    '/threads/:id/runs/wait',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const { run, session } = await create(req, caller);
+      const answer = await values(session, run);
+      res.setHeader('Content-Location', location(run));
+      res.status(200).json(answer);
+    }),
+  );
+
+  app.get(
+    '/threads/:id/runs',
+    handle(async (req, res, caller) => {
+      const query = parsePart(RunListQuerySchema, req.query, 'query');
+      const list = await runs.list(params(req).id, query, caller.scope);
+      res.status(200).json(list.map((run) => runView(run, null)));
+    }),
+  );
+
+  app.get(
+    '/threads/:id/runs/:run',
+    handle(async (req, res, caller) => {
+      const { id, run: runId = '' } = params(req);
+      const { run } = await runs.get(id, runId, caller.scope);
+      res.status(200).json(runView(run, null));
+    }),
+  );
+
+  app.post(
+    '/threads/:id/runs/:run/cancel',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const { id, run: runId = '' } = params(req);
+      await runs.cancel(id, runId, parsePart(CancelQuerySchema, req.query, 'query'), caller.scope);
+      res.status(202).end();
+    }),
+  );
+
+  app.get(
+    '/threads/:id/runs/:run/join',
+    handle(async (req, res, caller) => {
+      const { id, run: runId = '' } = params(req);
+      const { run, session } = await runs.get(id, runId, caller.scope);
+      res.status(200).json(await values(session, run));
+    }),
+  );
+
+  app.get(
+    '/threads/:id/runs/:run/stream',
+    handle(async (req, res, caller) => {
+      const { id, run: runId = '' } = params(req);
+      const query = parsePart(JoinStreamQuerySchema, req.query, 'query');
+      const modes = parseModes(query.stream_mode);
+      const { run, session } = await runs.get(id, runId, caller.scope);
+      const lastEventId = req.header('last-event-id');
+      await stream(
+        req,
+        res,
+        { run, session, caller },
+        {
+          modes,
+          resumable: true,
+          metadata: lastEventId === undefined,
+          cancelOnDisconnect:
+            query.cancel_on_disconnect === '1' || query.cancel_on_disconnect === 'true',
+          ...(lastEventId ? { lastEventId } : {}),
+        },
+      );
+    }),
+  );
+}
+
+/** `stream_mode` of a join stream: one mode, or the JSON array the SDK sends for several. */
+function parseModes(raw: string | undefined): Set<string> {
+  if (raw === undefined) return new Set(ALL_MODES);
+  let modes: unknown = raw;
+  if (raw.startsWith('[')) {
+    try {
+      modes = JSON.parse(raw);
+    } catch {
+      modes = null;
+    }
+  }
+  const parsed = z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))]).safeParse(modes);
+  if (!parsed.success) {
+    parsePart(z.object({ stream_mode: z.enum(STREAM_MODES) }), { stream_mode: raw }, 'query');
+  }
+  const list = parsed.data ?? [];
+  return new Set(Array.isArray(list) ? list : [list]);
+}

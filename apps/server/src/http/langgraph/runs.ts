@@ -1,0 +1,275 @@
+import type { ApiServices } from '@cognition/api';
+import type { AgentEventEnvelope, Run, Session } from '@cognition/contracts';
+import type { Scope } from '@cognition/storage';
+import { z } from 'zod';
+import type { Assistants } from './assistants';
+import { AGENT_GRAPH_PREFIX } from './assistants';
+import { parseCommand, resumeThread } from './resume';
+import { STREAM_MODES } from './run-stream';
+import type { Threads } from './threads';
+import { JsonObject, LangGraphHttpError, notFound } from './wire';
+
+/**
+ * Runs (docs/langgraph-api.md, "How it maps"): a LangGraph run is a run of our machinery. An
+ * agent assistant's run is a send of the input's last human message to the session (admission,
+ * multitask strategy, leases, the durable event log, recovery: all ours); its answer is the
+ * thread's values once it ended.
+ */
+
+const StreamMode = z.enum(STREAM_MODES);
+const NodeList = z.union([z.literal('*'), z.array(z.string())]);
+
+export const RunCreateSchema = z
+  .object({
+    assistant_id: z.string().min(1),
+    input: JsonObject.nullable().optional(),
+    command: JsonObject.nullable().optional(),
+    metadata: JsonObject.optional(),
+    config: JsonObject.optional(),
+    context: JsonObject.optional(),
+    stream_mode: z.union([StreamMode, z.array(StreamMode)]).optional(),
+    stream_subgraphs: z.boolean().optional(),
+    stream_resumable: z.boolean().optional(),
+    multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
+    on_disconnect: z.enum(['cancel', 'continue']).optional(),
+    on_completion: z.enum(['delete', 'keep']).optional(),
+    interrupt_before: NodeList.optional(),
+    interrupt_after: NodeList.optional(),
+    webhook: z.url().optional(),
+    checkpoint: JsonObject.optional(),
+    checkpoint_id: z.string().optional(),
+    checkpoint_during: z.boolean().optional(),
+    durability: z.enum(['sync', 'async', 'exit']).optional(),
+    after_seconds: z.number().min(0).optional(),
+    if_not_exists: z.enum(['create', 'reject']).optional(),
+    feedback_keys: z.union([z.string(), z.array(z.string())]).optional(),
+    langsmith_tracer: JsonObject.optional(),
+  })
+  .strict();
+export type RunCreate = z.output<typeof RunCreateSchema>;
+
+/** Fields of the create body this slice does not act on yet: refused, never silently ignored. */
+const NOT_YET: (keyof RunCreate)[] = [
+  'interrupt_before',
+  'interrupt_after',
+  'checkpoint',
+  'checkpoint_id',
+  'after_seconds',
+];
+
+export const RunListQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(1000).default(10),
+    offset: z.coerce.number().int().min(0).default(0),
+    status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).optional(),
+    select: z.union([z.string(), z.array(z.string())]).optional(),
+  })
+  .strict();
+
+export const CancelQuerySchema = z
+  .object({
+    wait: z.enum(['0', '1', 'true', 'false']).default('0'),
+    action: z.enum(['interrupt', 'rollback']).default('interrupt'),
+  })
+  .strict();
+
+export type LangGraphRunStatus =
+  'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
+
+function runStatus(status: Run['status']): LangGraphRunStatus {
+  switch (status) {
+    case 'pending':
+    case 'queued':
+      return 'pending';
+    case 'running':
+      return 'running';
+    case 'completed':
+      return 'success';
+    case 'failed':
+      return 'error';
+    // Cancelled, interrupted by a crash, or paused for a person's decision.
+    case 'aborted':
+    case 'interrupted':
+    case 'requires_action':
+      return 'interrupted';
+  }
+}
+
+export function runView(run: Run, assistantId: string | null): Record<string, unknown> {
+  return {
+    run_id: run.id,
+    thread_id: run.sessionId,
+    assistant_id: assistantId,
+    status: runStatus(run.status),
+    created_at: run.createdAt.toISOString(),
+    updated_at: run.updatedAt.toISOString(),
+    metadata: {},
+    multitask_strategy: run.multitaskStrategy ?? 'reject',
+    kwargs: {},
+  };
+}
+
+/** The text of the last human message of `input.messages`, which an agent run answers. */
+export function humanText(input: Record<string, unknown> | null | undefined): string {
+  const messages = input?.['messages'];
+  const list = Array.isArray(messages) ? (messages as unknown[]) : [];
+  for (let i = list.length - 1; i >= 0; i -= 1) {
+    const m = list[i] as { type?: unknown; role?: unknown; content?: unknown } | null;
+    if (!m || (m.type !== 'human' && m.role !== 'user' && m.role !== 'human')) continue;
+    if (typeof m.content === 'string' && m.content !== '') return m.content;
+    if (Array.isArray(m.content)) {
+      const text = (m.content as { type?: unknown; text?: unknown }[])
+        .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+        .join('');
+      if (text !== '') return text;
+    }
+  }
+  throw new LangGraphHttpError(
+    422,
+    'Invalid body: body.input.messages: an agent assistant answers a human message: send input.messages ending with {"type": "human", "content": "..."}',
+    [{ path: 'body.input.messages', message: 'expected a human message with text content' }],
+  );
+}
+
+export class Runs {
+  constructor(
+    private readonly services: ApiServices,
+    private readonly assistants: Assistants,
+    private readonly threads: Threads,
+  ) {}
+
+  /** Admits a run on the thread: the send of our run machinery. */
+  async create(
+    threadId: string,
+    body: RunCreate,
+    scope: Scope,
+  ): Promise<{ run: Run; session: Session; assistantId: string; after?: string }> {
+    for (const field of NOT_YET) {
+      if (body[field] !== undefined && body[field] !== null && body[field] !== 0) {
+        const message = 'not supported yet (docs/langgraph-api.md)';
+        throw new LangGraphHttpError(422, `Invalid body: body.${field}: ${message}`, [
+          { path: `body.${field}`, message },
+        ]);
+      }
+    }
+    const session = await this.threads.session(threadId, scope);
+    const { assistant, target } = await this.assistants.get(body.assistant_id);
+    if (target.kind !== 'agent') {
+      throw new LangGraphHttpError(
+        501,
+        `Runs of langgraph.json graphs are not served yet (graph "${assistant.graph_id}"); see docs/langgraph-api.md`,
+      );
+    }
+    const agentSession = await this.bindAgent(session, target.name, scope);
+    if (body.command != null) {
+      const resumed = await resumeThread(
+        this.services,
+        agentSession,
+        parseCommand(body.command),
+        scope,
+      );
+      return {
+        run: resumed.run,
+        session: agentSession,
+        assistantId: assistant.assistant_id,
+        ...(resumed.lastEventId !== null ? { after: resumed.lastEventId } : {}),
+      };
+    }
+    const content = humanText(body.input);
+    const sent = await this.services.runs.scheduler.send({
+      sessionId: agentSession.id,
+      scope,
+      content,
+      ...(body.multitask_strategy ? { multitaskStrategy: body.multitask_strategy } : {}),
+      ...(body.webhook ? { callbackUrl: body.webhook } : {}),
+    });
+    return { run: sent.run, session: agentSession, assistantId: assistant.assistant_id };
+  }
+
+  /**
+   * A session runs one agent. A thread made without a graph (the default agent) takes the
+   * assistant's agent at its first run; later, another agent's assistant is refused.
+   */
+  async bindAgent(session: Session, agent: string, scope: Scope): Promise<Session> {
+    if (session.agentName === agent) return session;
+    const runs = await this.services.storage.runs.list(session.id);
+    if (runs.length > 0) {
+      const message = `thread ${session.id} runs assistant ${AGENT_GRAPH_PREFIX}${session.agentName}`;
+      throw new LangGraphHttpError(422, `Invalid body: body.assistant_id: ${message}`, [
+        { path: 'body.assistant_id', message },
+      ]);
+    }
+    await this.services.runs.validateSessionInput({ agentName: agent });
+    return this.services.sessions.update(session.id, { agentName: agent }, scope);
+  }
+
+  /** The run `runId` of the thread, in the caller's scope; 404 otherwise. */
+  async get(
+    threadId: string,
+    runId: string,
+    scope: Scope,
+  ): Promise<{ run: Run; session: Session }> {
+    const session = await this.threads.session(threadId, scope);
+    const run = await this.services.storage.runs.get(runId);
+    if (!run || run.sessionId !== session.id) throw notFound('Run');
+    return { run, session };
+  }
+
+  async list(
+    threadId: string,
+    query: z.output<typeof RunListQuerySchema>,
+    scope: Scope,
+  ): Promise<Run[]> {
+    const session = await this.threads.session(threadId, scope);
+    const runs = await this.services.storage.runs.list(session.id);
+    return runs
+      .filter((run) => query.status === undefined || runStatus(run.status) === query.status)
+      .slice(query.offset, query.offset + query.limit);
+  }
+
+  /** The run's events from the start (or after `lastEventId`) to its terminal event. */
+  events(
+    run: Run,
+    options: { lastEventId?: string; signal?: AbortSignal },
+  ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+    return this.services.runs.eventsOfRun(run, options);
+  }
+
+  /** Waits for the run's terminal event; answers the failure, if it failed. */
+  async settle(run: Run, signal?: AbortSignal): Promise<{ error: string; message: string } | null> {
+    let failure: { error: string; message: string } | null = null;
+    for await (const envelope of await this.events(run, signal ? { signal } : {})) {
+      if (envelope.event.type === 'error') {
+        failure = { error: envelope.event.code, message: envelope.event.message };
+      }
+    }
+    return failure;
+  }
+
+  async cancel(
+    threadId: string,
+    runId: string,
+    query: z.output<typeof CancelQuerySchema>,
+    scope: Scope,
+  ): Promise<void> {
+    if (query.action === 'rollback') {
+      const message = 'rollback is not supported yet (docs/langgraph-api.md)';
+      throw new LangGraphHttpError(422, `Invalid query: query.action: ${message}`, [
+        { path: 'query.action', message },
+      ]);
+    }
+    const { run, session } = await this.get(threadId, runId, scope);
+    // Only the run holding the session can be cancelled here (a queued-behind `pending` run
+    // ends when the session's run does); any other one has already ended: nothing to do.
+    const active = await this.services.storage.runs.getActive(session.id);
+    if (active?.id !== run.id) {
+      if (run.status === 'pending') {
+        const message = 'cancelling a run enqueued behind another is not supported yet';
+        throw new LangGraphHttpError(409, message);
+      }
+      return;
+    }
+    await this.services.runs.abort(session.id, scope);
+    if (query.wait === '1' || query.wait === 'true') await this.settle(run);
+  }
+}

@@ -1,0 +1,301 @@
+import type { ApiServices } from '@cognition/api';
+import type { Session } from '@cognition/contracts';
+import type { Scope } from '@cognition/storage';
+import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import { z } from 'zod';
+import { AGENT_GRAPH_PREFIX } from './assistants';
+import {
+  JsonObject,
+  LangGraphHttpError,
+  decodeMetadata,
+  encodeMetadata,
+  notFound,
+  toWire,
+} from './wire';
+
+/**
+ * Threads are sessions (docs/langgraph-api.md, "How it maps"): `thread_id` is the session id,
+ * metadata is the session's, the values are those of the session's checkpoint thread. Every
+ * read and write goes through the caller's scope, so another tenant's thread is not found.
+ */
+
+export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
+
+export interface Thread {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  metadata: Record<string, unknown>;
+  status: ThreadStatus;
+  config: Record<string, unknown>;
+  values: Record<string, unknown> | null;
+  interrupts: Record<string, unknown>;
+}
+
+const ThreadId = z.uuid();
+const Ttl = z
+  .object({ ttl: z.number().positive(), strategy: z.literal('delete').default('delete') })
+  .strict();
+
+export const ThreadCreateSchema = z
+  .object({
+    thread_id: ThreadId.optional(),
+    metadata: JsonObject.default({}),
+    if_exists: z.enum(['raise', 'do_nothing']).default('raise'),
+    ttl: Ttl.optional(),
+  })
+  .strict();
+
+export const ThreadPatchSchema = z
+  .object({ metadata: JsonObject.optional(), ttl: Ttl.optional() })
+  .strict();
+
+const STATUSES = ['idle', 'busy', 'interrupted', 'error'] as const;
+
+export const ThreadCountSchema = z
+  .object({ metadata: JsonObject.optional(), status: z.enum(STATUSES).optional() })
+  .strict();
+
+export const ThreadSearchSchema = ThreadCountSchema.extend({
+  ids: z.array(ThreadId).max(1000).optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  select: z.array(z.string()).optional(),
+}).strict();
+
+export const ThreadHistorySchema = z
+  .object({
+    limit: z.number().int().min(1).max(1000).default(10),
+    before: z.union([z.string(), JsonObject]).optional(),
+    metadata: JsonObject.optional(),
+    checkpoint: JsonObject.optional(),
+  })
+  .strict();
+
+/** Most sessions a search with a status filter reads (the status is not a stored column). */
+const STATUS_SCAN_LIMIT = 500;
+
+export class Threads {
+  constructor(
+    private readonly services: ApiServices,
+    private readonly checkpointer: BaseCheckpointSaver,
+  ) {}
+
+  async create(body: z.output<typeof ThreadCreateSchema>, scope: Scope): Promise<Thread> {
+    if (body.thread_id !== undefined) {
+      const existing = await this.services.storage.sessions.get(body.thread_id, scope);
+      if (existing) {
+        if (body.if_exists === 'do_nothing') return this.view(existing);
+        throw new LangGraphHttpError(409, 'Thread already exists');
+      }
+    }
+    const graphId = body.metadata['graph_id'];
+    const agentName =
+      typeof graphId === 'string' && graphId.startsWith(AGENT_GRAPH_PREFIX)
+        ? graphId.slice(AGENT_GRAPH_PREFIX.length)
+        : undefined;
+    if (agentName !== undefined) await this.services.runs.validateSessionInput({ agentName });
+    const session = await this.services.sessions.create(
+      {
+        ...(body.thread_id !== undefined ? { id: body.thread_id } : {}),
+        ...(agentName !== undefined ? { agentName } : {}),
+        metadata: encodeMetadata(body.metadata),
+        ...(body.ttl ? { expiresAt: new Date(Date.now() + body.ttl.ttl * 60_000) } : {}),
+      },
+      scope,
+    );
+    return this.view(session);
+  }
+
+  /** The session behind `threadId` in the caller's scope; 404 "Thread not found" otherwise. */
+  async session(threadId: string, scope: Scope): Promise<Session> {
+    const session = ThreadId.safeParse(threadId).success
+      ? await this.services.storage.sessions.get(threadId, scope)
+      : null;
+    if (!session) throw notFound('Thread');
+    return session;
+  }
+
+  async get(threadId: string, scope: Scope): Promise<Thread> {
+    return this.view(await this.session(threadId, scope));
+  }
+
+  async patch(
+    threadId: string,
+    body: z.output<typeof ThreadPatchSchema>,
+    scope: Scope,
+  ): Promise<Thread> {
+    const session = await this.session(threadId, scope);
+    const metadata = body.metadata
+      ? encodeMetadata({ ...decodeMetadata(session.metadata), ...body.metadata })
+      : undefined;
+    const updated = await this.services.sessions.update(
+      session.id,
+      {
+        ...(metadata ? { metadata } : {}),
+        ...(body.ttl ? { expiresAt: new Date(Date.now() + body.ttl.ttl * 60_000) } : {}),
+      },
+      scope,
+    );
+    return this.view(updated);
+  }
+
+  async search(body: z.output<typeof ThreadSearchSchema>, scope: Scope): Promise<Thread[]> {
+    const threads = await this.matching(body, scope, body.offset + body.limit);
+    const order = body.sort_order === 'asc' ? 1 : -1;
+    const key = body.sort_by ?? 'created_at';
+    threads.sort((a, b) => (a[key] < b[key] ? -order : a[key] > b[key] ? order : 0));
+    return threads.slice(body.offset, body.offset + body.limit);
+  }
+
+  async count(body: z.output<typeof ThreadCountSchema>, scope: Scope): Promise<number> {
+    if (body.status === undefined) {
+      const page = await this.services.storage.sessions.list(
+        { limit: 1, offset: 0, ...this.metadataFilter(body.metadata) },
+        scope,
+      );
+      return page.total;
+    }
+    return (await this.matching(body, scope, STATUS_SCAN_LIMIT)).length;
+  }
+
+  private metadataFilter(metadata: Record<string, unknown> | undefined) {
+    if (!metadata || Object.keys(metadata).length === 0) return {};
+    const encoded = encodeMetadata(metadata);
+    delete encoded['langgraph.json_keys'];
+    return { metadata: encoded };
+  }
+
+  private async matching(
+    body: z.output<typeof ThreadCountSchema> & { ids?: string[] | undefined },
+    scope: Scope,
+    wanted: number,
+  ): Promise<Thread[]> {
+    let sessions: Session[];
+    if (body.ids) {
+      const found = await Promise.all(
+        body.ids.map((id) => this.services.storage.sessions.get(id, scope)),
+      );
+      sessions = found.filter((s): s is Session => s !== null);
+    } else {
+      const limit = body.status === undefined ? Math.min(wanted, 500) : STATUS_SCAN_LIMIT;
+      const page = await this.services.storage.sessions.list(
+        {
+          limit,
+          offset: 0,
+          sort: 'created_at',
+          order: 'desc',
+          ...this.metadataFilter(body.metadata),
+        },
+        scope,
+      );
+      sessions = page.sessions;
+    }
+    const threads = await Promise.all(sessions.map((s) => this.view(s)));
+    return threads.filter((t) => body.status === undefined || t.status === body.status);
+  }
+
+  async delete(threadId: string, scope: Scope): Promise<Session> {
+    return this.session(threadId, scope);
+  }
+
+  /** `GET /threads/{id}/state`: the latest checkpoint of the session's thread. */
+  async state(threadId: string, scope: Scope): Promise<Record<string, unknown>> {
+    const session = await this.session(threadId, scope);
+    const tuple = await this.checkpointer.getTuple({
+      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
+    });
+    return stateOf(session, tuple);
+  }
+
+  async history(
+    threadId: string,
+    body: z.output<typeof ThreadHistorySchema>,
+    scope: Scope,
+  ): Promise<Record<string, unknown>[]> {
+    const session = await this.session(threadId, scope);
+    const before =
+      typeof body.before === 'string'
+        ? { configurable: { checkpoint_id: body.before } }
+        : body.before;
+    const states: Record<string, unknown>[] = [];
+    for await (const tuple of this.checkpointer.list(
+      { configurable: { thread_id: session.threadId, checkpoint_ns: '' } },
+      {
+        limit: body.limit,
+        ...(before ? { before } : {}),
+        ...(body.metadata ? { filter: body.metadata } : {}),
+      },
+    )) {
+      states.push(stateOf(session, tuple));
+    }
+    return states;
+  }
+
+  /** The thread's current values (the session's checkpoint), `{}` before its first run. */
+  async values(session: Session): Promise<Record<string, unknown>> {
+    const tuple = await this.checkpointer.getTuple({
+      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
+    });
+    return tuple ? valuesOf(tuple) : {};
+  }
+
+  private async view(session: Session): Promise<Thread> {
+    const [latest] = await this.services.storage.runs.list(session.id);
+    const tuple = await this.checkpointer.getTuple({
+      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
+    });
+    return {
+      thread_id: session.id,
+      created_at: session.createdAt.toISOString(),
+      updated_at: session.updatedAt.toISOString(),
+      metadata: decodeMetadata(session.metadata),
+      status: statusOf(latest?.status),
+      config: {},
+      values: tuple ? valuesOf(tuple) : null,
+      // A run paused for a decision: its pending tool calls, under the run's id.
+      interrupts:
+        latest?.status === 'requires_action' && latest.pendingAction
+          ? { [latest.id]: [{ value: latest.pendingAction, id: latest.id }] }
+          : {},
+    };
+  }
+}
+
+function statusOf(run: string | undefined): ThreadStatus {
+  if (run === 'queued' || run === 'running' || run === 'pending') return 'busy';
+  if (run === 'requires_action') return 'interrupted';
+  if (run === 'failed') return 'error';
+  return 'idle';
+}
+
+/** The state channels of a checkpoint (LangGraph's own `__…__` channels left out). */
+function valuesOf(tuple: CheckpointTuple): Record<string, unknown> {
+  const values = Object.entries(tuple.checkpoint.channel_values).filter(
+    ([key]) => !key.startsWith('__') && !key.startsWith('branch:'),
+  );
+  return toWire(Object.fromEntries(values)) as Record<string, unknown>;
+}
+
+function stateOf(session: Session, tuple: CheckpointTuple | undefined): Record<string, unknown> {
+  const point = (t: CheckpointTuple['config'] | undefined) =>
+    t?.configurable?.['checkpoint_id']
+      ? {
+          thread_id: session.id,
+          checkpoint_ns: '',
+          checkpoint_id: t.configurable['checkpoint_id'] as string,
+        }
+      : null;
+  return {
+    values: tuple ? valuesOf(tuple) : {},
+    next: [],
+    tasks: [],
+    checkpoint: point(tuple?.config),
+    parent_checkpoint: point(tuple?.parentConfig),
+    metadata: tuple?.metadata ?? {},
+    created_at: tuple?.checkpoint.ts ?? null,
+    interrupts: [],
+  };
+}

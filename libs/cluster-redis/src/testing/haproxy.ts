@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The HAProxy of the multi-node tests and benchmarks (tools/provision installs it). */
+export const HAPROXY = process.env['COGNITION_TEST_HAPROXY'] ?? '/usr/sbin/haproxy';
+
+/** One server behind the balancer. */
+export interface Backend {
+  id: string;
+  port: number;
+}
+
+/**
+ * Round robin, checking each node's `/ready` every 300 ms; a request refused by a dead node is
+ * redispatched to another. Timeouts leave room for long event streams.
+ */
+export function haproxyConfig(port: number, backends: readonly Backend[]): string {
+  return [
+    'global',
+    '  maxconn 4000',
+    'defaults',
+    '  mode http',
+    '  timeout connect 1s',
+    '  timeout client 120s',
+    '  timeout server 120s',
+    '  timeout tunnel 120s',
+    '  retries 3',
+    '  option redispatch',
+    'frontend cognition',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend nodes',
+    'backend nodes',
+    '  balance roundrobin',
+    '  option httpchk GET /ready',
+    '  default-server inter 300ms fall 2 rise 1',
+    ...backends.map((node) => `  server ${node.id} 127.0.0.1:${node.port} check`),
+    '',
+  ].join('\n');
+}
+
+export interface Balancer {
+  url: string;
+  child: ChildProcess;
+  /** What HAProxy wrote to stderr (its warnings and alerts). */
+  stderr: string[];
+  stop(): void;
+}
+
+/**
+ * Starts HAProxy (`-db`: in the foreground, as a child) with {@link haproxyConfig} written to
+ * `dir`, and waits until `/ready` answers 200 through it (so at least one node is up).
+ */
+export async function startBalancer(options: {
+  port: number;
+  backends: readonly Backend[];
+  dir: string;
+}): Promise<Balancer> {
+  const configFile = path.join(options.dir, `haproxy-${options.port}.cfg`);
+  writeFileSync(configFile, haproxyConfig(options.port, options.backends));
+  const child = spawn(HAPROXY, ['-f', configFile, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stderr: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  // A missing binary is an 'error' event: unhandled, it would end the process.
+  let failed: Error | undefined;
+  child.once('error', (error) => {
+    failed = error;
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  for (let attempt = 0; ; attempt += 1) {
+    if (failed) {
+      throw new Error(
+        `HAProxy did not start (${HAPROXY}: ${failed.message}); \`npm test\` provisions it (tools/provision), or set COGNITION_TEST_HAPROXY`,
+      );
+    }
+    const up = await fetch(`${url}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (attempt > 200) {
+      child.kill('SIGKILL');
+      throw new Error(`haproxy did not start: ${stderr.join('')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url, child, stderr, stop: () => child.kill('SIGKILL') };
+}

@@ -1,0 +1,3 @@
+export * from './test-redis';
+export * from './private-redis';
+export * from './haproxy';

@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { ErrorCodeSchema } from '../errors';
+import { IdSchema, StringMapSchema } from '../common';
+import { MESSAGE_CONTENT_MAX } from '../sessions/message';
+import { ModelUsageSchema } from './usage';
+import { ClientToolSchema, PendingActionSchema } from '../agents/agent';
+
+/**
+ * `queued` and `running` are active; a session has at most one active run at a time. `pending`
+ * runs wait behind the active one (a message sent with `multitask_strategy` `enqueue`,
+ * `interrupt` or `rollback`): not active yet, they start in creation order. `requires_action`:
+ * the run paused for a person's decision on tool calls (human in the loop); no process executes
+ * it, but it still holds its session (see `holdsSession`) until it is resumed or aborted.
+ */
+export const RunStatusSchema = z.enum([
+  'pending',
+  'queued',
+  'running',
+  'requires_action',
+  'completed',
+  'failed',
+  'aborted',
+  'interrupted',
+]);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+/** How many pending runs one session may hold (a client looping on `enqueue` is refused). */
+export const MAX_PENDING_RUNS = 50;
+export function isActiveRunStatus(status: RunStatus): boolean {
+  return status === 'queued' || status === 'running';
+}
+/**
+ * Whether a run in this status holds its session: an active run, or one paused for a decision.
+ * Storage keeps at most one such run per session, so no other run starts while a run waits for
+ * a person (a new message is refused, pending runs stay pending).
+ */
+export function holdsSession(status: RunStatus): boolean {
+  return isActiveRunStatus(status) || status === 'requires_action';
+}
+
+/**
+ * What a message sent while its session has an active run does (LangGraph Platform's
+ * double-texting model): `reject` it (409), `enqueue` it behind the active run, `interrupt` the
+ * active run (it ends `interrupted`, its partial answer kept) or `rollback` the active run (it
+ * is removed with its user message, what it produced and its checkpoints) and start the new one.
+ */
+export const MultitaskStrategySchema = z.enum(['reject', 'enqueue', 'interrupt', 'rollback']);
+export type MultitaskStrategy = z.infer<typeof MultitaskStrategySchema>;
+
+/**
+ * What a caller sends to start a turn, besides the session (every transport — the runtime's
+ * `send`, tRPC's `messages.send`, REST's body in snake_case — derives its input from this one
+ * schema, so they accept exactly the same values).
+ */
+export const SendMessageFieldsSchema = z.strictObject({
+  content: z.string().min(1).max(MESSAGE_CONTENT_MAX),
+  /** A message of the same session this one answers (threading); null/absent: none. */
+  parentId: IdSchema.nullable().optional(),
+  metadata: StringMapSchema.optional(),
+  /** http(s) URL POSTed the completion payload when the run ends. */
+  callbackUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .max(2048)
+    .nullable()
+    .optional(),
+  /** A retried send with the same key returns the first run instead of starting another. */
+  idempotencyKey: z.string().min(1).max(256).nullable().optional(),
+  /** While the session has an active run: `reject` (default), `enqueue`, `interrupt`, `rollback`. */
+  multitaskStrategy: MultitaskStrategySchema.optional(),
+});
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  /** null when the model's price is unknown: never reported as zero. */
+  costUsd: z.number().min(0).nullable(),
+  model: z.string().nullable(),
+  provider: z.string().nullable(),
+  /** true when the provider reported no usage and the figures are estimated. */
+  estimated: z.boolean().default(false),
+  /**
+   * Per provider/model (a run that used several models has several entries). Absent on runs
+   * recorded before it existed: the run then counts as one call of `provider`/`model`.
+   */
+  models: z.array(ModelUsageSchema).optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const RunErrorSchema = z.object({
+  code: ErrorCodeSchema,
+  message: z.string(),
+});
+export type RunError = z.infer<typeof RunErrorSchema>;
+
+export const RunSchema = z.object({
+  id: IdSchema,
+  sessionId: IdSchema,
+  status: RunStatusSchema,
+  /** The user message that started the run. */
+  inputMessageId: IdSchema.nullable(),
+  idempotencyKey: z.string().nullable(),
+  /** How the run was sent while another was active (null: the session was idle). */
+  multitaskStrategy: MultitaskStrategySchema.nullable(),
+  /** The run that was active when this one was sent (null: none). */
+  supersedesRunId: IdSchema.nullable(),
+  /** Where the completion payload is POSTed when the run ends (null: nowhere). */
+  callbackUrl: z.string().nullable(),
+  /** The server node that claimed the run (several nodes on one database; null: none). */
+  ownerNode: z.string().nullable(),
+  /** Until when the owner's claim holds; another node takes the run over only after it. */
+  leaseExpiresAt: z.date().nullable(),
+  /** What a `requires_action` run waits for: the tool calls to decide on (null otherwise). */
+  pendingAction: PendingActionSchema.nullable(),
+  usage: UsageSchema.nullable(),
+  error: RunErrorSchema.nullable(),
+  createdAt: z.date(),
+  startedAt: z.date().nullable(),
+  finishedAt: z.date().nullable(),
+  updatedAt: z.date(),
+});
+export type Run = z.infer<typeof RunSchema>;
+
+export const CreateRunInputSchema = z
+  .object({
+    id: IdSchema.optional(),
+    sessionId: IdSchema,
+    status: z.enum(['pending', 'queued', 'running']).default('queued'),
+    inputMessageId: IdSchema.nullable().optional(),
+    idempotencyKey: z.string().min(1).max(256).nullable().optional(),
+    multitaskStrategy: MultitaskStrategySchema.nullable().optional(),
+    supersedesRunId: IdSchema.nullable().optional(),
+    callbackUrl: z.string().max(2048).nullable().optional(),
+    /** Required for a `pending` run: the message it sends when it starts. */
+    pendingInput: z
+      .lazy(() => PendingRunInputSchema)
+      .nullable()
+      .optional(),
+    /** Claimed at creation by the node that will execute it (see `RunStore.claim`). */
+    ownerNode: z.string().min(1).nullable().optional(),
+    leaseExpiresAt: z.date().nullable().optional(),
+  })
+  .strict()
+  .refine((input) => input.status !== 'pending' || input.pendingInput != null, {
+    path: ['pendingInput'],
+    message: 'a pending run needs the message it will send',
+  });
+export type CreateRunInput = z.input<typeof CreateRunInputSchema>;
+
+export const UpdateRunInputSchema = z
+  .object({
+    status: RunStatusSchema.optional(),
+    usage: UsageSchema.nullable().optional(),
+    error: RunErrorSchema.nullable().optional(),
+    startedAt: z.date().nullable().optional(),
+    finishedAt: z.date().nullable().optional(),
+    /** The thread's head checkpoint when the run started (what a rollback returns to). */
+    baseCheckpointId: z.string().nullable().optional(),
+    pendingAction: PendingActionSchema.nullable().optional(),
+    /** Where the completion payload goes (set or removed while the run has not ended). */
+    callbackUrl: z.string().max(2048).nullable().optional(),
+  })
+  .strict();
+export type UpdateRunInput = z.input<typeof UpdateRunInputSchema>;
+
+/**
+ * The user message a `pending` run sends when it starts: durable from the moment the run is
+ * accepted, it enters the message history (with `messageId`) only then.
+ */
+export const PendingRunInputSchema = z
+  .object({
+    messageId: IdSchema,
+    content: z.string().min(1),
+    parentId: IdSchema.nullable(),
+    metadata: z.record(z.string(), z.string()),
+    /** Tools the client runs, offered to the model for this run only (AG-UI frontend tools). */
+    clientTools: z.array(ClientToolSchema).optional(),
+  })
+  .strict();
+export type PendingRunInput = z.infer<typeof PendingRunInputSchema>;

@@ -1,0 +1,18 @@
+import type { PendingAction } from '@cognition/contracts';
+import type { RuntimeError } from './errors';
+
+/**
+ * How a run ended: decided by the executor, recorded by the finisher, reported by telemetry
+ * (hence its home below runs/ and telemetry/). `rolled_back`: a newer message replaced it
+ * (double-texting `rollback`), so the finisher removes it.
+ */
+export type Outcome =
+  | { kind: 'completed' }
+  | { kind: 'aborted' }
+  | { kind: 'interrupted'; message?: string }
+  | { kind: 'rolled_back' }
+  /** This node lost the run's lease: another node executes it now; nothing is recorded here. */
+  | { kind: 'lost' }
+  /** The run waits for a person's decision on tool calls (status `requires_action`). */
+  | { kind: 'paused'; action: PendingAction }
+  | { kind: 'failed'; error: RuntimeError };

@@ -1,0 +1,351 @@
+import type { ClientTool, Message, Run, Session } from '@cognition/contracts';
+import { MAX_PENDING_RUNS, SendMessageFieldsSchema } from '@cognition/contracts';
+import type { Scope, StorageBackend } from '@cognition/storage';
+import { RuntimeError } from '../../errors';
+import { newMessageId, newRunId } from '../../ids';
+import type { Logger } from '../../logger';
+import { refuseNonPublicHost } from '../../net/public-address';
+import type { ConfigRegistry } from '../../registry/config-registry';
+import { missingAgent } from '../../registry/config-registry';
+import type { ActiveRuns } from '../coordination/active-runs';
+import type { RunControlChannel } from '../coordination/ports';
+import type { RunLeases } from '../coordination/run-leases';
+import type { RunExecutor, RunInput } from '../execution/run-executor';
+import { executeInBackground } from '../execution/run-executor';
+import { requireSession } from '../run-context';
+import type { ParsedSend, SendInput, SendResult } from './send-input';
+import { parseSendInput } from './send-input';
+import { ensureInputMessage, pendingMessage } from './user-message';
+
+const NOT_ACCEPTING: readonly Session['status'][] = ['suspended', 'completed', 'failed'];
+
+export interface RunSchedulerOptions {
+  storage: StorageBackend;
+  active: ActiveRuns;
+  executor: Pick<RunExecutor, 'execute'>;
+  control: RunControlChannel;
+  /** Claims a run for this node before it executes here (or leaves it to a node with a slot). */
+  leases: Pick<RunLeases, 'claim' | 'deferStart' | 'initialClaim'>;
+  logger: Logger;
+  /** Whether callbacks may target loopback/private addresses. */
+  allowPrivateCallbacks: boolean;
+  /** The agents in force: a send to a session whose agent was deleted is refused. */
+  registry: Pick<ConfigRegistry, 'current'>;
+}
+
+/**
+ * Admission of sends: validates, persists the user message, creates the run and starts its
+ * execution in the background. Sends of one session are serialised in-process so a losing
+ * concurrent send never persists a user message no run answers (storage still arbitrates
+ * between nodes through its one-active-run rule).
+ */
+export class RunScheduler {
+  private readonly sendLocks = new Map<string, Promise<void>>();
+  private accepting = true;
+
+  constructor(private readonly o: RunSchedulerOptions) {}
+
+  /** Refuses every later send with UNAVAILABLE (shutdown). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /**
+   * @throws RuntimeError VALIDATION_ERROR (field named), SESSION_NOT_FOUND, CONFLICT (session
+   *   does not accept messages), UNAVAILABLE (shutting down); RUN_IN_PROGRESS when the session
+   *   cannot take the message now, worded for the caller (see `runInProgress`).
+   */
+  async send(input: SendInput): Promise<SendResult> {
+    const parsed = parseSendInput(input);
+    if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
+    return this.withSessionLock(parsed.sessionId, () => this.sendLocked(parsed));
+  }
+
+  /**
+   * Sets (or, with null, removes) where a run's completion payload goes, while the run has not
+   * ended (A2A's push notification configs). The URL is checked as a send's `callbackUrl`.
+   * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND, CONFLICT (the run has ended),
+   *   VALIDATION_ERROR naming `callbackUrl`.
+   */
+  async setCallback(
+    sessionId: string,
+    runId: string,
+    callbackUrl: string | null,
+    scope: Scope,
+  ): Promise<Run> {
+    const { storage } = this.o;
+    const session = await requireSession(storage, sessionId, scope);
+    const run = await storage.runs.get(runId);
+    if (!run || run.sessionId !== session.id) {
+      throw new RuntimeError('RUN_NOT_FOUND', `Run not found: ${runId}`);
+    }
+    if (callbackUrl !== null) {
+      const parsed = SendMessageFieldsSchema.shape.callbackUrl.safeParse(callbackUrl);
+      if (!parsed.success) {
+        throw RuntimeError.field('callbackUrl', parsed.error.issues[0]?.message ?? 'invalid');
+      }
+      await this.checkCallbackHost(callbackUrl);
+    }
+    if (run.finishedAt !== null) {
+      throw new RuntimeError('CONFLICT', `Run ${run.id} has ended (${run.status})`);
+    }
+    return storage.runs.update(run.id, { callbackUrl });
+  }
+
+  /** Refuses a callback into the server's own network unless the configuration allows it. */
+  private async checkCallbackHost(callbackUrl: string): Promise<void> {
+    if (this.o.allowPrivateCallbacks) return;
+    // Refused here, where the caller can still be told; delivery checks again (DNS changes).
+    // A host that does not resolve now is accepted: that may pass, and delivery retries.
+    const refused = await refuseNonPublicHost(new URL(callbackUrl));
+    if (refused?.kind === 'non-public') {
+      throw RuntimeError.field(
+        'callbackUrl',
+        `${refused.message}; callbacks into the server's own network are not allowed by its configuration`,
+      );
+    }
+  }
+
+  private async withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.sendLocks.get(sessionId) ?? Promise.resolve();
+    const current = previous.then(fn, fn);
+    const settled = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sendLocks.set(sessionId, settled);
+    try {
+      return await current;
+    } finally {
+      if (this.sendLocks.get(sessionId) === settled) this.sendLocks.delete(sessionId);
+    }
+  }
+
+  private async sendLocked(input: ParsedSend): Promise<SendResult> {
+    const { storage } = this.o;
+    const { sessionId, scope, content, callbackUrl, idempotencyKey } = input;
+    const session = await requireSession(storage, sessionId, scope);
+    if (idempotencyKey) {
+      const replayed = await this.findByIdempotencyKey(session.id, idempotencyKey, scope);
+      if (replayed) return replayed;
+    }
+    if (NOT_ACCEPTING.includes(session.status)) {
+      throw new RuntimeError(
+        'CONFLICT',
+        `Session ${session.id} is ${session.status} and accepts no messages`,
+      );
+    }
+    // Refused before anything is stored: the run could only fail (its agent was deleted).
+    const registry = await this.o.registry.current();
+    if (!registry.agents.get(session.agentName)) throw missingAgent(session.agentName);
+    const parentId = input.parentId ?? null;
+    if (parentId !== null && !(await storage.messages.get(session.id, parentId, scope))) {
+      throw RuntimeError.field('parentId', `no message ${parentId} in this session`);
+    }
+    if (callbackUrl) await this.checkCallbackHost(callbackUrl);
+    const parsedMetadata = input.metadata ?? {};
+    const active = await storage.runs.getActive(session.id);
+    const waiting = await storage.runs.listPending(session.id);
+    if (active || waiting.length > 0) {
+      return this.sendWhileBusy(input, session, active, waiting.length);
+    }
+    // The run first: its creation is what the database arbitrates (one active run per session,
+    // across nodes), so a losing send stores nothing. It carries its message, which the next
+    // process inserts should this one die before it does.
+    const runInput = {
+      messageId: newMessageId(),
+      content,
+      parentId,
+      metadata: parsedMetadata,
+      ...clientToolsOf(input),
+    };
+    const { run, created } = await storage.runs
+      .create({
+        id: newRunId(),
+        sessionId: session.id,
+        status: 'queued',
+        inputMessageId: runInput.messageId,
+        idempotencyKey: idempotencyKey ?? null,
+        callbackUrl: callbackUrl ?? null,
+        pendingInput: runInput,
+        ...this.o.leases.initialClaim(),
+      })
+      .catch((error: unknown) => {
+        // Another send (of any node) won the session's one active run.
+        throw (error as { code?: unknown }).code === 'RUN_IN_PROGRESS'
+          ? runInProgress(session.id, error)
+          : error;
+      });
+    if (!created) {
+      const first = run.inputMessageId
+        ? await storage.messages.get(session.id, run.inputMessageId, scope)
+        : null;
+      return { run, message: first ?? pendingMessage(run, runInput), created: false };
+    }
+    let message: Message;
+    try {
+      message = await storage.messages.create({
+        id: runInput.messageId,
+        sessionId: session.id,
+        role: 'user',
+        content,
+        parentId,
+        metadata: runInput.metadata,
+      });
+    } catch (error) {
+      await storage.runs
+        .update(run.id, {
+          status: 'failed',
+          error: { code: 'UNAVAILABLE', message: 'The message could not be stored' },
+          finishedAt: new Date(),
+        })
+        .catch(() => undefined);
+      throw error;
+    }
+    await this.start(run, session, message, scope, {
+      registry,
+      clientTools: runInput.clientTools ?? [],
+    });
+    return { run, message, created: true };
+  }
+
+  /**
+   * Double-texting: the session has an active run (or runs already waiting behind it). The
+   * message becomes a `pending` run at once (durable: it survives a restart), then `interrupt`
+   * and `rollback` cancel the active run, whose finisher starts the next pending run.
+   */
+  private async sendWhileBusy(
+    input: ParsedSend,
+    session: Session,
+    active: Run | null,
+    waiting: number,
+  ): Promise<SendResult> {
+    const strategy = input.multitaskStrategy ?? 'reject';
+    if (active?.status === 'requires_action') {
+      // Whatever the strategy: the paused run's tool calls need an answer before the thread
+      // can take another message.
+      throw new RuntimeError(
+        'RUN_IN_PROGRESS',
+        `Session ${session.id} has run ${active.id} waiting for a decision on its tool calls: resume it (POST /sessions/${session.id}/runs/${active.id}/resume) or abort it`,
+      );
+    }
+    if (strategy === 'reject' || waiting >= MAX_PENDING_RUNS) throw runInProgress(session.id);
+    const pendingInput = {
+      messageId: newMessageId(),
+      content: input.content,
+      parentId: input.parentId ?? null,
+      metadata: input.metadata ?? {},
+      ...clientToolsOf(input),
+    };
+    const { run, created } = await this.o.storage.runs.create({
+      id: newRunId(),
+      sessionId: session.id,
+      status: 'pending',
+      multitaskStrategy: strategy,
+      supersedesRunId: active?.id ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      pendingInput,
+    });
+    const message = pendingMessage(run, pendingInput);
+    if (created && active && strategy !== 'enqueue') {
+      await this.o.control.cancel(
+        active.id,
+        strategy === 'interrupt' ? 'superseded' : 'rolled_back',
+      );
+    }
+    return { run, message, created };
+  }
+
+  /**
+   * Starts the session's oldest pending run when no run of the session is active: called when a
+   * run finishes, and by recovery. Its message enters the history now. Never throws (logged).
+   */
+  async startNext(sessionId: string): Promise<void> {
+    if (!this.accepting) return;
+    try {
+      await this.withSessionLock(sessionId, () => this.startNextLocked(sessionId));
+    } catch (error) {
+      this.o.logger.error({ err: error, sessionId }, 'could not start the next pending run');
+    }
+  }
+
+  private async startNextLocked(sessionId: string): Promise<void> {
+    const { storage } = this.o;
+    if (!this.accepting || (await storage.runs.getActive(sessionId))) return;
+    const next = (await storage.runs.listPending(sessionId))[0];
+    if (!next) return;
+    // A suspended or ended session starts nothing: its pending runs wait (resume starts them).
+    const current = await storage.sessions.get(sessionId, {});
+    if (!current || NOT_ACCEPTING.includes(current.status)) return;
+    const run = await storage.runs.promote(next.id);
+    const session = await storage.sessions.get(sessionId, {});
+    const message = session ? await ensureInputMessage(storage, run) : null;
+    if (!session || !message) return;
+    await this.start(run, session, message, {});
+  }
+
+  /**
+   * Executes the run here once this node holds its claim (with several nodes, another one may
+   * have claimed it first: it executes it then, and its events reach this node's streams). A
+   * cluster node without a free slot leaves the run queued for a node that has one.
+   */
+  private async start(
+    run: Run,
+    session: Session,
+    message: Message,
+    scope: Scope,
+    fresh?: NonNullable<RunInput['fresh']>,
+  ): Promise<void> {
+    if (this.o.leases.deferStart()) return;
+    if (!(await this.o.leases.claim(run.id))) return;
+    const active = this.o.active.add(run.id, session.id, scope);
+    executeInBackground(
+      this.o.executor,
+      active,
+      {
+        session,
+        userMessage: message,
+        callbackUrl: run.callbackUrl,
+        ...(fresh ? { fresh } : {}),
+      },
+      { runs: this.o.active, logger: this.o.logger, what: 'run' },
+    );
+  }
+
+  private async findByIdempotencyKey(
+    sessionId: string,
+    key: string,
+    scope: Scope,
+  ): Promise<SendResult | null> {
+    const { storage } = this.o;
+    const run = (await storage.runs.list(sessionId)).find((r) => r.idempotencyKey === key);
+    if (!run) return null;
+    const input = run.status === 'pending' ? await storage.runs.pendingInput(run.id) : null;
+    const message = input
+      ? pendingMessage(run, input)
+      : run.inputMessageId
+        ? await storage.messages.get(sessionId, run.inputMessageId, scope)
+        : null;
+    if (!message) return null;
+    return { run, message, created: false };
+  }
+}
+
+/** The run input's `clientTools` (absent when the send offered none). */
+function clientToolsOf(input: ParsedSend): { clientTools?: ClientTool[] } {
+  return input.clientTools?.length ? { clientTools: input.clientTools } : {};
+}
+
+/**
+ * The answer to a send the session cannot take now (it has an active run, runs waiting, or the
+ * limit of waiting runs), worded with what the caller can do about it. A run waiting for a
+ * decision gets its own answer, which names the run to resume.
+ */
+function runInProgress(sessionId: string, cause?: unknown): RuntimeError {
+  return new RuntimeError(
+    'RUN_IN_PROGRESS',
+    `A run is in progress on session ${sessionId}: wait for its terminal event, abort it, or send with multitaskStrategy enqueue, interrupt or rollback`,
+    cause === undefined ? {} : { cause },
+  );
+}

@@ -1,0 +1,59 @@
+import type { ClientTool, Message, Run } from '@cognition/contracts';
+import {
+  ClientToolsSchema,
+  IdSchema,
+  SendMessageFieldsSchema,
+  StringMapSchema,
+  toFieldIssues,
+} from '@cognition/contracts';
+import type { Scope } from '@cognition/storage';
+import type { z } from 'zod';
+import { RuntimeError } from '../../errors';
+
+/**
+ * Input of `send`: the contract's send fields (`SendMessageFieldsSchema`, so the fields are
+ * declared once for every transport), the session, and `scope`, the caller's scope (from auth),
+ * never from the request body.
+ */
+export interface SendInput extends z.input<typeof SendMessageFieldsSchema> {
+  sessionId: string;
+  scope: Scope;
+  /**
+   * Tools the client runs itself, offered to the model for this run only: a call of one pauses
+   * the run until the client gives its result (`respond`). Stored with the run's input, so a
+   * resumed or recovered run offers them again.
+   */
+  clientTools?: ClientTool[];
+}
+
+export interface SendResult {
+  /** The new run: `pending` when it waits behind the session's active run. */
+  run: Run;
+  /**
+   * The user message (for a replayed idempotency key: the first one). For a `pending` run, the
+   * message as it enters the history when the run starts, with the id it will have.
+   */
+  message: Message;
+  /** false when the idempotency key matched an earlier run. */
+  created: boolean;
+}
+
+/** What `send` accepts, checked before anything is stored: the contract's fields, the session and the caller's scope. */
+const SendInputSchema = SendMessageFieldsSchema.extend({
+  sessionId: IdSchema,
+  scope: StringMapSchema,
+  clientTools: ClientToolsSchema.optional(),
+});
+export type ParsedSend = z.output<typeof SendInputSchema>;
+
+/** The input checked against its schema. @throws RuntimeError VALIDATION_ERROR naming each field. */
+export function parseSendInput(input: SendInput): ParsedSend {
+  const parsed = SendInputSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = toFieldIssues(parsed.error);
+  throw new RuntimeError(
+    'VALIDATION_ERROR',
+    `Invalid message: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    { issues },
+  );
+}

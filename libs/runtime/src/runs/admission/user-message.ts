@@ -1,0 +1,47 @@
+import type { Message, PendingRunInput, Run } from '@cognition/contracts';
+import type { StorageBackend } from '@cognition/storage';
+
+/*
+ * The user message a run answers. A send stores it with its run, or, for a run that waits
+ * (`pending`), only inside the run's pending input until the run starts.
+ */
+
+/** The message a pending run will send, as it will read once in the history. */
+export function pendingMessage(run: Run, input: PendingRunInput): Message {
+  return {
+    id: input.messageId,
+    sessionId: run.sessionId,
+    role: 'user',
+    content: input.content,
+    toolCalls: [],
+    toolCallId: null,
+    tokenCount: null,
+    modelUsed: null,
+    parentId: input.parentId,
+    metadata: input.metadata,
+    createdAt: run.createdAt,
+  };
+}
+
+/**
+ * The user message of a run started from `pending`: inserted with the id its pending input
+ * carries, unless an earlier process inserted it before dying (then that one).
+ */
+export async function ensureInputMessage(
+  storage: StorageBackend,
+  run: Run,
+): Promise<Message | null> {
+  const input = await storage.runs.pendingInput(run.id);
+  const id = run.inputMessageId ?? input?.messageId;
+  if (!id) return null;
+  const existing = await storage.messages.get(run.sessionId, id, {});
+  if (existing || !input) return existing;
+  return storage.messages.create({
+    id: input.messageId,
+    sessionId: run.sessionId,
+    role: 'user',
+    content: input.content,
+    parentId: input.parentId,
+    metadata: input.metadata,
+  });
+}

@@ -1,0 +1,72 @@
+import type { Scope } from '@cognition/storage';
+import type { EventLog } from '../../events/event-log';
+import type { Logger } from '../../logger';
+import type { RunControlChannel } from './ports';
+import type { ActiveRun, CancelReason } from '../run-context';
+import { RunEmitter } from '../run-emitter';
+
+/**
+ * The runs this process executes, each registered on the control channel so a cancel request
+ * (from this process or, with a distributed channel, another one) aborts it.
+ */
+export class ActiveRuns {
+  private readonly runs = new Map<string, { run: ActiveRun; stopListening: () => void }>();
+
+  constructor(
+    private readonly control: RunControlChannel,
+    private readonly log: EventLog,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Registers a run accepted by this process; `done` is set by whoever starts it. */
+  add(runId: string, sessionId: string, scope: Scope, startSeq = 0): ActiveRun {
+    const run: ActiveRun = {
+      runId,
+      sessionId,
+      scope,
+      controller: new AbortController(),
+      emitter: new RunEmitter(this.log, sessionId, runId, this.logger, startSeq),
+      cancelReason: null,
+      done: Promise.resolve(),
+    };
+    const stopListening = this.control.listen(runId, (reason) => {
+      run.cancelReason ??= reason;
+      run.controller.abort();
+    });
+    this.runs.set(runId, { run, stopListening });
+    return run;
+  }
+
+  /** Forgets a run (after its terminal event); idempotent. */
+  remove(runId: string): void {
+    const entry = this.runs.get(runId);
+    if (!entry) return;
+    entry.stopListening();
+    this.runs.delete(runId);
+  }
+
+  /** Cancels a run of this process directly (not through the control channel). */
+  cancelLocal(runId: string, reason: CancelReason): void {
+    const entry = this.runs.get(runId);
+    if (!entry) return;
+    entry.run.cancelReason ??= reason;
+    entry.run.controller.abort();
+  }
+
+  has(runId: string): boolean {
+    return this.runs.has(runId);
+  }
+
+  forSession(sessionId: string): ActiveRun | undefined {
+    for (const { run } of this.runs.values()) if (run.sessionId === sessionId) return run;
+    return undefined;
+  }
+
+  ids(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  all(): ActiveRun[] {
+    return [...this.runs.values()].map((e) => e.run);
+  }
+}

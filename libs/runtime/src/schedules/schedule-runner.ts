@@ -1,0 +1,310 @@
+import type { Schedule, ScheduleFire, ScheduleFireReason } from '@cognition/contracts';
+import type { Span } from '@opentelemetry/api';
+import type { StorageBackend } from '@cognition/storage';
+import type { Logger } from '../logger';
+import { inScheduleFireSpan, setScheduleFireOutcome } from '../telemetry/spans';
+import type { SendInput, SendResult } from '../runs/admission/send-input';
+import type { ScheduleObserver } from './schedule-observer';
+import { NOOP_SCHEDULE_OBSERVER } from './schedule-observer';
+import type { Clock } from './schedule-times';
+import { nextOccurrence, SYSTEM_CLOCK } from './schedule-times';
+
+export interface ScheduleRunnerOptions {
+  storage: StorageBackend;
+  /** The run admission (`RunManager.scheduler.send`): a firing is a send like any other. */
+  send(input: SendInput): Promise<SendResult>;
+  /** Deletes a session the way the API does (cancel, release the sandbox, delete the rows). */
+  deleteSession(sessionId: string): Promise<void>;
+  nodeId: string;
+  clock?: Clock;
+  /** How often the loop looks for due occurrences (default 250 ms). */
+  pollMs?: number;
+  /**
+   * An occurrence found more than this late counts as missed (no node ran when it came due):
+   * it is handled per the schedule's `misfire`, coalesced with every other missed time
+   * (default 10 s).
+   */
+  misfireGraceMs?: number;
+  /** A fire claimed this long ago without a run is taken over: its claimer died (default 30 s). */
+  claimTimeoutMs?: number;
+  /** Occurrences taken per pass (default 100). */
+  batch?: number;
+  logger: Logger;
+  observer?: ScheduleObserver;
+}
+
+/** Errors that a retry cannot cure: the firing is given up (logged, counted as failed). */
+const PERMANENT = new Set([
+  'VALIDATION_ERROR',
+  'SESSION_NOT_FOUND',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RUN_IN_PROGRESS',
+]);
+
+/** The id of the session a `new_session` firing creates: the same on every retry of it. */
+export function firingSessionId(scheduleId: string, dueAt: Date): string {
+  return `${scheduleId}-${dueAt.getTime().toString(36)}`;
+}
+
+/**
+ * The scheduler loop of one node. Every node runs one; the database decides which node fires
+ * an occurrence (`ScheduleStore.claim`), so no node coordinates with another.
+ *
+ * A firing is idempotent from its claim on: the session of a `new_session` target has an id
+ * derived from the occurrence, and the send carries the idempotency key
+ * `schedule:<id>:<due time>`, so a node that takes over the fire of a dead claimer (no run after
+ * `claimTimeoutMs`) creates neither a second session nor a second run. Once the run exists it is
+ * covered by the run's lease like any other run.
+ */
+export class ScheduleRunner {
+  private readonly clock: Clock;
+  private readonly observer: ScheduleObserver;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(private readonly o: ScheduleRunnerOptions) {
+    this.clock = o.clock ?? SYSTEM_CLOCK;
+    this.observer = o.observer ?? NOOP_SCHEDULE_OBSERVER;
+  }
+
+  /** Starts the loop (a pass right away, then every `pollMs`). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops the loop and waits for the pass in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      let more = false;
+      this.running = this.tick()
+        .then((full) => {
+          more = full;
+        })
+        .catch((error: unknown) => this.o.logger.error({ err: error }, 'scheduler pass failed'))
+        .finally(() => {
+          this.running = undefined;
+          // A full batch: more is due right now, so the next pass does not wait for the poll.
+          if (!this.stopped) this.schedule(more ? 0 : (this.o.pollMs ?? 250));
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /**
+   * One pass: claims and fires what is due, then settles fires that need a node. True when it
+   * found a full batch due (more may be waiting).
+   */
+  async tick(): Promise<boolean> {
+    const now = this.clock.now();
+    const batch = this.o.batch ?? 100;
+    const due = await this.o.storage.schedules.listDue(now, batch);
+    await Promise.all(due.map((schedule) => this.takeOccurrence(schedule, now)));
+    await this.settle(now);
+    return due.length >= batch;
+  }
+
+  /** Fires a schedule now, outside its times ("trigger now"); returns the fire. */
+  async trigger(schedule: Schedule): Promise<ScheduleFire> {
+    const now = this.clock.now();
+    const fire = {
+      scheduleId: schedule.id,
+      dueAt: now,
+      claimedAt: now,
+      nodeId: this.o.nodeId,
+      reason: 'manual' as const,
+    };
+    await this.o.storage.schedules.addFire(fire);
+    return this.fire(schedule, now, 'manual', { throwOnFailure: true });
+  }
+
+  private async takeOccurrence(schedule: Schedule, now: Date): Promise<void> {
+    const dueAt = schedule.nextFireAt;
+    if (!dueAt) return;
+    const missed = now.getTime() - dueAt.getTime() > (this.o.misfireGraceMs ?? 10_000);
+    // A missed occurrence is coalesced with every other missed one: the schedule continues
+    // from its next time after now, never with a burst of what it missed.
+    const next = nextOccurrence(schedule, missed ? now : dueAt);
+    const skip = missed && schedule.misfire === 'skip';
+    const reason: ScheduleFireReason = missed ? 'misfire' : 'scheduled';
+    const claimedFrom = Date.now();
+    const won = await this.o.storage.schedules.claim({
+      scheduleId: schedule.id,
+      dueAt,
+      nextFireAt: next,
+      nodeId: this.o.nodeId,
+      now,
+      reason: skip ? null : reason,
+    });
+    if (!won) return;
+    if (missed) this.observer.misfired(schedule.misfire);
+    if (skip) {
+      const span = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
+      await inScheduleFireSpan({ ...span, startTime: claimedFrom }, (s) => {
+        setScheduleFireOutcome(s, { outcome: 'skipped' });
+        return Promise.resolve();
+      });
+      this.o.logger.info({ scheduleId: schedule.id, dueAt }, 'missed schedule occurrence skipped');
+      return;
+    }
+    await this.fire(schedule, dueAt, reason, { throwOnFailure: false, startTime: claimedFrom });
+  }
+
+  /**
+   * Starts the run of a claimed fire (again, for a fire whose claimer died), in the firing's
+   * span (from `startTime`, the claim, when given).
+   */
+  private fire(
+    schedule: Schedule,
+    dueAt: Date,
+    reason: ScheduleFireReason,
+    options: { throwOnFailure: boolean; startTime?: number },
+  ): Promise<ScheduleFire> {
+    const { startTime } = options;
+    const fire = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
+    return inScheduleFireSpan(
+      { ...fire, ...(startTime !== undefined ? { startTime } : {}) },
+      (span) => this.fireInSpan(schedule, dueAt, reason, options.throwOnFailure, span),
+    );
+  }
+
+  private async fireInSpan(
+    schedule: Schedule,
+    dueAt: Date,
+    reason: ScheduleFireReason,
+    throwOnFailure: boolean,
+    span: Span,
+  ): Promise<ScheduleFire> {
+    const { storage } = this.o;
+    try {
+      const sessionId = await this.targetSession(schedule, dueAt);
+      const { run } = await this.o.send({
+        sessionId,
+        scope: schedule.scope,
+        content: schedule.content,
+        metadata: {
+          ...schedule.metadata,
+          schedule_id: schedule.id,
+          schedule_due_at: dueAt.toISOString(),
+        },
+        callbackUrl: schedule.callbackUrl,
+        idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
+        multitaskStrategy: schedule.multitaskStrategy,
+      });
+      const deleteAfter =
+        schedule.target.kind === 'new_session' && schedule.target.onRunCompleted === 'delete';
+      const settled = {
+        runId: run.id,
+        sessionId,
+        cleanup: deleteAfter ? ('pending' as const) : ('none' as const),
+      };
+      await storage.schedules.updateFire(schedule.id, dueAt, settled);
+      const lagMs = Math.max(0, run.createdAt.getTime() - dueAt.getTime());
+      this.observer.fired(reason, lagMs);
+      setScheduleFireOutcome(span, {
+        outcome: reason === 'misfire' ? 'misfire' : 'fired',
+        lagMs,
+        runId: run.id,
+        sessionId,
+      });
+      return { ...this.fireOf(schedule.id, dueAt, reason), ...settled };
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!PERMANENT.has(code)) throw error;
+      // Retrying cannot help (the target session is gone, the run was refused): given up.
+      await storage.schedules.updateFire(schedule.id, dueAt, { cleanup: 'done' });
+      this.observer.failed(reason);
+      setScheduleFireOutcome(span, { outcome: 'failed', error });
+      this.o.logger.warn(
+        { err: error, scheduleId: schedule.id, dueAt },
+        'schedule firing refused: given up',
+      );
+      if (throwOnFailure) throw error;
+      return { ...this.fireOf(schedule.id, dueAt, reason), cleanup: 'done' };
+    }
+  }
+
+  private fireOf(scheduleId: string, dueAt: Date, reason: ScheduleFireReason): ScheduleFire {
+    return {
+      scheduleId,
+      dueAt,
+      claimedAt: this.clock.now(),
+      nodeId: this.o.nodeId,
+      reason,
+      runId: null,
+      sessionId: null,
+      cleanup: 'none',
+    };
+  }
+
+  /** The session the firing's message goes to; a `new_session` one is created (once). */
+  private async targetSession(schedule: Schedule, dueAt: Date): Promise<string> {
+    const { target } = schedule;
+    if (target.kind === 'session') return target.sessionId;
+    const { storage } = this.o;
+    const id = firingSessionId(schedule.id, dueAt);
+    try {
+      await storage.sessions.create(
+        {
+          id,
+          agentName: target.agentName,
+          config: target.config,
+          metadata: { ...schedule.metadata, schedule_id: schedule.id },
+        },
+        schedule.scope,
+      );
+    } catch (error) {
+      // Created by an earlier attempt of this firing (a claimer that died): use it.
+      if (!(
+        (error as { code?: string }).code === 'CONFLICT' && (await storage.sessions.get(id, {}))
+      ))
+        throw error;
+    }
+    await storage.schedules.updateFire(schedule.id, dueAt, { sessionId: id });
+    return id;
+  }
+
+  /**
+   * Fires that need a node: claimed long ago without a run (the claimer died: fired again,
+   * idempotently), or whose session is to be deleted once its run ended.
+   */
+  private async settle(now: Date): Promise<void> {
+    const { storage } = this.o;
+    const before = new Date(now.getTime() - (this.o.claimTimeoutMs ?? 30_000));
+    for (const fire of await storage.schedules.listUnsettledFires(before, this.o.batch ?? 100)) {
+      try {
+        if (fire.runId === null) {
+          // One node takes it over (the others find the claim moved on), then fires it again.
+          if (!(await storage.schedules.reclaimFire(fire, this.o.nodeId, now))) continue;
+          const schedule = await storage.schedules.get(fire.scheduleId, {});
+          if (schedule)
+            await this.fire(schedule, fire.dueAt, fire.reason, { throwOnFailure: false });
+        } else if (fire.cleanup === 'pending') {
+          await this.cleanUp(fire);
+        }
+      } catch (error) {
+        this.o.logger.warn(
+          { err: error, scheduleId: fire.scheduleId },
+          'schedule fire not settled',
+        );
+      }
+    }
+  }
+
+  private async cleanUp(fire: ScheduleFire): Promise<void> {
+    const { storage } = this.o;
+    const run = fire.runId ? await storage.runs.get(fire.runId) : null;
+    if (run && !['completed', 'failed', 'aborted', 'interrupted'].includes(run.status)) return;
+    if (fire.sessionId) await this.o.deleteSession(fire.sessionId);
+    await storage.schedules.updateFire(fire.scheduleId, fire.dueAt, { cleanup: 'done' });
+  }
+}

@@ -1,0 +1,100 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { langGraphConfigPath, loadUserGraphs } from './user-graphs';
+
+const FIXTURES = join(__dirname, 'fixtures');
+const CONFIG = join(FIXTURES, 'langgraph.json');
+
+describe('graphs from langgraph.json (issue 28)', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cognition-langgraph-json-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function configWith(content: unknown): Promise<string> {
+    const path = join(dir, `langgraph-${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  }
+
+  it('loads TypeScript and JavaScript graphs: compiled, a builder compiled once, a factory', async () => {
+    const graphs = await loadUserGraphs(CONFIG);
+    expect(graphs.list().map((g) => [g.graphId, g.kind])).toEqual([
+      ['compiled', 'compiled'],
+      ['uncompiled', 'compiled'],
+      ['factory', 'factory'],
+      ['echo', 'compiled'],
+    ]);
+    expect(graphs.config?.env).toEqual({ GREETING: 'hello' });
+
+    const run = async (id: string, configurable: Record<string, unknown> = {}) => {
+      const graph = await graphs.get(id)?.graph({ configurable });
+      if (!graph) throw new Error(`no graph ${id}`);
+      return graph.invoke({ text: 'hi' }, { configurable });
+    };
+    await expect(run('compiled')).resolves.toEqual({ text: 'hi!' });
+    await expect(run('uncompiled')).resolves.toEqual({ text: 'hi?' });
+    // The factory sees each run's config.
+    await expect(run('factory', { suffix: ' :)' })).resolves.toEqual({ text: 'hi :)' });
+    await expect(run('echo')).resolves.toEqual({ text: 'echo: hi' });
+    expect(graphs.get('missing')).toBeUndefined();
+  });
+
+  it('loads the module once: the same compiled instance for every run', async () => {
+    const graphs = await loadUserGraphs(CONFIG);
+    const graph = graphs.get('compiled');
+    if (!graph) throw new Error('no graph compiled');
+    expect(await graph.graph({})).toBe(graph.loaded);
+    expect(await graph.graph({})).toBe(await graph.graph({ configurable: { x: 1 } }));
+  });
+
+  it.each([
+    [
+      'a missing export',
+      { graphs: { g: `${FIXTURES}/graphs.ts:nope` } },
+      /graph "g" .*graphs\.ts, export "nope".*no such export \(the module exports: .*compiled/,
+    ],
+    [
+      'an export that is no graph',
+      { graphs: { g: `${FIXTURES}/graphs.ts:notAGraph` } },
+      /graph "g" .*export "notAGraph".*neither a graph/,
+    ],
+    [
+      'a missing module',
+      { graphs: { g: `${FIXTURES}/absent.ts:graph` } },
+      /graph "g" .*absent\.ts.*does not exist/,
+    ],
+    ['no graphs', { graphs: {} }, /graphs: lists no graph/],
+    ['a bad graph id', { graphs: { 'a b': './x.ts:g' } }, /graphs\.a b: graph ids are/],
+    ['not JSON', '{ "graphs": ', /not valid JSON/],
+  ])('refuses %s at start, naming the file and the graph', async (_what, content, message) => {
+    const path = await configWith(content);
+    const error = await loadUserGraphs(path).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toContain(path);
+    expect(error?.message).toMatch(message);
+  });
+
+  it('names a module that throws while loading', async () => {
+    const broken = join(dir, 'broken.mjs');
+    await writeFile(broken, 'throw new Error("boom at import");\n');
+    const path = await configWith({ graphs: { g: `${broken}:graph` } });
+    await expect(loadUserGraphs(path)).rejects.toThrow(
+      /graph "g" .*failed to load: boom at import/,
+    );
+  });
+
+  it('finds the file from the setting, else langgraph.json in the working directory', () => {
+    expect(langGraphConfigPath('conf/lg.json', '/srv/app')).toBe('/srv/app/conf/lg.json');
+    expect(langGraphConfigPath(undefined, FIXTURES)).toBe(CONFIG);
+    expect(langGraphConfigPath(undefined, dir)).toBeNull();
+  });
+});

@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'sandbox-local',
+  rootDir: __dirname,
+  roots: ['<rootDir>/src'],
+};

@@ -1,0 +1,2 @@
+export { createLocalSandbox, DEFAULT_LOCAL_PATH } from './local-backend';
+export type { LocalSandboxConfig } from './local-backend';

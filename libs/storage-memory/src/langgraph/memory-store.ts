@@ -1,0 +1,185 @@
+import type {
+  GetOperation,
+  Item,
+  ListNamespacesOperation,
+  MatchCondition,
+  Operation,
+  OperationResults,
+  PutOperation,
+  SearchItem,
+  SearchOperation,
+} from '@langchain/langgraph-checkpoint';
+import { TtlAwareStore, expiresAtFor, storeFilterMatches, ttlOfPut } from '@cognition/storage';
+import { clone } from '../clone';
+
+interface StoredItem {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date | null;
+}
+
+const namespaceKey = (namespace: readonly string[]): string => JSON.stringify(namespace);
+
+function startsWith(namespace: readonly string[], prefix: readonly string[]): boolean {
+  return (
+    prefix.length <= namespace.length &&
+    prefix.every((label, i) => label === '*' || namespace[i] === label)
+  );
+}
+
+function endsWith(namespace: readonly string[], suffix: readonly string[]): boolean {
+  const offset = namespace.length - suffix.length;
+  return (
+    offset >= 0 && suffix.every((label, i) => label === '*' || namespace[offset + i] === label)
+  );
+}
+
+function matches(namespace: readonly string[], condition: MatchCondition): boolean {
+  return condition.matchType === 'prefix'
+    ? startsWith(namespace, condition.path)
+    : endsWith(namespace, condition.path);
+}
+
+/**
+ * An in-process LangGraph `BaseStore` with TTL (`put(..., { ttl })`, minutes). Expired items are
+ * invisible from the instant they expire and are swept on the next write. Values are copied in
+ * and out, so callers never share state with the store. Semantic `query` search is not
+ * supported (no embeddings): a query is ignored and results are filtered and ordered only.
+ */
+export class MemoryStore extends TtlAwareStore {
+  private readonly items = new Map<string, Map<string, StoredItem>>();
+  private lastSweep = 0;
+
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super();
+  }
+
+  override batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    try {
+      const results = operations.map((operation) => this.apply(operation));
+      return Promise.resolve(results as OperationResults<Op>);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Deletes every item whose namespace contains `label` (a thread's items on session delete). */
+  deleteWhereNamespaceContains(label: string): number {
+    let deleted = 0;
+    for (const [key, bucket] of this.items) {
+      const first = bucket.values().next().value;
+      if (first?.namespace.includes(label)) {
+        deleted += bucket.size;
+        this.items.delete(key);
+      }
+    }
+    return deleted;
+  }
+
+  private apply(operation: Operation): unknown {
+    if ('namespacePrefix' in operation) return this.searchItems(operation);
+    if ('namespace' in operation) {
+      return 'value' in operation ? this.putOne(operation) : this.getOne(operation);
+    }
+    return this.listNamespacesOf(operation);
+  }
+
+  private live(item: StoredItem, now: Date): boolean {
+    return item.expiresAt === null || item.expiresAt.getTime() > now.getTime();
+  }
+
+  private toItem(item: StoredItem): Item {
+    return {
+      namespace: [...item.namespace],
+      key: item.key,
+      value: clone(item.value),
+      createdAt: new Date(item.createdAt),
+      updatedAt: new Date(item.updatedAt),
+    };
+  }
+
+  private getOne(operation: GetOperation): Item | null {
+    const item = this.items.get(namespaceKey(operation.namespace))?.get(operation.key);
+    return item && this.live(item, this.now()) ? this.toItem(item) : null;
+  }
+
+  private putOne(operation: PutOperation): void {
+    const now = this.now();
+    const ttl = operation.value === null ? null : ttlOfPut(operation);
+    this.sweep(now);
+    const bucketKey = namespaceKey(operation.namespace);
+    const bucket = this.items.get(bucketKey) ?? new Map<string, StoredItem>();
+    if (operation.value === null) {
+      bucket.delete(operation.key);
+      if (bucket.size === 0) this.items.delete(bucketKey);
+      return;
+    }
+    const previous = bucket.get(operation.key);
+    bucket.set(operation.key, {
+      namespace: [...operation.namespace],
+      key: operation.key,
+      value: clone(operation.value),
+      createdAt: previous && this.live(previous, now) ? previous.createdAt : now,
+      updatedAt: now,
+      expiresAt: expiresAtFor(ttl, now),
+    });
+    this.items.set(bucketKey, bucket);
+  }
+
+  private liveItems(now: Date): StoredItem[] {
+    const all: StoredItem[] = [];
+    for (const bucket of this.items.values()) {
+      for (const item of bucket.values()) if (this.live(item, now)) all.push(item);
+    }
+    return all;
+  }
+
+  private searchItems(operation: SearchOperation): SearchItem[] {
+    const now = this.now();
+    const found = this.liveItems(now)
+      .filter((item) => startsWith(item.namespace, operation.namespacePrefix))
+      .filter((item) => storeFilterMatches(item.value, operation.filter))
+      .sort(
+        (a, b) =>
+          b.updatedAt.getTime() - a.updatedAt.getTime() ||
+          namespaceKey(a.namespace).localeCompare(namespaceKey(b.namespace)) ||
+          a.key.localeCompare(b.key),
+      );
+    const offset = operation.offset ?? 0;
+    const limit = operation.limit ?? 10;
+    return found.slice(offset, offset + limit).map((item) => this.toItem(item));
+  }
+
+  private listNamespacesOf(operation: ListNamespacesOperation): string[][] {
+    const now = this.now();
+    const seen = new Map<string, string[]>();
+    for (const item of this.liveItems(now)) {
+      if (
+        !(operation.matchConditions ?? []).every((condition) => matches(item.namespace, condition))
+      )
+        continue;
+      const namespace =
+        operation.maxDepth === undefined
+          ? item.namespace
+          : item.namespace.slice(0, operation.maxDepth);
+      seen.set(namespaceKey(namespace), namespace);
+    }
+    const sorted = [...seen.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, ns]) => [...ns]);
+    return sorted.slice(operation.offset, operation.offset + operation.limit);
+  }
+
+  /** Drops expired items, at most once a second so writes stay O(1) in the common case. */
+  private sweep(now: Date): void {
+    if (now.getTime() - this.lastSweep < 1000) return;
+    this.lastSweep = now.getTime();
+    for (const [key, bucket] of this.items) {
+      for (const [itemKey, item] of bucket) if (!this.live(item, now)) bucket.delete(itemKey);
+      if (bucket.size === 0) this.items.delete(key);
+    }
+  }
+}

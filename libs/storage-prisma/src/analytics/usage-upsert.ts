@@ -1,0 +1,150 @@
+import type { Run } from '@cognition/contracts';
+import type { ModelContribution } from '@cognition/storage';
+import { contributionDelta, runContribution, runTimes } from '@cognition/storage';
+import type pg from 'pg';
+import { sqliteTimestamp } from '../db/raw-select';
+import type { SqliteSession } from '../db/sqlite-connection';
+
+/**
+ * `applyRunUsage` (usage-records.ts) for the run writes that run on the driver (run-writes.ts):
+ * the same figures, in two statement kinds instead of Prisma's five. The session's row is
+ * created or locked, incremented and its dates moved by one `INSERT … ON CONFLICT DO UPDATE`
+ * (the conflict branch takes the row lock on PostgreSQL, so writers of one session queue as
+ * before; the earliest start and latest activity are compared in SQL instead of read first),
+ * then each model's row is incremented the same way.
+ *
+ * SQLite compares the dates as text: Prisma's adapter and this library both write the fixed
+ * `YYYY-MM-DDTHH:MM:SS.mmm+00:00` form, whose text order is its time order.
+ */
+const TOTALS_COLUMNS = `session_id, runs, error_count, aborted_count, tokens_in, tokens_out,
+  estimated_tokens_in, estimated_tokens_out, cost_usd, unpriced_calls, started_at,
+  last_activity_at, ended_at, last_model, last_provider`;
+
+const TOTALS_UPDATE = `ON CONFLICT (session_id) DO UPDATE SET
+    runs = session_usage.runs + excluded.runs,
+    error_count = session_usage.error_count + excluded.error_count,
+    aborted_count = session_usage.aborted_count + excluded.aborted_count,
+    tokens_in = session_usage.tokens_in + excluded.tokens_in,
+    tokens_out = session_usage.tokens_out + excluded.tokens_out,
+    estimated_tokens_in = session_usage.estimated_tokens_in + excluded.estimated_tokens_in,
+    estimated_tokens_out = session_usage.estimated_tokens_out + excluded.estimated_tokens_out,
+    cost_usd = session_usage.cost_usd + excluded.cost_usd,
+    unpriced_calls = session_usage.unpriced_calls + excluded.unpriced_calls,
+    started_at = CASE WHEN session_usage.started_at IS NULL
+      OR excluded.started_at < session_usage.started_at
+      THEN excluded.started_at ELSE session_usage.started_at END,
+    last_activity_at = CASE WHEN session_usage.last_activity_at IS NULL
+      OR excluded.last_activity_at > session_usage.last_activity_at
+      THEN excluded.last_activity_at ELSE session_usage.last_activity_at END,
+    ended_at = excluded.ended_at,
+    last_model = COALESCE(excluded.last_model, session_usage.last_model),
+    last_provider = COALESCE(excluded.last_provider, session_usage.last_provider)`;
+
+const MODEL_COLUMNS = `session_id, provider, model, calls, tokens_in, tokens_out, cost_usd,
+  unpriced_calls`;
+
+const MODEL_UPDATE = `ON CONFLICT (session_id, provider, model) DO UPDATE SET
+    calls = session_model_usage.calls + excluded.calls,
+    tokens_in = session_model_usage.tokens_in + excluded.tokens_in,
+    tokens_out = session_model_usage.tokens_out + excluded.tokens_out,
+    cost_usd = session_model_usage.cost_usd + excluded.cost_usd,
+    unpriced_calls = session_model_usage.unpriced_calls + excluded.unpriced_calls`;
+
+/** A Date parameter as PostgreSQL's `timestamp(3)` (without time zone) in UTC, as Prisma stores it. */
+export function pgTimestamp(param: string): string {
+  return `(${param}::timestamptz AT TIME ZONE 'UTC')`;
+}
+
+const SQL = {
+  sqliteTotals: `INSERT INTO session_usage (${TOTALS_COLUMNS})
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${TOTALS_UPDATE}`,
+  sqliteModel: `INSERT INTO session_model_usage (${MODEL_COLUMNS})
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ${MODEL_UPDATE}`,
+  postgresTotals: `INSERT INTO session_usage (${TOTALS_COLUMNS})
+    VALUES ($1, $2::int, $3::int, $4::int, $5::int, $6::int, $7::int, $8::int,
+      $9::double precision, $10::int, ${pgTimestamp('$11')}, ${pgTimestamp('$12')},
+      ${pgTimestamp('$13')}, $14, $15) ${TOTALS_UPDATE}`,
+  postgresModel: `INSERT INTO session_model_usage (${MODEL_COLUMNS})
+    VALUES ($1, $2, $3, $4::int, $5::int, $6::int, $7::double precision, $8::int) ${MODEL_UPDATE}`,
+};
+
+interface UsageWrite {
+  sessionId: string;
+  totals: unknown[];
+  models: ModelContribution[];
+}
+
+/** The statements' values for one run write; dates as `date` formats them. */
+function usageWrite(before: Run | null, after: Run, date: (d: Date) => unknown): UsageWrite {
+  const sessionId = after.sessionId;
+  const delta = contributionDelta(runContribution(before), runContribution(after));
+  const times = runTimes(after);
+  return {
+    sessionId,
+    totals: [
+      sessionId,
+      delta.runs,
+      delta.errors,
+      delta.aborted,
+      delta.tokensIn,
+      delta.tokensOut,
+      delta.estimatedTokensIn,
+      delta.estimatedTokensOut,
+      delta.costUsd,
+      delta.unpricedCalls,
+      date(times.startedAt),
+      date(times.activityAt),
+      times.endedAt === null ? null : date(times.endedAt),
+      times.lastModel?.model ?? null,
+      times.lastModel?.provider ?? null,
+    ],
+    models: [...delta.models.values()],
+  };
+}
+
+function modelValues(sessionId: string, model: ModelContribution): unknown[] {
+  return [
+    sessionId,
+    model.provider,
+    model.model,
+    model.calls,
+    model.tokensIn,
+    model.tokensOut,
+    model.costUsd,
+    model.unpricedCalls,
+  ];
+}
+
+/** Applies one run write to its session's usage records, inside `session`'s open transaction. */
+export function applyRunUsageOnSqlite(
+  session: SqliteSession,
+  before: Run | null,
+  after: Run,
+): void {
+  const write = usageWrite(before, after, sqliteTimestamp);
+  session.prepare(SQL.sqliteTotals).run(...write.totals);
+  if (write.models.length === 0) return;
+  const model = session.prepare(SQL.sqliteModel);
+  for (const entry of write.models) model.run(...modelValues(write.sessionId, entry));
+}
+
+/** The same on the PostgreSQL client holding the run's transaction. */
+export async function applyRunUsageOnPostgres(
+  client: pg.PoolClient,
+  before: Run | null,
+  after: Run,
+): Promise<void> {
+  const write = usageWrite(before, after, (date) => date);
+  await client.query({
+    name: 'cognition_usage_totals',
+    text: SQL.postgresTotals,
+    values: write.totals,
+  });
+  for (const entry of write.models) {
+    await client.query({
+      name: 'cognition_usage_model',
+      text: SQL.postgresModel,
+      values: modelValues(write.sessionId, entry),
+    });
+  }
+}

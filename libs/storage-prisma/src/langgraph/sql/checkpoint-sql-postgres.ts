@@ -1,0 +1,283 @@
+import type pg from 'pg';
+import { inPostgresTransaction } from '../../db/raw-connections';
+import type {
+  CheckpointQuery,
+  CheckpointRow,
+  CheckpointSql,
+  RawWriteRow,
+  TransactionHook,
+  UnionRow,
+  WriteRow,
+} from './checkpoint-sql';
+import { ownBytes, splitUnion, toWriteRow } from './checkpoint-sql';
+
+function checkpointWithWritesSql(target: string): string {
+  return `
+    SELECT 0 AS kind, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id AS ref, type,
+      checkpoint AS data, metadata AS meta, NULL AS channel, 0 AS idx, NULL AS task_path
+    FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ${target}
+    UNION ALL
+    SELECT 1 AS kind, thread_id, checkpoint_ns, checkpoint_id, task_id AS ref, type,
+      value AS data, NULL AS meta, channel, idx, task_path
+    FROM checkpoint_writes
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ${target}`;
+}
+
+/**
+ * Statements with a fixed text run as named (server-side prepared) statements: parsed and
+ * planned once per pooled connection. Names are unique per text.
+ */
+const CHECKPOINT_BY_ID = {
+  name: 'cognition_checkpoint_by_id',
+  text: checkpointWithWritesSql('$3'),
+};
+const LATEST_CHECKPOINT = {
+  name: 'cognition_checkpoint_latest',
+  text: checkpointWithWritesSql(`(SELECT max(checkpoint_id) FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2)`),
+};
+const CHECKPOINT_BLOB = {
+  name: 'cognition_checkpoint_blob',
+  text: `SELECT checkpoint AS data FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
+};
+const CHANNEL_WRITES = {
+  name: 'cognition_channel_writes',
+  text: `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type,
+      value AS data, task_path
+    FROM checkpoint_writes
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 AND channel = $4`,
+};
+const UPSERT_CHECKPOINT = {
+  name: 'cognition_upsert_checkpoint',
+  text: `
+  INSERT INTO checkpoints
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+    parent_checkpoint_id = excluded.parent_checkpoint_id,
+    type = excluded.type,
+    checkpoint = excluded.checkpoint,
+    metadata = excluded.metadata`,
+};
+
+/** One statement for any number of rows: the columns travel as arrays. */
+function insertWritesSql(onConflict: string): string {
+  return `
+    INSERT INTO checkpoint_writes
+      (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
+      $7::text[], $8::bytea[], $9::text[])
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${onConflict}`;
+}
+const INSERT_WRITES_KEEP = {
+  name: 'cognition_insert_writes_keep',
+  text: insertWritesSql('DO NOTHING'),
+};
+const INSERT_WRITES_REPLACE = {
+  name: 'cognition_insert_writes_replace',
+  text: insertWritesSql(`DO UPDATE SET channel = excluded.channel, type = excluded.type,
+    value = excluded.value, task_path = excluded.task_path`),
+};
+const CHECKPOINT_BLOBS = {
+  name: 'cognition_checkpoint_blobs',
+  text: `SELECT checkpoint_id, checkpoint AS data FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])`,
+};
+/** The checkpoints a put refers to, locked so retention cannot delete them before it commits. */
+const LOCK_HOLDERS = {
+  name: 'cognition_lock_holders',
+  text: `SELECT checkpoint_id FROM checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])
+    FOR KEY SHARE`,
+};
+/** Both deletes in one statement, so they commit together. */
+const DELETE_THREAD = {
+  name: 'cognition_delete_thread',
+  text: `WITH writes AS (DELETE FROM checkpoint_writes WHERE thread_id = $1)
+    DELETE FROM checkpoints WHERE thread_id = $1`,
+};
+
+/**
+ * The checkpointer's SQL on PostgreSQL: node-postgres queries on the pool under the Prisma
+ * client (the same connections), one statement per operation. Prisma's per-query cost (the
+ * query interpreter, parameters JSON-encoded with bytes as base64, results as arrays of numbers)
+ * was more than the network round trip. Blobs travel as binary parameters and come back as
+ * bytes.
+ *
+ * A root `put` with a hook runs the upsert and the hook between BEGIN and COMMIT on one client of
+ * the pool.
+ */
+export class PostgresCheckpointSql implements CheckpointSql {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async checkpointWithWrites(
+    threadId: string,
+    checkpointNs: string,
+    checkpointId: string | undefined,
+  ): Promise<{ rows: CheckpointRow[]; writes: WriteRow[] }> {
+    const result =
+      checkpointId !== undefined
+        ? await this.pool.query<UnionRow<Buffer>>({
+            ...CHECKPOINT_BY_ID,
+            values: [threadId, checkpointNs, checkpointId],
+          })
+        : await this.pool.query<UnionRow<Buffer>>({
+            ...LATEST_CHECKPOINT,
+            values: [threadId, checkpointNs],
+          });
+    return splitUnion(result.rows, ownBytes);
+  }
+
+  async checkpointsWithWrites(
+    query: CheckpointQuery,
+  ): Promise<{ rows: CheckpointRow[]; writes: WriteRow[] }> {
+    const conditions: string[] = [];
+    // Names the combination of conditions present, which is all the text depends on.
+    let shape = '';
+    const values: unknown[] = [];
+    const param = (value: unknown): string => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    if (query.threadId !== undefined) {
+      conditions.push(`thread_id = ${param(query.threadId)}`);
+      shape += 't';
+    }
+    if (query.checkpointNs !== undefined) {
+      conditions.push(`checkpoint_ns = ${param(query.checkpointNs)}`);
+      shape += 'n';
+    }
+    if (query.checkpointId !== undefined) {
+      conditions.push(`checkpoint_id = ${param(query.checkpointId)}`);
+      shape += 'i';
+    }
+    if (query.before !== undefined) {
+      conditions.push(`checkpoint_id < ${param(query.before)}`);
+      shape += 'b';
+    }
+    if (query.after !== undefined) {
+      const { checkpointId, threadId, checkpointNs } = query.after;
+      shape += 'a';
+      conditions.push(
+        `(checkpoint_id, thread_id, checkpoint_ns) < (${param(checkpointId)}, ${param(threadId)}, ${param(checkpointNs)})`,
+      );
+    }
+    const text = `
+      WITH cp AS (
+        SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+        FROM checkpoints
+        ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+        ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC
+        LIMIT ${param(query.limit)}
+      )
+      SELECT 0 AS kind, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id AS ref, type,
+        checkpoint AS data, metadata AS meta, NULL AS channel, 0 AS idx, NULL AS task_path
+      FROM cp
+      UNION ALL
+      SELECT 1 AS kind, w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id AS ref, w.type,
+        w.value AS data, NULL AS meta, w.channel, w.idx, w.task_path
+      FROM checkpoint_writes w
+      JOIN cp ON w.thread_id = cp.thread_id AND w.checkpoint_ns = cp.checkpoint_ns
+        AND w.checkpoint_id = cp.checkpoint_id
+      ORDER BY kind, checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC`;
+    const result = await this.pool.query<UnionRow<Buffer>>({
+      name: `cognition_list_${shape}`,
+      text,
+      values,
+    });
+    return splitUnion(result.rows, ownBytes);
+  }
+
+  async channelWrites(
+    threadId: string,
+    checkpointNs: string,
+    checkpointId: string,
+    channel: string,
+  ): Promise<WriteRow[]> {
+    const result = await this.pool.query<RawWriteRow<Buffer>>({
+      ...CHANNEL_WRITES,
+      values: [threadId, checkpointNs, checkpointId, channel],
+    });
+    return result.rows.map((row) => toWriteRow(row, ownBytes));
+  }
+
+  async checkpointBlob(
+    threadId: string,
+    checkpointNs: string,
+    checkpointId: string,
+  ): Promise<Uint8Array | undefined> {
+    const result = await this.pool.query<{ data: Buffer }>({
+      ...CHECKPOINT_BLOB,
+      values: [threadId, checkpointNs, checkpointId],
+    });
+    const row = result.rows[0];
+    return row ? ownBytes(row.data) : undefined;
+  }
+
+  async checkpointBlobs(
+    threadId: string,
+    checkpointNs: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, Uint8Array>> {
+    const result = await this.pool.query<{ checkpoint_id: string; data: Buffer }>({
+      ...CHECKPOINT_BLOBS,
+      values: [threadId, checkpointNs, checkpointIds],
+    });
+    return new Map(result.rows.map((row) => [row.checkpoint_id, ownBytes(row.data)]));
+  }
+
+  async putCheckpoint(
+    row: CheckpointRow,
+    hook: TransactionHook | undefined,
+    holders: readonly string[],
+  ): Promise<boolean> {
+    const values = [
+      row.threadId,
+      row.checkpointNs,
+      row.checkpointId,
+      row.parentCheckpointId,
+      row.type,
+      row.checkpoint,
+      row.metadata,
+    ];
+    if (!hook && holders.length === 0) {
+      await this.pool.query({ ...UPSERT_CHECKPOINT, values });
+      return true;
+    }
+    return inPostgresTransaction(this.pool, async (client) => {
+      if (holders.length > 0) {
+        const found = await client.query({
+          ...LOCK_HOLDERS,
+          values: [row.threadId, row.checkpointNs, holders],
+        });
+        if (found.rowCount !== holders.length) return false;
+      }
+      await client.query({ ...UPSERT_CHECKPOINT, values });
+      await hook?.postgresql(client);
+      return true;
+    });
+  }
+
+  async insertWrites(rows: WriteRow[], replace: boolean): Promise<void> {
+    await this.pool.query({
+      ...(replace ? INSERT_WRITES_REPLACE : INSERT_WRITES_KEEP),
+      values: [
+        rows.map((row) => row.threadId),
+        rows.map((row) => row.checkpointNs),
+        rows.map((row) => row.checkpointId),
+        rows.map((row) => row.taskId),
+        rows.map((row) => row.idx),
+        rows.map((row) => row.channel),
+        rows.map((row) => row.type),
+        rows.map((row) => row.value),
+        rows.map((row) => row.taskPath),
+      ],
+    });
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.pool.query({ ...DELETE_THREAD, values: [threadId] });
+  }
+}

@@ -1,3 +1,0 @@
-import { runMessagePositionSpecs } from './message-positions-spec-cases';
-
-runMessagePositionSpecs('postgresql');

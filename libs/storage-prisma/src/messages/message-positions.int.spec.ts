@@ -1,0 +1,3 @@
+import { runMessagePositionSpecs } from '../testing/message-positions-cases';
+
+runMessagePositionSpecs('postgresql');

@@ -1,0 +1,2 @@
+export * from './test-db';
+export * from './private-postgres';

@@ -1,0 +1,110 @@
+import type {
+  CallbackAttempt,
+  CreateRunInput,
+  PendingRunInput,
+  Run,
+  RunError,
+  UpdateRunInput,
+} from '@cognition/contracts';
+
+/**
+ * A completion-callback delivery not yet finished (delivered, or given up): what the next
+ * process needs to go on with it after a restart.
+ */
+export interface PendingCallback {
+  /** One per delivery; the `X-Cognition-Delivery` header. */
+  deliveryId: string;
+  runId: string;
+  url: string;
+  /** The exact JSON body (the signature is computed over these bytes). */
+  body: string;
+  /** Attempts claimed so far (0 before the first). */
+  attempts: number;
+  /** When the next attempt is due. */
+  nextAttemptAt: Date;
+}
+
+/** How `RunStore.settlePaused` ends a pause: resumed (`queued`) or `aborted`. */
+export type SettlePausedChange =
+  | { status: 'queued'; ownerNode?: string | null; leaseExpiresAt?: Date | null }
+  | { status: 'aborted'; error: RunError; finishedAt: Date };
+
+export interface RunStore {
+  /**
+   * Creates a run. At most one active (`queued` | `running`) run per session, enforced
+   * atomically by the database (not by a read-then-write), so two processes sharing one
+   * database can never both succeed: the loser gets RUN_IN_PROGRESS.
+   * A create with an idempotency key already used on the session returns the existing run.
+   * A `pending` run (with its `pendingInput`) is not active and never conflicts.
+   */
+  create(input: CreateRunInput): Promise<{ run: Run; created: boolean }>;
+  /**
+   * Starts a pending run: it becomes `queued` (active, so the one-active-run rule applies
+   * atomically: RUN_IN_PROGRESS when another run of the session is active) with its pending
+   * input's `messageId` as `inputMessageId`. RUN_NOT_FOUND; CONFLICT when it is not pending.
+   */
+  promote(id: string): Promise<Run>;
+  /**
+   * Claims an active run for `node` until `until`: true when it was unowned, already `node`'s,
+   * or its owner's lease expired before `now` — a conditional update, so of several nodes
+   * claiming at once exactly one wins. false for a run that is not active or missing.
+   */
+  claim(id: string, node: string, now: Date, until: Date): Promise<boolean>;
+  /** Extends `node`'s lease of an active run to `until`; false when `node` no longer owns it. */
+  renewLease(id: string, node: string, until: Date): Promise<boolean>;
+  /**
+   * Ends a run's pause for a person's decision (status `requires_action`), atomically: of
+   * several callers (two resumes, a resume and an abort, on any node) exactly one gets the
+   * updated run; the others get null, as does a run that is not paused. `queued` resumes it
+   * (it keeps its session, claimed by `ownerNode` until `leaseExpiresAt` when given); `aborted`
+   * ends it (`error`, `finishedAt`). Either way its `pendingAction` is cleared.
+   * RUN_NOT_FOUND when missing.
+   */
+  settlePaused(id: string, change: SettlePausedChange): Promise<Run | null>;
+  /** Pending runs, oldest first: of one session, or of every session when omitted. */
+  listPending(sessionId?: string): Promise<Run[]>;
+  /** The message a run was created `pending` with (kept after it started); null otherwise. */
+  pendingInput(id: string): Promise<PendingRunInput | null>;
+  /** Throws RUN_NOT_FOUND. */
+  update(id: string, input: UpdateRunInput): Promise<Run>;
+  get(id: string): Promise<Run | null>;
+  /** Runs of a session, newest first. */
+  list(sessionId: string): Promise<Run[]>;
+  /**
+   * The run holding the session (see `holdsSession`): its active run, or the run paused for a
+   * decision. At most one.
+   */
+  getActive(sessionId: string): Promise<Run | null>;
+  /**
+   * Every active (`queued` | `running`) run across sessions, for recovery; paused runs are not
+   * listed (no process executes them, none needs to).
+   */
+  listActive(): Promise<Run[]>;
+  /**
+   * Records one completion-callback delivery attempt on its run. Attempts go with their run
+   * (and so with its session) when it is deleted.
+   * Throws RUN_NOT_FOUND when the run does not exist, CONFLICT when the run already has this
+   * (deliveryId, attempt) pair, VALIDATION_ERROR naming the field for bad input.
+   */
+  recordCallbackAttempt(input: CallbackAttempt): Promise<CallbackAttempt>;
+  /**
+   * The run's recorded callback attempts, oldest first (`startedAt`, then `attempt`). Empty for
+   * a run without a callback and for an unknown run (like `list` for an unknown session).
+   */
+  listCallbackAttempts(runId: string): Promise<CallbackAttempt[]>;
+  /**
+   * Stores a pending delivery (goes with its run when the run is deleted). Throws RUN_NOT_FOUND,
+   * CONFLICT when the delivery id exists.
+   */
+  savePendingCallback(input: PendingCallback): Promise<void>;
+  /**
+   * Claims attempt `attempt` of a pending delivery: true for exactly one caller, when the stored
+   * `attempts` is `attempt - 1` (it becomes `attempt`), false otherwise (another process claimed
+   * it, or the delivery is finished). So each attempt is made at most once across processes.
+   */
+  claimCallbackAttempt(deliveryId: string, attempt: number): Promise<boolean>;
+  /** Sets when the next attempt is due, or with null removes the delivery (finished). */
+  settlePendingCallback(deliveryId: string, nextAttemptAt: Date | null): Promise<void>;
+  /** Every pending delivery, the earliest due first. */
+  listPendingCallbacks(): Promise<PendingCallback[]>;
+}

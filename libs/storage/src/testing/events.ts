@@ -1,0 +1,117 @@
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
+import type { SuiteContext } from './context';
+
+const RUN_A = 'run_0000000001000000aaaaaaaaaa';
+const RUN_B = 'run_0000000002000000bbbbbbbbbb';
+
+function envelope(sessionId: string, runId: string, seq: number, event?: AgentEvent) {
+  const value: AgentEventEnvelope = {
+    id: `${runId}:${String(seq).padStart(9, '0')}`,
+    sessionId,
+    runId,
+    event: event ?? { type: 'token', content: `t${seq}` },
+  };
+  return value;
+}
+
+export function eventTests(ctx: SuiteContext): void {
+  describe('events', () => {
+    it('lists a session’s events after a cursor in id order, page by page, exactly as appended', async () => {
+      const s = await ctx.backend.sessions.create({}, {});
+      const other = await ctx.backend.sessions.create({}, {});
+      const done: AgentEvent = {
+        type: 'done',
+        assistant_data: null,
+      };
+      const later = [envelope(s.id, RUN_B, 1), envelope(s.id, RUN_B, 2, done)];
+      const earlier = [1, 2, 3].map((i) => envelope(s.id, RUN_A, i));
+      earlier[1] = envelope(s.id, RUN_A, 2, { type: 'token', content: 'é 😀 "q"\n\t\\ \u0000x' });
+      // Appended out of order: listing is by id, not by arrival.
+      await ctx.backend.events.append(later);
+      await ctx.backend.events.append(earlier);
+      await ctx.backend.events.append([envelope(other.id, RUN_A, 1)]);
+      const all = [...earlier, ...later];
+      expect(await ctx.backend.events.listAfter(s.id, undefined, 100)).toEqual({
+        events: all,
+        evictedUpTo: null,
+      });
+      expect((await ctx.backend.events.listAfter(s.id, all[1]?.id, 2)).events).toEqual(
+        all.slice(2, 4),
+      );
+      expect((await ctx.backend.events.listAfter(s.id, `${RUN_B}:`, 100)).events).toEqual(later);
+      expect((await ctx.backend.events.listAfter(s.id, all[4]?.id, 100)).events).toEqual([]);
+      expect((await ctx.backend.events.listAfter(other.id, undefined, 100)).events).toHaveLength(1);
+    });
+
+    it('stores an id once when an append is retried, and drops events of a missing session', async () => {
+      const s = await ctx.backend.sessions.create({}, {});
+      const first = [envelope(s.id, RUN_A, 1), envelope(s.id, RUN_A, 2)];
+      await ctx.backend.events.append(first);
+      await ctx.backend.events.append([...first, envelope(s.id, RUN_A, 3)]);
+      const listed = await ctx.backend.events.listAfter(s.id, undefined, 100);
+      expect(listed.events.map((e) => e.id)).toEqual([1, 2, 3].map((i) => `${RUN_A}:00000000${i}`));
+      await expect(
+        ctx.backend.events.append([envelope('no-such-session', RUN_A, 1)]),
+      ).resolves.toBeUndefined();
+      expect((await ctx.backend.events.listAfter('no-such-session', undefined, 10)).events).toEqual(
+        [],
+      );
+      await expect(ctx.backend.events.append([])).resolves.toBeUndefined();
+    });
+
+    it('stores one append holding several sessions’ runs interleaved (a group commit) whole', async () => {
+      const [s1, s2] = [
+        await ctx.backend.sessions.create({}, {}),
+        await ctx.backend.sessions.create({}, {}),
+      ];
+      const gone = await ctx.backend.sessions.create({}, {});
+      await ctx.backend.sessions.delete(gone.id, {});
+      const batch: AgentEventEnvelope[] = [];
+      for (let seq = 1; seq <= 300; seq += 1) {
+        batch.push(envelope(s1.id, RUN_A, seq), envelope(gone.id, RUN_A, seq));
+        batch.push(envelope(s2.id, RUN_B, seq));
+      }
+      await ctx.backend.events.append(batch);
+      for (const [s, run] of [
+        [s1.id, RUN_A],
+        [s2.id, RUN_B],
+      ] as const) {
+        const listed = await ctx.backend.events.listAfter(s, undefined, 1000);
+        expect(listed.events).toEqual(batch.filter((e) => e.sessionId === s));
+        expect(listed.events.every((e) => e.runId === run)).toBe(true);
+      }
+      expect((await ctx.backend.events.listAfter(gone.id, undefined, 10)).events).toEqual([]);
+    });
+
+    it('trims to the newest events and remembers the greatest id it deleted', async () => {
+      const s = await ctx.backend.sessions.create({}, {});
+      const all = [1, 2, 3, 4, 5].map((i) => envelope(s.id, RUN_A, i));
+      await ctx.backend.events.append(all);
+      expect(await ctx.backend.events.trim(s.id, 2)).toBe(3);
+      expect(await ctx.backend.events.listAfter(s.id, undefined, 100)).toEqual({
+        events: all.slice(3),
+        evictedUpTo: all[2]?.id,
+      });
+      expect(await ctx.backend.events.trim(s.id, 2)).toBe(0);
+      expect((await ctx.backend.events.listAfter(s.id, undefined, 100)).evictedUpTo).toBe(
+        all[2]?.id,
+      );
+      await ctx.backend.events.append([envelope(s.id, RUN_B, 1)]);
+      expect(await ctx.backend.events.trim(s.id, 1)).toBe(2);
+      expect((await ctx.backend.events.listAfter(s.id, undefined, 100)).evictedUpTo).toBe(
+        all[4]?.id,
+      );
+    });
+
+    it('deletes a session’s events and their eviction mark with the session', async () => {
+      const s = await ctx.backend.sessions.create({}, {});
+      await ctx.backend.events.append([1, 2, 3].map((i) => envelope(s.id, RUN_A, i)));
+      await ctx.backend.events.trim(s.id, 1);
+      expect(await ctx.backend.sessions.delete(s.id, {})).toBe(true);
+      expect(await ctx.backend.events.listAfter(s.id, undefined, 100)).toEqual({
+        events: [],
+        evictedUpTo: null,
+      });
+    });
+  });
+}

@@ -1,0 +1,241 @@
+import type { PendingRunInput } from '@cognition/contracts';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import type { SuiteContext } from '../context';
+import {
+  expectStorageError,
+  expectValidationError,
+  latestCheckpoint,
+  putMessagesCheckpoint,
+  uid,
+} from '../helpers';
+
+function pendingInput(content: string): PendingRunInput {
+  return { messageId: uid('m'), content, parentId: null, metadata: { via: 'test' } };
+}
+
+/** Pending runs (double-texting) and `rollbackRun`. */
+export function multitaskTests(ctx: SuiteContext): void {
+  describe('pending runs (double-texting)', () => {
+    it('stores a pending run beside the active one, with its input, strategy and callback', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run: active } = await ctx.backend.runs.create({ sessionId: session.id });
+      const input = pendingInput('second question');
+      const { run: pending } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        status: 'pending',
+        multitaskStrategy: 'enqueue',
+        supersedesRunId: active.id,
+        callbackUrl: 'https://example.com/hook',
+        pendingInput: input,
+      });
+      expect(pending).toMatchObject({
+        status: 'pending',
+        inputMessageId: null,
+        multitaskStrategy: 'enqueue',
+        supersedesRunId: active.id,
+        callbackUrl: 'https://example.com/hook',
+      });
+      expect(await ctx.backend.runs.getActive(session.id)).toEqual(active);
+      expect(await ctx.backend.runs.listActive()).toEqual([active]);
+      expect(await ctx.backend.runs.pendingInput(pending.id)).toEqual(input);
+      expect(await ctx.backend.runs.pendingInput(active.id)).toBeNull();
+      expect(await ctx.backend.runs.pendingInput(uid('missing'))).toBeNull();
+    });
+
+    it('keeps the client tools of a run input, and sets and removes its callback URL', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const input: PendingRunInput = {
+        ...pendingInput('with tools'),
+        clientTools: [
+          {
+            name: 'get_weather',
+            description: 'Asks the browser',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        ],
+      };
+      const { run } = await ctx.backend.runs.create({ sessionId: session.id, pendingInput: input });
+      expect(await ctx.backend.runs.pendingInput(run.id)).toEqual(input);
+      const set = await ctx.backend.runs.update(run.id, { callbackUrl: 'https://example.com/a2a' });
+      expect(set.callbackUrl).toBe('https://example.com/a2a');
+      expect((await ctx.backend.runs.get(run.id))?.callbackUrl).toBe('https://example.com/a2a');
+      const removed = await ctx.backend.runs.update(run.id, { callbackUrl: null });
+      expect(removed).toMatchObject({ callbackUrl: null, status: run.status });
+    });
+
+    it('refuses a pending run without its input, naming the field', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      await expectValidationError(
+        ctx.backend.runs.create({ sessionId: session.id, status: 'pending' }),
+        'pendingInput',
+      );
+    });
+
+    it('lists pending runs oldest first, per session or across sessions', async () => {
+      const a = await ctx.backend.sessions.create({}, {});
+      const b = await ctx.backend.sessions.create({}, {});
+      const make = async (sessionId: string) =>
+        (
+          await ctx.backend.runs.create({
+            sessionId,
+            status: 'pending',
+            pendingInput: pendingInput('q'),
+          })
+        ).run;
+      const a1 = await make(a.id);
+      const b1 = await make(b.id);
+      const a2 = await make(a.id);
+      expect((await ctx.backend.runs.listPending(a.id)).map((r) => r.id)).toEqual([a1.id, a2.id]);
+      expect((await ctx.backend.runs.listPending()).map((r) => r.id)).toEqual([
+        a1.id,
+        b1.id,
+        a2.id,
+      ]);
+    });
+
+    it('promotes a pending run only when no other run is active, keeping its input', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run: active } = await ctx.backend.runs.create({ sessionId: session.id });
+      const input = pendingInput('next');
+      const { run: pending } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        status: 'pending',
+        pendingInput: input,
+      });
+      await expectStorageError(ctx.backend.runs.promote(pending.id), 'RUN_IN_PROGRESS');
+      await ctx.backend.runs.update(active.id, { status: 'completed' });
+      const promoted = await ctx.backend.runs.promote(pending.id);
+      expect(promoted).toMatchObject({ status: 'queued', inputMessageId: input.messageId });
+      expect(await ctx.backend.runs.getActive(session.id)).toEqual(promoted);
+      expect(await ctx.backend.runs.listPending(session.id)).toEqual([]);
+      expect(await ctx.backend.runs.pendingInput(pending.id)).toEqual(input);
+      await expectStorageError(ctx.backend.runs.promote(pending.id), 'CONFLICT');
+      await expectStorageError(ctx.backend.runs.promote(uid('missing')), 'RUN_NOT_FOUND');
+    });
+
+    it('lets exactly one of two pending runs of a session win concurrent promotes', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const make = async () =>
+        (
+          await ctx.backend.runs.create({
+            sessionId: session.id,
+            status: 'pending',
+            pendingInput: pendingInput('q'),
+          })
+        ).run;
+      const [first, second] = [await make(), await make()];
+      const results = await Promise.allSettled([
+        ctx.backend.runs.promote(first.id),
+        ctx.backend.runs.promote(second.id),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(await ctx.backend.runs.listPending(session.id)).toHaveLength(1);
+    });
+  });
+
+  describe('rollbackRun', () => {
+    it('removes the run, its user message and what followed, and the checkpoints it added', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const first = [
+        new HumanMessage({ id: uid('h'), content: 'first' }),
+        new AIMessage({ id: uid('a'), content: 'first answer' }),
+      ];
+      const base = await putMessagesCheckpoint(ctx.backend, session.threadId, first);
+      const question = await ctx.backend.messages.create({
+        sessionId: session.id,
+        role: 'user',
+        content: 'second',
+      });
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        inputMessageId: question.id,
+      });
+      await ctx.backend.runs.update(run.id, {
+        status: 'running',
+        startedAt: new Date(),
+        baseCheckpointId: base,
+      });
+      const second = [
+        ...first,
+        new HumanMessage({ id: question.id, content: 'second' }),
+        new AIMessage({ id: uid('a'), content: 'partial second answer' }),
+      ];
+      await putMessagesCheckpoint(ctx.backend, session.threadId, second.slice(0, 3));
+      await putMessagesCheckpoint(ctx.backend, session.threadId, second);
+      await ctx.backend.runs.recordCallbackAttempt({
+        runId: run.id,
+        deliveryId: uid('d'),
+        url: 'https://example.com/hook',
+        attempt: 1,
+        startedAt: new Date(),
+        durationMs: 1,
+        status: 503,
+        ok: false,
+        error: null,
+      });
+      expect((await ctx.backend.messages.listAll(session.id, {})).length).toBe(4);
+
+      const result = await ctx.backend.rollbackRun(run.id);
+
+      expect(result).toEqual({ messages: 2, checkpoints: 2 });
+      const rows = await ctx.backend.messages.listAll(session.id, {});
+      expect(rows.map((m) => m.content)).toEqual(['first', 'first answer']);
+      expect((await ctx.backend.sessions.get(session.id, {}))?.messageCount).toBe(2);
+      expect((await latestCheckpoint(ctx.backend, session.threadId))?.checkpoint.id).toBe(base);
+      expect(await ctx.backend.runs.get(run.id)).toBeNull();
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([]);
+      expect(await ctx.backend.runs.getActive(session.id)).toBeNull();
+      // The projection agrees with the checkpoint it now stands on.
+      await ctx.backend.rebuildMessageProjection(session.id);
+      expect((await ctx.backend.messages.listAll(session.id, {})).map((m) => m.content)).toEqual([
+        'first',
+        'first answer',
+      ]);
+    });
+
+    it('leaves the thread alone for a run that never started', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const base = await putMessagesCheckpoint(ctx.backend, session.threadId, [
+        new HumanMessage({ id: uid('h'), content: 'kept' }),
+      ]);
+      const question = await ctx.backend.messages.create({
+        sessionId: session.id,
+        role: 'user',
+        content: 'never answered',
+      });
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        inputMessageId: question.id,
+      });
+      expect(await ctx.backend.rollbackRun(run.id)).toEqual({ messages: 1, checkpoints: 0 });
+      expect((await latestCheckpoint(ctx.backend, session.threadId))?.checkpoint.id).toBe(base);
+      expect((await ctx.backend.messages.listAll(session.id, {})).map((m) => m.content)).toEqual([
+        'kept',
+      ]);
+    });
+
+    it('removes every checkpoint of a run that started on an empty thread', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const question = await ctx.backend.messages.create({
+        sessionId: session.id,
+        role: 'user',
+        content: 'first ever',
+      });
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        inputMessageId: question.id,
+      });
+      await ctx.backend.runs.update(run.id, { status: 'running', startedAt: new Date() });
+      await putMessagesCheckpoint(ctx.backend, session.threadId, [
+        new HumanMessage({ id: question.id, content: 'first ever' }),
+      ]);
+      expect(await ctx.backend.rollbackRun(run.id)).toEqual({ messages: 1, checkpoints: 1 });
+      expect(await latestCheckpoint(ctx.backend, session.threadId)).toBeUndefined();
+      expect((await ctx.backend.sessions.get(session.id, {}))?.messageCount).toBe(0);
+    });
+
+    it('answers RUN_NOT_FOUND for an unknown run', async () => {
+      await expectStorageError(ctx.backend.rollbackRun(uid('missing')), 'RUN_NOT_FOUND');
+    });
+  });
+}

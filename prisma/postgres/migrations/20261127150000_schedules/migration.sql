@@ -1,0 +1,54 @@
+-- CreateTable
+CREATE TABLE "schedules" (
+    "id" TEXT NOT NULL,
+    "scope" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "expression" TEXT,
+    "timezone" TEXT NOT NULL,
+    "run_at" TIMESTAMP(3),
+    "end_time" TIMESTAMP(3),
+    "enabled" BOOLEAN NOT NULL,
+    "misfire" TEXT NOT NULL,
+    "target" TEXT NOT NULL,
+    "target_session_id" TEXT,
+    "content" TEXT NOT NULL,
+    "metadata" TEXT NOT NULL,
+    "callback_url" TEXT,
+    "multitask_strategy" TEXT NOT NULL,
+    "next_fire_at" TIMESTAMP(3),
+    "last_fired_at" TIMESTAMP(3),
+    "created_at" TIMESTAMP(3) NOT NULL,
+    "updated_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "schedules_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "schedule_fires" (
+    "schedule_id" TEXT NOT NULL,
+    "due_at" TIMESTAMP(3) NOT NULL,
+    "claimed_at" TIMESTAMP(3) NOT NULL,
+    "node_id" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "run_id" TEXT,
+    "session_id" TEXT,
+    "cleanup" TEXT NOT NULL,
+
+    CONSTRAINT "schedule_fires_pkey" PRIMARY KEY ("schedule_id","due_at")
+);
+
+-- CreateIndex
+CREATE INDEX "schedules_enabled_next_fire_at_idx" ON "schedules"("enabled", "next_fire_at");
+
+-- CreateIndex
+CREATE INDEX "schedules_target_session_id_idx" ON "schedules"("target_session_id");
+
+-- CreateIndex
+CREATE INDEX "schedule_fires_run_id_claimed_at_idx" ON "schedule_fires"("run_id", "claimed_at");
+
+-- CreateIndex
+CREATE INDEX "schedule_fires_cleanup_idx" ON "schedule_fires"("cleanup");
+
+-- AddForeignKey
+ALTER TABLE "schedule_fires" ADD CONSTRAINT "schedule_fires_schedule_id_fkey" FOREIGN KEY ("schedule_id") REFERENCES "schedules"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+

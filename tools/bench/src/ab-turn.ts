@@ -1,0 +1,153 @@
+// `npm run bench -- ab-turn --builds before=<dir>/main.js,after=dist/apps/server/main.js
+//   [--providers sqlite,postgresql,memory] [--turns 40] [--warmup 10] [--profile <dir>]`
+//
+// Server CPU per turn of several server builds, taking turns: benchmark 1's turn (one `ls` call,
+// then 50 tokens, a fresh session each) on every build × backend, each server on its own fresh
+// database, the servers rotating turn by turn so load from other work on the machine hits all
+// of them alike. CPU time (user + system, /proc) over the measured turns, not wall time, is the
+// figure: it hardly depends on that load. What an optimisation's commit message quotes.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createCognitionClient } from '@cognition/client';
+import type { CognitionClient } from '@cognition/client';
+import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { createTestDatabase } from '@cognition/storage-prisma/testing';
+import { summarizeLatencies } from './harness/stats';
+import type { AgentServerProvider } from './support/agent-server';
+import {
+  fakeProviderEnv,
+  streamTurn,
+  toolThenAnswer,
+  TURN_ANSWER_TOKENS,
+  TURN_PROMPT,
+  turnProblem,
+} from './support/agent-server';
+import { processCpuMs } from './support/process-cpu';
+import { findRepoRoot } from './support/repo';
+import type { BenchServer } from './support/server-process';
+import { serverEnvFor, startServer } from './support/server-process';
+
+const repoRoot = (): string => findRepoRoot(__dirname);
+
+interface Contender {
+  label: string;
+  server: BenchServer;
+  client: CognitionClient;
+  sessions: string[];
+  cpuAtStart: number;
+  latencies: number[];
+  cleanup: () => Promise<void>;
+}
+
+function option(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+}
+
+function pidOf(server: BenchServer): number {
+  const pid = server.child.pid;
+  if (pid === undefined) throw new Error('a server process has no pid');
+  return pid;
+}
+
+async function start(
+  label: string,
+  mainPath: string,
+  provider: AgentServerProvider,
+  fake: FakeOpenAIServer,
+  sessions: number,
+  profileDir: string | undefined,
+): Promise<Contender> {
+  const workspace = await mkdtemp(path.join(tmpdir(), 'cognition-ab-'));
+  const db = provider === 'memory' ? undefined : await createTestDatabase(provider);
+  const cleanup = async (server?: BenchServer): Promise<void> => {
+    await server?.stop();
+    await db?.cleanup();
+    await rm(workspace, { recursive: true, force: true });
+  };
+  let server: BenchServer | undefined;
+  try {
+    const storageEnv = db
+      ? serverEnvFor(db, workspace)
+      : { COGNITION_WORKSPACE_ROOT: workspace, COGNITION_PERSISTENCE_BACKEND: 'memory' };
+    server = await startServer({
+      repoRoot: repoRoot(),
+      mainPath: path.resolve(mainPath),
+      env: { ...storageEnv, ...fakeProviderEnv(fake) },
+      profileDir: profileDir && path.resolve(profileDir, label.replace('/', '-')),
+    });
+    const client = createCognitionClient({ url: `${server.url}/trpc` });
+    const ids: string[] = [];
+    for (let i = 0; i < sessions; i += 1) {
+      ids.push((await client.sessions.create.mutate({ title: `turn ${i}` })).id);
+    }
+    const started = server;
+    return {
+      label,
+      server,
+      client,
+      sessions: ids,
+      cpuAtStart: 0,
+      latencies: [],
+      cleanup: () => cleanup(started),
+    };
+  } catch (error) {
+    await cleanup(server);
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const builds = option('builds', `current=${path.join(repoRoot(), 'dist/apps/server/main.js')}`)
+    .split(',')
+    .map((entry) => entry.split('=') as [string, string]);
+  const providers = option('providers', 'sqlite,postgresql,memory').split(
+    ',',
+  ) as AgentServerProvider[];
+  const turns = Number(option('turns', '40'));
+  const warmup = Number(option('warmup', '10'));
+  const profileDir = process.argv.includes('--profile') ? option('profile', 'tmp/prof') : undefined;
+  const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(TURN_ANSWER_TOKENS) });
+  const contenders: Contender[] = [];
+  try {
+    for (const provider of providers) {
+      for (const [name, mainPath] of builds) {
+        const label = `${name}/${provider}`;
+        contenders.push(await start(label, mainPath, provider, fake, warmup + turns, profileDir));
+      }
+    }
+    for (let i = 0; i < warmup + turns; i += 1) {
+      if (i === warmup) {
+        for (const c of contenders) c.cpuAtStart = processCpuMs(pidOf(c.server));
+      }
+      // Rotating order: no server always goes first after the fake model's idle time.
+      for (let k = 0; k < contenders.length; k += 1) {
+        const c = contenders[(k + i) % contenders.length] as Contender;
+        const started = performance.now();
+        const shape = await streamTurn(c.client, c.sessions[i] as string, TURN_PROMPT);
+        const problem = turnProblem(shape, TURN_ANSWER_TOKENS);
+        if (problem !== null) throw new Error(`${c.label}: ${problem}`);
+        if (i >= warmup) c.latencies.push(performance.now() - started);
+      }
+    }
+    for (const c of contenders) {
+      const cpu = (processCpuMs(pidOf(c.server)) - c.cpuAtStart) / turns;
+      const { p50 } = summarizeLatencies(c.latencies);
+      process.stdout.write(
+        `${c.label.padEnd(28)} server CPU ${cpu.toFixed(1)} ms/turn · p50 ${p50.toFixed(1)} ms\n`,
+      );
+    }
+  } finally {
+    for (const c of contenders) await c.cleanup();
+    await fake.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});
