@@ -14,7 +14,6 @@ import { findRepoRoot } from './src/support/repo';
 describe('npm run bench -- --smoke', () => {
   const repoRoot = findRepoRoot(__dirname);
   let report: RunReport;
-  const logs: string[] = [];
 
   // The peers' package (tools/bench/peers), installed the way `npm run bench` installs it on first
   // use (a no-op when installed and its lock file unchanged); its own hook, so a first install
@@ -29,7 +28,8 @@ describe('npm run bench -- --smoke', () => {
       only: undefined,
       repoRoot,
       profileDir: undefined,
-      log: (line) => logs.push(line),
+      // Streamed: which benchmark ran how long, and what a failing one said, is in the output.
+      log: (line) => void process.stderr.write(`${line}\n`),
     });
   }, 400_000); // nine benchmarks, each starting servers (and peers in 1): minutes on a loaded 2-core machine
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import type { EventStore, StorageBackend } from '@cognition/storage';
+import { StorageError } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { eventId } from '../ids';
 import { runEventLogConformance } from '../testing/event-log-conformance';
@@ -140,18 +141,47 @@ describe('StorageEventLog', () => {
     expect(published).toHaveLength(4);
   });
 
-  it('still publishes when storage fails, and rejects the append', async () => {
+  it('retries a failed write and publishes the event only once it is stored', async () => {
     const store = new GatedStore(storage.events);
     const log = new StorageEventLog({ store });
     const published: string[] = [];
     log.subscribe(sessionId, (e) => published.push(e.id));
-    store.failNext = new Error('disk full');
+    store.failNext = new StorageError('UNAVAILABLE', 'database restarting');
     const appended = log.append(env(1));
     await until(() => store.waiting === 1);
     store.release();
-    await expect(appended).rejects.toThrow('disk full');
+    // Failed: nobody received it (a node dying now leaves no id a client holds unstored).
+    await until(() => store.waiting === 1);
+    expect(published).toEqual([]);
+    store.release();
+    await appended;
     expect(published).toEqual([eventId('run_a', 1)]);
+    expect((await log.readAfter(sessionId)).events).toEqual([env(1)]);
+  });
+
+  it('drops a write still failing after retryForMs: rejected, never published', async () => {
+    const store = new GatedStore(storage.events);
+    const log = new StorageEventLog({ store, retryForMs: 0 });
+    const published: string[] = [];
+    log.subscribe(sessionId, (e) => published.push(e.id));
+    store.failNext = new StorageError('UNAVAILABLE', 'database down');
+    const appended = log.append(env(1));
+    await until(() => store.waiting === 1);
+    store.release();
+    await expect(appended).rejects.toThrow('database down');
+    expect(published).toEqual([]);
     expect((await log.readAfter(sessionId)).events).toEqual([]);
+  });
+
+  it('does not retry a refusal of the events themselves', async () => {
+    const store = new GatedStore(storage.events);
+    const log = new StorageEventLog({ store });
+    store.failNext = new StorageError('PAYLOAD_TOO_LARGE', 'event too large');
+    const appended = log.append(env(1));
+    await until(() => store.waiting === 1);
+    store.release();
+    await expect(appended).rejects.toThrow('event too large');
+    expect(store.batches).toHaveLength(1);
   });
 
   describe('group commit (issue 27)', () => {
@@ -205,7 +235,7 @@ describe('StorageEventLog', () => {
     it('reports a failed write to every run whose events it held, and goes on after it', async () => {
       const other = (await storage.sessions.create({}, {})).id;
       const store = new GatedStore(storage.events);
-      const log = new StorageEventLog({ store, flushIntervalMs: 60_000 });
+      const log = new StorageEventLog({ store, flushIntervalMs: 60_000, retryForMs: 0 });
       const published: string[] = [];
       log.subscribe(sessionId, (e) => published.push(e.id));
       store.failNext = new Error('database down');
@@ -215,17 +245,38 @@ describe('StorageEventLog', () => {
       store.release();
       await expect(a).rejects.toThrow('database down');
       await expect(b).rejects.toThrow('database down');
-      expect(published).toEqual([eventId('run_a', 1)]);
+      expect(published).toEqual([]);
       const next = log.append(end(sessionId, 'run_a', 2));
       await until(() => store.waiting === 1);
       store.release();
       await next;
+      expect(published).toEqual([eventId('run_a', 2)]);
       expect((await log.readAfter(sessionId)).events.map((e) => e.id)).toEqual([
         eventId('run_a', 2),
       ]);
     });
 
-    it('bounds the queue: an append beyond maxQueued fails as a failed write does, in its turn', async () => {
+    it('holds later events behind a batch being retried, then writes them in order', async () => {
+      const store = new GatedStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 0 });
+      const published: string[] = [];
+      log.subscribe(sessionId, (e) => published.push(e.id));
+      store.failNext = new Error('connection reset');
+      const first = log.append(env(1));
+      await until(() => store.waiting === 1);
+      const second = log.append(env(2));
+      store.release(); // fails: batch [1] is retried before [2] is written
+      await until(() => store.waiting === 1);
+      expect(store.batches).toEqual([[eventId('run_a', 1)], [eventId('run_a', 1)]]);
+      store.release();
+      await first;
+      await until(() => store.waiting === 1);
+      store.release();
+      await second;
+      expect(published).toEqual([1, 2].map((i) => eventId('run_a', i)));
+    });
+
+    it('bounds the queue: an append beyond maxQueued is refused in its turn, never published', async () => {
       const store = new GatedStore(storage.events);
       const log = new StorageEventLog({ store, flushIntervalMs: 0, maxQueued: 2 });
       const published: string[] = [];
@@ -241,7 +292,7 @@ describe('StorageEventLog', () => {
       store.release();
       await second;
       await expect(third).rejects.toThrow(/overloaded/);
-      expect(published).toEqual([1, 2, 3].map((i) => eventId('run_a', i)));
+      expect(published).toEqual([1, 2].map((i) => eventId('run_a', i)));
       expect(store.batches).toEqual([[eventId('run_a', 1)], [eventId('run_a', 2)]]);
       expect((await log.readAfter(sessionId)).events).toEqual([env(1), env(2)]);
     });

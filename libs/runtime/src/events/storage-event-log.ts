@@ -22,10 +22,17 @@ export interface StorageEventLogOptions {
    */
   flushIntervalMs?: number;
   /**
-   * Backpressure: events queued (waiting or being written) at most. An append beyond it fails
-   * as a failed write does (published in order, not stored, its promise rejects). Default 20 000.
+   * Backpressure: events queued (waiting or being written) at most. An append beyond it is
+   * refused: never stored, never published, its promise rejects. Default 20 000.
    */
   maxQueued?: number;
+  /**
+   * A failed write is retried (the store ignores ids it already holds, so a retry after an
+   * unknown outcome stores nothing twice) until it succeeds or this long has passed since its
+   * first attempt (ms); then its events are dropped and their appends reject. Default
+   * {@link DEFAULT_RETRY_FOR_MS}: a database restart takes seconds.
+   */
+  retryForMs?: number;
   /** Receives errors thrown by listeners (which never fail an append). */
   onListenerError?: (error: unknown) => void;
 }
@@ -36,6 +43,9 @@ export const DEFAULT_EVENT_RETENTION = 10_000;
  * one commit per token into one per flush, and a person does not see 2 ms on a token.
  */
 const DEFAULT_FLUSH_INTERVAL_MS = 2;
+export const DEFAULT_RETRY_FOR_MS = 30_000;
+/** Backoff between write attempts: doubles from the first to the last. */
+const RETRY_BACKOFF_MS = [25, 1_000] as const;
 const READ_PAGE = 1000;
 
 interface Pending {
@@ -44,7 +54,7 @@ interface Pending {
   reject: (error: unknown) => void;
   /** When it was appended (ms, `performance.now()`): the batch waits for its oldest. */
   at: number;
-  /** Refused by backpressure: published and rejected in its turn, never written. */
+  /** Refused by backpressure: rejected in its turn, never written nor published. */
   refused?: StorageError;
 }
 
@@ -66,6 +76,14 @@ interface Pending {
  * skip that event — a gap the `resumed` void marker cannot repair. Terminal events are stored
  * (and retention applied) before anyone receives them.
  *
+ * **A failed write is retried, never published unstored.** While storage is down (a database
+ * restart) the batch is retried with backoff and later events queue behind it, so live streams
+ * pause and go on in order once it is back. A batch still failing after `retryForMs` is dropped
+ * (its appends reject, nobody receives it). Publishing a failed batch anyway (as this log once
+ * did) broke the rule above: the node dying next made another node resume the run with those
+ * ids, and a client that had received them saw the resumed attempt's text appended to the first
+ * one's, without the `resumed` marker that voids it.
+ *
  * Live fan-out is in-process (a cluster adds a shared channel in its own implementation of the
  * port, fed by the batches this one publishes).
  */
@@ -75,6 +93,7 @@ export class StorageEventLog implements EventLog {
   private readonly maxBatch: number;
   private readonly flushIntervalMs: number;
   private readonly maxQueued: number;
+  private readonly retryForMs: number;
   private readonly listeners: ListenerSet;
   private queue: Pending[] = [];
   /** Events queued or in the write in flight (what backpressure bounds). */
@@ -89,11 +108,13 @@ export class StorageEventLog implements EventLog {
     this.maxBatch = options.maxBatch ?? 500;
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.maxQueued = options.maxQueued ?? 20_000;
+    this.retryForMs = options.retryForMs ?? DEFAULT_RETRY_FOR_MS;
     for (const [name, value, min] of [
       ['retainPerSession', this.retain, 1],
       ['maxBatch', this.maxBatch, 1],
       ['flushIntervalMs', this.flushIntervalMs, 0],
       ['maxQueued', this.maxQueued, 1],
+      ['retryForMs', this.retryForMs, 0],
     ] as const) {
       if (!Number.isInteger(value) || value < min) {
         throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
@@ -103,9 +124,9 @@ export class StorageEventLog implements EventLog {
   }
 
   /**
-   * Resolves once the event is stored and published. On a storage failure (or when more than
-   * `maxQueued` events wait) it is still published in its turn (live streams go on) and the
-   * promise rejects; a replay will miss it.
+   * Resolves once the event is stored and published. Rejects, and the event is neither stored
+   * nor published, when storage kept failing for `retryForMs` or more than `maxQueued` events
+   * wait.
    */
   append(envelope: AgentEventEnvelope): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -155,7 +176,11 @@ export class StorageEventLog implements EventLog {
       this.terminalQueued = this.queue.some((p) => isTerminalEvent(p.envelope.event));
       const failure = await this.write(batch);
       this.held -= batch.length;
-      for (const pending of batch) this.listeners.publish(pending.envelope);
+      for (const pending of batch) {
+        if (pending.refused === undefined && failure === null) {
+          this.listeners.publish(pending.envelope);
+        }
+      }
       for (const pending of batch) {
         const error = pending.refused ?? failure?.error;
         if (error === undefined) pending.resolve();
@@ -168,14 +193,29 @@ export class StorageEventLog implements EventLog {
     this.schedule();
   }
 
+  /**
+   * Writes the batch, retrying a transient failure for up to `retryForMs`; the last error when
+   * it never succeeded.
+   */
   private async write(batch: Pending[]): Promise<{ error: unknown } | null> {
     const envelopes = batch.filter((p) => !p.refused).map((p) => p.envelope);
-    try {
-      await this.store.append(envelopes);
-      await this.applyRetention(envelopes);
-      return null;
-    } catch (error) {
-      return { error };
+    if (envelopes.length === 0) return null;
+    const start = performance.now();
+    for (
+      let backoff: number = RETRY_BACKOFF_MS[0];
+      ;
+      backoff = Math.min(backoff * 2, RETRY_BACKOFF_MS[1])
+    ) {
+      try {
+        // Retention goes with the write it follows: a retry appends nothing twice, then trims.
+        await this.store.append(envelopes);
+        await this.applyRetention(envelopes);
+        return null;
+      } catch (error) {
+        const left = this.retryForMs - (performance.now() - start);
+        if (left <= 0 || !isTransient(error)) return { error };
+        await new Promise((resolve) => setTimeout(resolve, Math.min(backoff, left)));
+      }
     }
   }
 
@@ -207,4 +247,12 @@ export class StorageEventLog implements EventLog {
   dropSession(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/**
+ * Worth retrying: the database unreachable or failing for a reason it does not name. A refusal
+ * of the events themselves (invalid, too large) fails the same way every time.
+ */
+function isTransient(error: unknown): boolean {
+  return !(error instanceof StorageError) || ['UNAVAILABLE', 'STORAGE_ERROR'].includes(error.code);
 }
