@@ -27,5 +27,9 @@ module.exports = {
     '<rootDir>/src/testing/print-logs-on-failure.ts',
   ],
   testTimeout: 60000,
+  // Two spec files at a time: most of a spec's time is spent waiting on the servers it started
+  // (restarts, lease expiries, streamed turns), and jest's default on a 2-core machine is one
+  // worker. Every spec owns its ports, databases, Redis key prefix and workspace.
+  maxWorkers: 2,
   transformIgnorePatterns: [presetIgnore.replace('(?!(', `(?!(${langgraphSdkEsm.join('|')}|`)],
 };

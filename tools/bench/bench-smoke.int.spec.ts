@@ -31,7 +31,7 @@ describe('npm run bench -- --smoke', () => {
       // Streamed: which benchmark ran how long, and what a failing one said, is in the output.
       log: (line) => void process.stderr.write(`${line}\n`),
     });
-  }, 400_000); // nine benchmarks, each starting servers (and peers in 1): minutes on a loaded 2-core machine
+  }, 600_000); // sixteen benchmarks, each starting servers (and peers in 1): minutes on a loaded 2-core machine
 
   it('runs every registered benchmark without an error', () => {
     expect(report.runs.map((run) => [run.id, run.error])).toEqual(

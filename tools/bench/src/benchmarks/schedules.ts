@@ -110,6 +110,8 @@ async function measure(
             COGNITION_LOG_LEVEL: 'warn',
             // Few held model calls per node; every other admitted run waits for a slot.
             COGNITION_MAX_CONCURRENT_RUNS: '2',
+            // Every node holds model calls open when the case ends: nothing to wait for.
+            COGNITION_SHUTDOWN_GRACE_SECONDS: '1',
           },
         }),
       );
