@@ -46,10 +46,11 @@ export class RedisEventLog implements EventLog {
     const stored = this.o.store.append(envelope);
     // Published once stored (and in append order: stores resolve in order, the outbox keeps
     // it, and one connection keeps the order of its commands), so no node hears of an event
-    // a restart could lose.
+    // a restart could lose; one the store dropped is published nowhere (the chaos run: a
+    // dropped event published anyway let the node resuming the run reuse its id).
     void stored.then(
       () => this.publish(envelope),
-      () => this.publish(envelope),
+      () => undefined,
     );
     return stored;
   }
@@ -104,6 +105,10 @@ export class RedisEventLog implements EventLog {
 
   dropSession(sessionId: string): Promise<void> {
     return this.o.store.dropSession(sessionId);
+  }
+
+  abandon(runIds: readonly string[], timeoutMs: number): Promise<boolean> {
+    return this.o.store.abandon(runIds, timeoutMs);
   }
 
   /** Starts following the stream from its current end. */

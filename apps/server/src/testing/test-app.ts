@@ -62,6 +62,10 @@ export class CountingEventLog implements EventLog {
   dropSession(sessionId: string): Promise<void> {
     return this.inner.dropSession(sessionId);
   }
+
+  abandon(runIds: readonly string[], timeoutMs: number): Promise<boolean> {
+    return this.inner.abandon(runIds, timeoutMs);
+  }
 }
 
 export interface TestApp {

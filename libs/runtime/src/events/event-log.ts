@@ -37,6 +37,14 @@ export interface EventLog {
   subscribe(sessionId: string, listener: EventListener): () => void;
   /** Forgets the events of a deleted session. */
   dropSession(sessionId: string): Promise<void>;
+  /**
+   * Stops writing the events of runs another node takes over (a lost lease, a hand-off at
+   * shutdown): those not stored yet are dropped (their appends reject, nobody receives them).
+   * Resolves true once no write holding one of them is in flight, false when one still is after
+   * `timeoutMs`. The new owner numbers its events after the last stored one: a write of ours
+   * landing later would reuse those ids for other events.
+   */
+  abandon(runIds: readonly string[], timeoutMs: number): Promise<boolean>;
 }
 
 export interface InMemoryEventLogOptions {
@@ -135,5 +143,10 @@ export class InMemoryEventLog implements EventLog {
   dropSession(sessionId: string): Promise<void> {
     this.rings.delete(sessionId);
     return Promise.resolve();
+  }
+
+  /** Appends take effect at once: nothing waits to be written. */
+  abandon(): Promise<boolean> {
+    return Promise.resolve(true);
   }
 }

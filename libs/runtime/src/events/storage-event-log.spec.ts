@@ -184,6 +184,62 @@ describe('StorageEventLog', () => {
     expect(store.batches).toHaveLength(1);
   });
 
+  describe('abandon (a run taken over by another node)', () => {
+    const ofRun = (run: string, seq: number): AgentEventEnvelope => ({
+      ...env(seq),
+      id: eventId(run, seq),
+      runId: run,
+    });
+
+    it("drops the run's events waiting for a retry or queued; other runs are written", async () => {
+      const store = new GatedStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 0 });
+      const published: string[] = [];
+      log.subscribe(sessionId, (e) => published.push(e.id));
+      store.failNext = new StorageError('UNAVAILABLE', 'database restarting');
+      const a1 = log.append(ofRun('run_a', 1));
+      await until(() => store.waiting === 1);
+      const a2 = log.append(ofRun('run_a', 2));
+      const b1 = log.append(ofRun('run_b', 1));
+      store.release(); // fails: [a1] waits for its retry, [a2, b1] queued behind it
+      await new Promise((resolve) => setImmediate(resolve));
+      await expect(log.abandon(['run_a'], 1_000)).resolves.toBe(true);
+      await expect(a1).rejects.toThrow(/taken over/);
+      await until(() => store.waiting === 1);
+      store.release();
+      await b1;
+      await expect(a2).rejects.toThrow(/taken over/);
+      expect(store.batches).toEqual([[eventId('run_a', 1)], [eventId('run_b', 1)]]);
+      expect(published).toEqual([eventId('run_b', 1)]);
+      expect((await log.readAfter(sessionId)).events.map((e) => e.id)).toEqual([
+        eventId('run_b', 1),
+      ]);
+    });
+
+    it('waits for a write of the run in flight, and says when it is still in flight', async () => {
+      const store = new GatedStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 0 });
+      const a1 = log.append(ofRun('run_a', 1));
+      await until(() => store.waiting === 1);
+      await expect(log.abandon(['run_a'], 20)).resolves.toBe(false);
+      const quiet = log.abandon(['run_a'], 60_000);
+      store.release();
+      await expect(quiet).resolves.toBe(true);
+      // Stored by the write already under way, but never published nor reported stored.
+      await expect(a1).rejects.toThrow(/taken over/);
+    });
+
+    it("has nothing to wait for when no write holds the run's events", async () => {
+      const store = new GatedStore(storage.events);
+      const log = new StorageEventLog({ store, flushIntervalMs: 0 });
+      const b1 = log.append(ofRun('run_b', 1));
+      await until(() => store.waiting === 1);
+      await expect(log.abandon(['run_a'], 60_000)).resolves.toBe(true);
+      store.release();
+      await b1;
+    });
+  });
+
   describe('group commit (issue 27)', () => {
     const token = (sid: string, run: string, seq: number): AgentEventEnvelope => ({
       id: eventId(run, seq),

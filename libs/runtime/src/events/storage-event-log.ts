@@ -54,7 +54,7 @@ interface Pending {
   reject: (error: unknown) => void;
   /** When it was appended (ms, `performance.now()`): the batch waits for its oldest. */
   at: number;
-  /** Refused by backpressure: rejected in its turn, never written nor published. */
+  /** Refused (backpressure, or its run abandoned): rejected in its turn, never written nor published. */
   refused?: StorageError;
 }
 
@@ -100,6 +100,8 @@ export class StorageEventLog implements EventLog {
   private held = 0;
   private terminalQueued = false;
   private writing = false;
+  /** The batch being written (and retried), and its store call in flight. */
+  private inFlight: { batch: Pending[]; attempt: Promise<void> | null } | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: StorageEventLogOptions) {
@@ -174,7 +176,9 @@ export class StorageEventLog implements EventLog {
       const batch = this.queue.slice(0, this.maxBatch);
       this.queue = this.queue.slice(batch.length);
       this.terminalQueued = this.queue.some((p) => isTerminalEvent(p.envelope.event));
+      this.inFlight = { batch, attempt: null };
       const failure = await this.write(batch);
+      this.inFlight = null;
       this.held -= batch.length;
       for (const pending of batch) {
         if (pending.refused === undefined && failure === null) {
@@ -198,17 +202,20 @@ export class StorageEventLog implements EventLog {
    * it never succeeded.
    */
   private async write(batch: Pending[]): Promise<{ error: unknown } | null> {
-    const envelopes = batch.filter((p) => !p.refused).map((p) => p.envelope);
-    if (envelopes.length === 0) return null;
     const start = performance.now();
     for (
       let backoff: number = RETRY_BACKOFF_MS[0];
       ;
       backoff = Math.min(backoff * 2, RETRY_BACKOFF_MS[1])
     ) {
+      // Each attempt leaves out what was refused meanwhile (a run abandoned during the retries).
+      const envelopes = batch.filter((p) => !p.refused).map((p) => p.envelope);
+      if (envelopes.length === 0) return null;
       try {
         // Retention goes with the write it follows: a retry appends nothing twice, then trims.
-        await this.store.append(envelopes);
+        const attempt = this.store.append(envelopes);
+        if (this.inFlight) this.inFlight.attempt = attempt;
+        await attempt;
         await this.applyRetention(envelopes);
         return null;
       } catch (error) {
@@ -217,6 +224,31 @@ export class StorageEventLog implements EventLog {
         await new Promise((resolve) => setTimeout(resolve, Math.min(backoff, left)));
       }
     }
+  }
+
+  async abandon(runIds: readonly string[], timeoutMs: number): Promise<boolean> {
+    const runs = new Set(runIds);
+    const error = new StorageError(
+      'CONFLICT',
+      'Run taken over by another node: its events are no longer written here',
+    );
+    for (const pending of [...(this.inFlight?.batch ?? []), ...this.queue]) {
+      if (runs.has(pending.envelope.runId)) pending.refused ??= error;
+    }
+    const attempt = this.inFlight?.attempt;
+    if (!attempt || !this.inFlight?.batch.some((p) => runs.has(p.envelope.runId))) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const settled = await Promise.race([
+      attempt.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return settled;
   }
 
   private async applyRetention(batch: AgentEventEnvelope[]): Promise<void> {

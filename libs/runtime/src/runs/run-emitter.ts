@@ -14,6 +14,7 @@ export class RunEmitter {
   private seq: number;
   private tail: Promise<void> = Promise.resolve();
   private terminated = false;
+  private abandoned = false;
 
   constructor(
     private readonly log: EventLog,
@@ -34,9 +35,17 @@ export class RunEmitter {
     return this.terminated;
   }
 
-  /** Returns the envelope, or null when the run already emitted its terminal event. */
+  /**
+   * Emits nothing more: another node took the run over and numbers its events from the last
+   * stored one (see `EventLog.abandon`).
+   */
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  /** Returns the envelope, or null when the run already emitted its terminal event or was abandoned. */
   emit(event: AgentEvent): AgentEventEnvelope | null {
-    if (this.terminated) return null;
+    if (this.terminated || this.abandoned) return null;
     if (isTerminalEvent(event)) this.terminated = true;
     this.seq += 1;
     const envelope: AgentEventEnvelope = {

@@ -375,10 +375,14 @@ export class RunManager {
     const runs = this.active.all();
     if (this.recoveryMode === 'resume') {
       this.finisher.handOff();
-      // Other nodes may take the handed-off runs at once.
-      await this.leases.stop(true);
+      // Other nodes may take the handed-off runs at once, but only once nothing of ours can
+      // still be stored for them: the next owner numbers its events after the last stored one.
+      // A write still in flight after the wait keeps the leases (they expire instead).
+      const handedOff = runs.map((run) => run.runId);
+      const quiet = await this.active.abandon(handedOff, HAND_OFF_WRITE_WAIT_MS);
+      await this.leases.stop(quiet ? handedOff : []);
     } else {
-      await this.leases.stop(false);
+      await this.leases.stop([]);
       for (const run of runs) await this.control.cancel(run.runId, 'interrupted');
       await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
     }
@@ -387,6 +391,9 @@ export class RunManager {
     await this.callbacks.close();
   }
 }
+
+/** How long a hand-off waits for an event write of the handed-off runs that is in flight. */
+const HAND_OFF_WRITE_WAIT_MS = 2_000;
 
 function unlimitedListeners(controller: AbortController): AbortController {
   setMaxListeners(0, controller.signal);

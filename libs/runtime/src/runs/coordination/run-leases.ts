@@ -123,14 +123,14 @@ export class RunLeases {
   }
 
   /**
-   * Stops renewing; with `release`, lets the leases of the runs still here expire at once so
-   * another node takes them over without waiting (graceful shutdown).
+   * Stops renewing, and lets the leases of the runs named in `release` expire at once so another
+   * node takes them over without waiting (graceful shutdown).
    */
-  async stop(release: boolean): Promise<void> {
+  async stop(release: readonly string[]): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    if (!this.cluster || !release) return;
-    for (const runId of this.active.ids()) {
+    if (!this.cluster) return;
+    for (const runId of release) {
       await this.storage.runs
         .renewLease(runId, this.cluster.nodeId, new Date(0))
         .catch((error: unknown) =>
@@ -166,7 +166,8 @@ export class RunLeases {
               { runId },
               'stopped executing a run whose lease could not be renewed before it expires',
             );
-            this.active.cancelLocal(runId, 'lost');
+            // Nothing waits on it: the lease still holds for a while.
+            void this.active.abandon([runId], 0);
           } else {
             this.heldUntil.set(run, heldUntil);
           }
@@ -176,7 +177,7 @@ export class RunLeases {
           this.heldUntil.set(run, until.getTime());
         } else if (this.active.has(runId)) {
           this.logger.warn({ runId }, 'lost the lease of a run: another node executes it now');
-          this.active.cancelLocal(runId, 'lost');
+          void this.active.abandon([runId], 0);
         }
       }
       this.previousRound = roundStarted;

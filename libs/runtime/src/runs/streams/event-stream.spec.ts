@@ -22,6 +22,7 @@ function lossy(store: InMemoryEventLog, dropped: (e: AgentEventEnvelope) => bool
     readAfter: (session, after) => store.readAfter(session, after),
     subscribe: (session, listener) => store.subscribe(session, (e) => !dropped(e) && listener(e)),
     dropSession: (session) => store.dropSession(session),
+    abandon: () => store.abandon(),
   };
 }
 
