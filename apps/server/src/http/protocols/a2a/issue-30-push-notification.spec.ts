@@ -21,7 +21,8 @@ describe('A2A push notifications (issue 30)', () => {
       config,
     );
     expect(headers).toEqual({ 'content-type': 'application/a2a+json' });
-    expect(JSON.parse(body)).toMatchObject({
+    const sent = JSON.parse(body) as { task: { artifacts?: unknown[] } };
+    expect(sent).toMatchObject({
       task: {
         id: 'run_1',
         contextId: 'sess_1',
@@ -31,7 +32,7 @@ describe('A2A push notifications (issue 30)', () => {
         },
       },
     });
-    expect(JSON.parse(body).task.artifacts ?? []).toEqual([]);
+    expect(sent.task.artifacts ?? []).toEqual([]);
   });
 
   it('sends a canceled task over v0.3 as the v0.3 task, with the token and credentials', () => {
