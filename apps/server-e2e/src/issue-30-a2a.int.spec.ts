@@ -1,22 +1,13 @@
-import { createHmac } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
-import type { StreamResponse, Task } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
+import type { Task } from '@a2a-js/sdk';
 import type { RecordedRequest } from '@cognition/runtime/testing';
 import { FakeOpenAIServer, eventually, startAgentServer } from './testing/agent-server';
 import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
+import { startPushReceiver } from './testing/push-receiver';
+import { answerOf, clientFor, drain, message, pushedTask } from './testing/a2a-client';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
 
@@ -24,8 +15,10 @@ import { tempWorkspace } from './testing/server-process';
  * Issue 30: our agents over A2A, driven by the official `@a2a-js/sdk` client (v1.0 JSON-RPC):
  * per-agent card discovery, a blocking and a streamed message, contextId continuing the
  * session, tasks read and refused across tenants, an interrupt as input-required answered
- * over A2A, push notifications (given at send, or set, read, listed and deleted on a task)
- * delivered as signed completion callbacks to a receiver that checks the signature, a
+ * over A2A, push notifications (given at send, or set, read, listed and deleted on a task, with
+ * their token and authentication) delivered as the A2A task — a v1.0 `StreamResponse`, or the
+ * v0.3 task for a config set over v0.3 — with the token and credentials in their headers, and
+ * signed for a receiver that checks the signature, a
  * resubscribe after kill -9 of the server that gets the end of the task, and malformed
  * JSON-RPC answered with the spec's error objects.
  */
@@ -33,33 +26,6 @@ import { tempWorkspace } from './testing/server-process';
 const ALICE = 'alice-key-0123456789';
 const CALLBACK_SECRET = 'push-secret-0123456789';
 
-interface Delivery {
-  path: string;
-  body: { run_id: string; status: string; output: string };
-  signed: boolean;
-}
-
-/** A push notification receiver on loopback that checks each request's signature. */
-async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
-  const deliveries: Delivery[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const expected = `sha256=${createHmac('sha256', CALLBACK_SECRET).update(raw).digest('hex')}`;
-      deliveries.push({
-        path: req.url ?? '',
-        body: JSON.parse(raw) as Delivery['body'],
-        signed: req.headers['x-cognition-signature'] === expected,
-      });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, deliveries, server };
-}
 const BOB = 'bob-key-0123456789ab';
 
 const CAREFUL = `---
@@ -84,50 +50,13 @@ function reply(request: RecordedRequest) {
   return { text: `Heard ${users.length} message(s), last: ${String(users.at(-1)?.content)}` };
 }
 
-function keyed(key: string): typeof fetch {
-  return (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('Authorization', `Bearer ${key}`);
-    return fetch(input, { ...init, headers });
-  };
-}
-
-function clientFor(url: string, agent: string, key: string): Promise<Client> {
-  const fetchImpl = keyed(key);
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  // The agent's base URL ends with a slash: its card is relative to it.
-  return factory.createFromUrl(`${url}/a2a/${agent}/`);
-}
-
-function message(text: string, extra: { contextId?: string; taskId?: string } = {}) {
-  return SendMessageRequest.fromJSON({
-    message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], ...extra },
-  });
-}
-
-const answerOf = (task: Task) =>
-  task.artifacts
-    .flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')))
-    .join('');
-
-async function drain(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
-  for await (const item of stream) out.push(item);
-  return out;
-}
-
-function rpc(url: string, body: string, key = ALICE) {
+function rpc(url: string, body: string, key = ALICE, version = '1.0') {
   return fetch(`${url}/a2a/default`, {
     method: 'POST',
     headers: {
       Authorization: `Bearer ${key}`,
       'Content-Type': 'application/json',
-      'A2A-Version': '1.0',
+      'A2A-Version': version,
     },
     body,
   });
@@ -225,8 +154,12 @@ function describeOn(name: string, database: () => Promise<ServerDatabase>): void
       expect(answerOf(done)).toBe('Tool said a2a-approved');
     });
 
-    it('delivers push notifications as signed completion callbacks', async () => {
-      const receiver = await startReceiver();
+    it('delivers push notifications as A2A tasks with their token and authentication', async () => {
+      const receiver = await startPushReceiver(CALLBACK_SECRET);
+      const taskNotified = (id: string) =>
+        eventually(() =>
+          Promise.resolve(receiver.deliveries.find((d) => pushedTask(d)?.id === id)),
+        );
       try {
         const plain = await clientFor(server.url, 'default', ALICE);
         expect((await plain.getAgentCard()).capabilities?.pushNotifications).toBe(true);
@@ -234,48 +167,72 @@ function describeOn(name: string, database: () => Promise<ServerDatabase>): void
         const sent = (await plain.sendMessage(
           SendMessageRequest.fromJSON({
             message: { messageId: 'push-1', role: 'ROLE_USER', parts: [{ text: 'notify me' }] },
-            configuration: { taskPushNotificationConfig: { url: `${receiver.url}/at-send` } },
+            configuration: {
+              taskPushNotificationConfig: {
+                url: `${receiver.url}/at-send`,
+                token: 'token-at-send',
+                authentication: { scheme: 'Bearer', credentials: 'receiver-secret-1' },
+              },
+            },
           }),
         )) as Task;
-        const first = await eventually(() =>
-          Promise.resolve(receiver.deliveries.find((d) => d.body.run_id === sent.id)),
-        );
+        const first = await taskNotified(sent.id);
         expect(first).toMatchObject({
           path: '/at-send',
           signed: true,
-          body: { status: 'completed', output: 'Heard 1 message(s), last: notify me' },
+          headers: {
+            'content-type': 'application/a2a+json',
+            'x-a2a-notification-token': 'token-at-send',
+            authorization: 'Bearer receiver-secret-1',
+          },
         });
+        const firstTask = pushedTask(first) as Task;
+        expect(firstTask).toMatchObject({ id: sent.id, contextId: sent.contextId });
+        expect(firstTask.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+        expect(answerOf(firstTask)).toBe('Heard 1 message(s), last: notify me');
 
         // Set, read, list and delete on a task that waits for input, then set again.
         const careful = await clientFor(server.url, 'careful', ALICE);
         const paused = (await careful.sendMessage(message('run it'))) as Task;
         expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-        const config = (url: string) => ({
+        const config = (url: string, token = '') => ({
           tenant: '',
           id: '',
           taskId: paused.id,
           url,
-          token: '',
-          authentication: undefined,
+          token,
+          authentication: { scheme: 'Bearer', credentials: `for-${token}` },
         });
-        const set = await careful.createTaskPushNotificationConfig(config(`${receiver.url}/first`));
-        expect(set).toMatchObject({ taskId: paused.id, url: `${receiver.url}/first` });
+        const set = await careful.createTaskPushNotificationConfig(
+          config(`${receiver.url}/first`, 'token-first'),
+        );
+        const kept = {
+          taskId: paused.id,
+          url: `${receiver.url}/first`,
+          token: 'token-first',
+          authentication: { scheme: 'Bearer', credentials: 'for-token-first' },
+        };
+        expect(set).toMatchObject(kept);
         expect(
           await careful.getTaskPushNotificationConfig({
             tenant: '',
             taskId: paused.id,
             id: set.id,
           }),
-        ).toMatchObject({ url: `${receiver.url}/first` });
+        ).toMatchObject(kept);
         const ref = { tenant: '', taskId: paused.id, pageSize: 10, pageToken: '' };
-        expect((await careful.listTaskPushNotificationConfig(ref)).configs).toHaveLength(1);
+        expect((await careful.listTaskPushNotificationConfig(ref)).configs).toEqual([
+          expect.objectContaining(kept),
+        ]);
         await careful.deleteTaskPushNotificationConfig({
           tenant: '',
           taskId: paused.id,
           id: set.id,
         });
         expect((await careful.listTaskPushNotificationConfig(ref)).configs).toHaveLength(0);
-        await careful.createTaskPushNotificationConfig(config(`${receiver.url}/final`));
+        await careful.createTaskPushNotificationConfig(
+          config(`${receiver.url}/final`, 'token-final'),
+        );
         const bob = await clientFor(server.url, 'careful', BOB);
         await expect(
           bob.createTaskPushNotificationConfig(config(`${receiver.url}/bob`)),
@@ -284,21 +241,74 @@ function describeOn(name: string, database: () => Promise<ServerDatabase>): void
         await careful.sendMessage(
           message('approve', { taskId: paused.id, contextId: paused.contextId }),
         );
-        const last = await eventually(() =>
-          Promise.resolve(receiver.deliveries.find((d) => d.body.run_id === paused.id)),
-        );
+        const last = await taskNotified(paused.id);
         expect(last).toMatchObject({
           path: '/final',
           signed: true,
-          body: { status: 'completed', output: 'Tool said a2a-approved' },
+          headers: {
+            'x-a2a-notification-token': 'token-final',
+            authorization: 'Bearer for-token-final',
+          },
         });
+        const lastTask = pushedTask(last) as Task;
+        expect(lastTask).toMatchObject({ id: paused.id, contextId: paused.contextId });
+        expect(lastTask.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+        expect(answerOf(lastTask)).toBe('Tool said a2a-approved');
         expect(receiver.deliveries.map((d) => d.path)).toEqual(['/at-send', '/final']);
         // An ended task takes no config.
         await expect(
           careful.createTaskPushNotificationConfig(config(`${receiver.url}/late`)),
         ).rejects.toThrow(/ended/);
+
+        // A config given over v0.3 gets the v0.3 task, its token and credentials.
+        const legacy = await rpc(
+          server.url,
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'message/send',
+            params: {
+              message: {
+                kind: 'message',
+                messageId: 'push-v03',
+                role: 'user',
+                parts: [{ kind: 'text', text: 'old client' }],
+              },
+              configuration: {
+                pushNotificationConfig: {
+                  url: `${receiver.url}/v03`,
+                  token: 'token-v03',
+                  authentication: { schemes: ['Bearer'], credentials: 'receiver-secret-3' },
+                },
+              },
+            },
+          }),
+          ALICE,
+          '0.3',
+        );
+        const { result } = (await legacy.json()) as { result: { id: string; contextId: string } };
+        const old = await eventually(() =>
+          Promise.resolve(receiver.deliveries.find((d) => d.path === '/v03')),
+        );
+        expect(old).toMatchObject({
+          signed: true,
+          headers: {
+            'content-type': 'application/json',
+            'x-a2a-notification-token': 'token-v03',
+            authorization: 'Bearer receiver-secret-3',
+          },
+          body: {
+            kind: 'task',
+            id: result.id,
+            contextId: result.contextId,
+            status: { state: 'completed' },
+            artifacts: [
+              { parts: [{ kind: 'text', text: 'Heard 1 message(s), last: old client' }] },
+            ],
+          },
+        });
       } finally {
-        await new Promise((resolve) => receiver.server.close(resolve));
+        await receiver.close();
       }
     });
 

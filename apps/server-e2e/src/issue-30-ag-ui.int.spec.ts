@@ -229,6 +229,15 @@ function describeOn(name: string, database: () => Promise<ServerDatabase>): void
         role: 'assistant',
         content: 'Heard 1 message(s), last: survive',
       });
+      // The replay held the cut-off text; the client keeps the answer once, and no copy of it.
+      expect(again.messages).toEqual([
+        { id: 'u1', role: 'user', content: 'survive' },
+        expect.objectContaining({
+          role: 'assistant',
+          content: 'Heard 1 message(s), last: survive',
+        }),
+      ]);
+      expect(events.map((e) => e.type)).toContain('MESSAGES_SNAPSHOT');
     });
 
     it('refuses bad input, unknown agents and missing keys before streaming', async () => {

@@ -1,5 +1,6 @@
 import type {
   CallbackAttempt,
+  CallbackConfig,
   Message,
   Run,
   RunError,
@@ -38,7 +39,7 @@ export function mapToRows(map: StringMap): { key: string; value: string }[] {
   return Object.entries(map).map(([key, value]) => ({ key, value }));
 }
 
-function parseJson<T>(text: string | null, fallback: T): T {
+export function parseJson<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
   return JSON.parse(text) as T;
 }
@@ -158,6 +159,7 @@ export function toRun(row: RunFields): Run {
     multitaskStrategy: row.multitaskStrategy as Run['multitaskStrategy'],
     supersedesRunId: row.supersedesRunId,
     callbackUrl: row.callbackUrl,
+    callbackConfig: parseJson<CallbackConfig | null>(row.callbackConfig, null),
     ownerNode: row.ownerNode,
     leaseExpiresAt: row.leaseExpiresAt,
     pendingAction: parseJson<PendingAction | null>(row.pendingAction, null),

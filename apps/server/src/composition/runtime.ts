@@ -28,6 +28,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LlmSettings, ServerConfig, ToolsConfig } from '../config';
 import { ConfigError } from '../config';
+import { a2aPushNotification } from '../http/protocols/a2a/push-notification';
 
 /**
  * The LLM configuration from the environment values and the optional providers file, and how
@@ -233,6 +234,8 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       maxDelayMs: callbacks.maxDelayMs,
       timeoutMs: callbacks.timeoutMs,
       allowPrivateNetwork: callbacks.allowPrivateNetwork,
+      // A2A push notification configs: the body an A2A task, with the config's token and auth.
+      format: a2aPushNotification,
     },
     tools: toolOptions(config.tools, config.workspaceRoot),
     mcp: { servers: mcpServers },

@@ -2,6 +2,7 @@ import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
   AgentEventEnvelope,
   CallbackAttempt,
+  CallbackConfig,
   HitlDecision,
   Message,
   Run,
@@ -84,7 +85,8 @@ export interface RunScheduler {
    */
   send(input: RunSendInput): Promise<RunSendResult>;
   /**
-   * Sets (null: removes) where a run's completion payload goes, while the run has not ended.
+   * Sets (null: removes) where a run's completion payload goes, and how (`config`: an A2A push
+   * notification config's), while the run has not ended.
    * @throws SESSION_NOT_FOUND, RUN_NOT_FOUND, CONFLICT (ended), VALIDATION_ERROR (`callbackUrl`).
    */
   setCallback(
@@ -92,6 +94,7 @@ export interface RunScheduler {
     runId: string,
     callbackUrl: string | null,
     scope: Scope,
+    config?: CallbackConfig | null,
   ): Promise<Run>;
 }
 

@@ -29,3 +29,22 @@ export const CallbackAttemptSchema = z
   })
   .strict();
 export type CallbackAttempt = z.infer<typeof CallbackAttemptSchema>;
+
+/**
+ * How a run's completion callback is sent when an A2A push notification config set it: the body
+ * is the A2A task in the shape of the protocol version the config came through, `token` goes in
+ * `X-A2A-Notification-Token`, `authentication` in `Authorization: <scheme> <credentials>`.
+ * Stored on the run (like its URL) so a restart sends the same; null: our completion payload.
+ */
+export const CallbackConfigSchema = z
+  .object({
+    a2aVersion: z.enum(['1.0', '0.3']),
+    /** '' when the config has none. */
+    token: z.string().max(1024),
+    authentication: z
+      .object({ scheme: z.string().min(1).max(64), credentials: z.string().max(4096) })
+      .strict()
+      .nullable(),
+  })
+  .strict();
+export type CallbackConfig = z.infer<typeof CallbackConfigSchema>;

@@ -4,6 +4,7 @@ import { IdSchema, StringMapSchema } from '../common';
 import { MESSAGE_CONTENT_MAX } from '../sessions/message';
 import { ModelUsageSchema } from './usage';
 import { ClientToolSchema, PendingActionSchema } from '../agents/agent';
+import { CallbackConfigSchema } from './callback';
 
 /**
  * `queued` and `running` are active; a session has at most one active run at a time. `pending`
@@ -104,6 +105,8 @@ export const RunSchema = z.object({
   supersedesRunId: IdSchema.nullable(),
   /** Where the completion payload is POSTed when the run ends (null: nowhere). */
   callbackUrl: z.string().nullable(),
+  /** How the callback is sent when an A2A push notification config set it (null: as ours). */
+  callbackConfig: CallbackConfigSchema.nullable(),
   /** The server node that claimed the run (several nodes on one database; null: none). */
   ownerNode: z.string().nullable(),
   /** Until when the owner's claim holds; another node takes the run over only after it. */
@@ -129,6 +132,7 @@ export const CreateRunInputSchema = z
     multitaskStrategy: MultitaskStrategySchema.nullable().optional(),
     supersedesRunId: IdSchema.nullable().optional(),
     callbackUrl: z.string().max(2048).nullable().optional(),
+    callbackConfig: CallbackConfigSchema.nullable().optional(),
     /** Required for a `pending` run: the message it sends when it starts. */
     pendingInput: z
       .lazy(() => PendingRunInputSchema)
@@ -157,6 +161,7 @@ export const UpdateRunInputSchema = z
     pendingAction: PendingActionSchema.nullable().optional(),
     /** Where the completion payload goes (set or removed while the run has not ended). */
     callbackUrl: z.string().max(2048).nullable().optional(),
+    callbackConfig: CallbackConfigSchema.nullable().optional(),
   })
   .strict();
 export type UpdateRunInput = z.input<typeof UpdateRunInputSchema>;

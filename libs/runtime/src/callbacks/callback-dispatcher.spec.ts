@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StorageBackend } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
@@ -20,14 +21,23 @@ const payload: CompletionPayload = {
 };
 
 async function receiver(statuses: number[]) {
-  const hits: { signature: string | undefined; delivery: string | undefined; at: number }[] = [];
+  const hits: {
+    signature: string | undefined;
+    delivery: string | undefined;
+    at: number;
+    headers: IncomingHttpHeaders;
+    body: string;
+  }[] = [];
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       hits.push({
         signature: req.headers['x-cognition-signature'] as string | undefined,
         delivery: req.headers['x-cognition-delivery'] as string | undefined,
         at: Date.now(),
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
       });
       res.statusCode = statuses.shift() ?? 200;
       res.end();
@@ -203,10 +213,48 @@ describe('CallbackDispatcher', () => {
     }
   });
 
+  it('sends a callback with a config as its formatter shapes it, the same after a restart', async () => {
+    const r = await receiver([503, 200]);
+    const config = { a2aVersion: '1.0' as const, token: 'tok', authentication: null };
+    const shaped = {
+      body: '{"task":{"id":"r1"}}',
+      headers: { 'Content-Type': 'application/a2a+json', 'X-A2A-Notification-Token': 'tok' },
+    };
+    try {
+      const first = new CallbackDispatcher(storage.runs, {
+        ...LOOPBACK,
+        secret: 'k',
+        initialDelayMs: 60_000,
+        format: (p, c) => (p.run_id === 'r1' && c === config ? shaped : { body: '', headers: {} }),
+      });
+      void first.dispatch(r.url, payload, config);
+      await waitFor(async () => (await storage.runs.listCallbackAttempts('r1')).length === 1);
+      await first.close();
+      // The next process has no formatter: the stored delivery holds the body and headers.
+      const [left] = await storage.runs.listPendingCallbacks();
+      await storage.runs.settlePendingCallback(left?.deliveryId ?? '', new Date());
+      const next = new CallbackDispatcher(storage.runs, { ...LOOPBACK, secret: 'k' });
+      await next.resumePending();
+      await waitFor(async () => (await storage.runs.listPendingCallbacks()).length === 0);
+      await next.close();
+      expect(r.hits).toHaveLength(2);
+      for (const hit of r.hits) {
+        expect(hit.body).toBe(shaped.body);
+        expect(hit.signature).toBe(signPayload('k', shaped.body));
+        expect(hit.headers).toMatchObject({
+          'content-type': 'application/a2a+json',
+          'x-a2a-notification-token': 'tok',
+        });
+      }
+    } finally {
+      await r.close();
+    }
+  });
+
   it('takes over only deliveries overdue past the grace (their node died), each attempt once', async () => {
     const r = await receiver([200, 200]);
     try {
-      const base = { url: r.url, body: JSON.stringify(payload), attempts: 1 };
+      const base = { url: r.url, body: JSON.stringify(payload), headers: {}, attempts: 1 };
       await storage.runs.savePendingCallback({
         ...base,
         deliveryId: 'dead-node',

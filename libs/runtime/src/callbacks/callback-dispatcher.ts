@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { CallbackAttempt } from '@cognition/contracts';
+import type { CallbackAttempt, CallbackConfig } from '@cognition/contracts';
 import { CALLBACK_ERROR_MAX } from '@cognition/contracts';
 import type { PendingCallback, RunStore } from '@cognition/storage';
 import type { Logger } from '../logger';
@@ -37,6 +37,22 @@ export type CallbackAttemptRecorder = Pick<
   | 'listPendingCallbacks'
 >;
 
+/** A delivery's body and the headers it is sent with besides ours. */
+export interface CallbackRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Shapes the callback of a run whose callback has a config (an A2A push notification: the
+ * body an A2A task, its token and credentials in headers); given by the server, which speaks
+ * A2A. Throws for a config it cannot shape (then the completion payload is sent).
+ */
+export type CallbackFormatter = (
+  payload: CompletionPayload,
+  config: CallbackConfig,
+) => CallbackRequest;
+
 export interface CallbackOptions {
   /** HMAC-SHA256 key; when set every request carries `X-Cognition-Signature: sha256=<hex>`. */
   secret?: string;
@@ -55,6 +71,8 @@ export interface CallbackOptions {
    * the server's private network.
    */
   allowPrivateNetwork?: boolean;
+  /** Shapes callbacks that have a config; without it every callback is the completion payload. */
+  format?: CallbackFormatter;
   logger?: Logger;
 }
 
@@ -103,13 +121,20 @@ export class CallbackDispatcher {
     this.logger = options.logger ?? silentLogger;
   }
 
-  /** Starts delivering in the background; the promise settles when delivery ended either way. */
-  dispatch(url: string, payload: CompletionPayload): Promise<void> {
+  /**
+   * Starts delivering in the background; the promise settles when delivery ended either way.
+   * `config` (an A2A push notification's): the body and headers are what `format` makes of it.
+   */
+  dispatch(
+    url: string,
+    payload: CompletionPayload,
+    config: CallbackConfig | null = null,
+  ): Promise<void> {
     const delivery: PendingCallback = {
       deliveryId: randomUUID(),
       runId: payload.run_id,
       url,
-      body: JSON.stringify(payload),
+      ...this.request(payload, config),
       attempts: 0,
       nextAttemptAt: new Date(),
     };
@@ -127,6 +152,20 @@ export class CallbackDispatcher {
       }
       await this.deliver(delivery, durable);
     });
+  }
+
+  private request(payload: CompletionPayload, config: CallbackConfig | null): CallbackRequest {
+    const plain = { body: JSON.stringify(payload), headers: {} };
+    if (config === null || this.options.format === undefined) return plain;
+    try {
+      return this.options.format(payload, config);
+    } catch (error) {
+      this.logger.error(
+        { err: error, runId: payload.run_id },
+        'could not shape a completion callback by its config; sending the completion payload',
+      );
+      return plain;
+    }
   }
 
   /**
@@ -226,6 +265,8 @@ export class CallbackDispatcher {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'cognition-callback/1',
+      // Lower-cased so a content type of the config's replaces ours rather than doubling it.
+      ...Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
       [DELIVERY_HEADER]: deliveryId,
     };
     if (this.options.secret !== undefined)

@@ -1,5 +1,6 @@
 import type {
   AgentEvent,
+  CallbackConfig,
   ErrorCode,
   Message,
   PendingAction,
@@ -128,11 +129,13 @@ export class RunFinisher {
         : outcome.kind === 'interrupted'
           ? { code: 'UNAVAILABLE' as const, message: outcome.message ?? INTERRUPTED_MESSAGE }
           : null;
-    // The stored URL: it may have been set or removed while the run went on (A2A's push
-    // notification configs); the one the run started with if the end could not be stored.
+    // The stored URL and config: they may have been set or removed while the run went on
+    // (A2A's push notification configs); the URL the run started with if the end could not be
+    // stored (then sent as our completion payload: the config is not known).
     let callbackUrl = ending.callbackUrl;
+    let callbackConfig: CallbackConfig | null = null;
     try {
-      ({ callbackUrl } = await this.storage.runs.update(runId, {
+      ({ callbackUrl, callbackConfig } = await this.storage.runs.update(runId, {
         status,
         usage,
         error: runError,
@@ -181,7 +184,7 @@ export class RunFinisher {
         completed_at: new Date().toISOString(),
         error: runError,
       };
-      void this.callbacks.dispatch(callbackUrl, payload);
+      void this.callbacks.dispatch(callbackUrl, payload, callbackConfig);
     }
   }
 

@@ -66,6 +66,7 @@ export class MemoryRuns {
       multitaskStrategy: data.multitaskStrategy ?? null,
       supersedesRunId: data.supersedesRunId ?? null,
       callbackUrl: data.callbackUrl ?? null,
+      callbackConfig: data.callbackConfig ?? null,
       ownerNode: data.ownerNode ?? null,
       leaseExpiresAt: data.leaseExpiresAt ?? null,
       pendingAction: null,
@@ -107,6 +108,8 @@ export class MemoryRuns {
       finishedAt: data.finishedAt !== undefined ? data.finishedAt : current.finishedAt,
       pendingAction: data.pendingAction !== undefined ? data.pendingAction : current.pendingAction,
       callbackUrl: data.callbackUrl !== undefined ? data.callbackUrl : current.callbackUrl,
+      callbackConfig:
+        data.callbackConfig !== undefined ? data.callbackConfig : current.callbackConfig,
       updatedAt: this.now(),
     };
     this.state.runs.set(id, copy(next));

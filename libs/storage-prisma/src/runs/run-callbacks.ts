@@ -4,7 +4,7 @@ import type { PendingCallback, RunStore } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation, isUniqueViolation } from '../db/errors';
-import { CALLBACK_ATTEMPT_ORDER, toCallbackAttempt } from '../mapping';
+import { CALLBACK_ATTEMPT_ORDER, parseJson, toCallbackAttempt } from '../mapping';
 
 /** The methods of a run store that keep the completion-callback records of its runs. */
 type RunCallbackMethods = Pick<
@@ -59,7 +59,9 @@ export class PrismaRunCallbacks implements RunCallbackMethods {
   savePendingCallback(input: PendingCallback): Promise<void> {
     return guard('save pending callback', async () => {
       try {
-        await this.db.pendingCallback.create({ data: { ...input } });
+        await this.db.pendingCallback.create({
+          data: { ...input, headers: JSON.stringify(input.headers) },
+        });
       } catch (error) {
         if (isForeignKeyViolation(error)) {
           throw new StorageError('RUN_NOT_FOUND', `Run not found: ${input.runId}`, {
@@ -103,18 +105,23 @@ export class PrismaRunCallbacks implements RunCallbackMethods {
   }
 
   listPendingCallbacks(): Promise<PendingCallback[]> {
-    return guard('list pending callbacks', () =>
-      this.db.pendingCallback.findMany({
+    return guard('list pending callbacks', async () => {
+      const rows = await this.db.pendingCallback.findMany({
         orderBy: [{ nextAttemptAt: 'asc' }, { deliveryId: 'asc' }],
         select: {
           deliveryId: true,
           runId: true,
           url: true,
           body: true,
+          headers: true,
           attempts: true,
           nextAttemptAt: true,
         },
-      }),
-    );
+      });
+      return rows.map((row) => ({
+        ...row,
+        headers: parseJson<Record<string, string>>(row.headers, {}),
+      }));
+    });
   }
 }

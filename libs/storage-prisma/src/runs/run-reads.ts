@@ -10,10 +10,11 @@ import { toRun } from '../mapping';
  * rows, mapped by the same `toRun`.
  */
 export const SQLITE_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
-  multitask_strategy, supersedes_run_id, callback_url, owner_node, lease_expires_at,
+  multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node, lease_expires_at,
   pending_action, usage, error, created_at, started_at, finished_at, updated_at`;
 export const POSTGRES_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
-  multitask_strategy, supersedes_run_id, callback_url, owner_node, ${pgUtc('lease_expires_at')},
+  multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node,
+  ${pgUtc('lease_expires_at')},
   pending_action, usage, error, ${pgUtc('created_at')}, ${pgUtc('started_at')},
   ${pgUtc('finished_at')}, ${pgUtc('updated_at')}`;
 
@@ -56,6 +57,7 @@ export interface RawRunRow {
   multitask_strategy: string | null;
   supersedes_run_id: string | null;
   callback_url: string | null;
+  callback_config: string | null;
   owner_node: string | null;
   lease_expires_at: unknown;
   pending_action: string | null;
@@ -77,6 +79,7 @@ export function fromRaw(row: RawRunRow): Run {
     multitaskStrategy: row.multitask_strategy,
     supersedesRunId: row.supersedes_run_id,
     callbackUrl: row.callback_url,
+    callbackConfig: row.callback_config,
     ownerNode: row.owner_node,
     leaseExpiresAt: rawDateOrNull(row.lease_expires_at),
     pendingAction: row.pending_action,

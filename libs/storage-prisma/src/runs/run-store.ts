@@ -68,6 +68,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         multitaskStrategy: data.multitaskStrategy ?? null,
         supersedesRunId: data.supersedesRunId ?? null,
         callbackUrl: data.callbackUrl ?? null,
+        callbackConfig: data.callbackConfig ? JSON.stringify(data.callbackConfig) : null,
         pendingInput: data.pendingInput ? JSON.stringify(data.pendingInput) : null,
         ownerNode: data.ownerNode ?? null,
         leaseExpiresAt: data.leaseExpiresAt ?? null,
@@ -120,6 +121,9 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         patch.pendingAction =
           data.pendingAction === null ? null : JSON.stringify(data.pendingAction);
       if (data.callbackUrl !== undefined) patch.callbackUrl = data.callbackUrl;
+      if (data.callbackConfig !== undefined)
+        patch.callbackConfig =
+          data.callbackConfig === null ? null : JSON.stringify(data.callbackConfig);
       try {
         // The run row is locked, then its contribution to the session's usage records is
         // replaced in the same transaction (run-writes.ts): concurrent writers of one run or

@@ -31,6 +31,7 @@ export interface NewRunRow {
   multitaskStrategy: string | null;
   supersedesRunId: string | null;
   callbackUrl: string | null;
+  callbackConfig: string | null;
   pendingInput: string | null;
   ownerNode: string | null;
   leaseExpiresAt: Date | null;
@@ -50,18 +51,19 @@ export interface RunPatch {
   baseCheckpointId?: string | null;
   pendingAction?: string | null;
   callbackUrl?: string | null;
+  callbackConfig?: string | null;
 }
 
 const INSERT_COLUMNS = `id, session_id, status, active_session_id, input_message_id,
-  idempotency_key, multitask_strategy, supersedes_run_id, callback_url, pending_input,
-  owner_node, lease_expires_at, created_at, started_at, updated_at`;
+  idempotency_key, multitask_strategy, supersedes_run_id, callback_url, callback_config,
+  pending_input, owner_node, lease_expires_at, created_at, started_at, updated_at`;
 
 const INSERT = {
   sqlite: `INSERT INTO runs (${INSERT_COLUMNS})
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SQLITE_COLUMNS}`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SQLITE_COLUMNS}`,
   postgres: `INSERT INTO runs (${INSERT_COLUMNS})
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${pgTimestamp('$12')},
-      ${pgTimestamp('$13')}, ${pgTimestamp('$14')}, ${pgTimestamp('$15')})
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ${pgTimestamp('$13')},
+      ${pgTimestamp('$14')}, ${pgTimestamp('$15')}, ${pgTimestamp('$16')})
     RETURNING ${POSTGRES_COLUMNS}`,
 };
 
@@ -84,6 +86,7 @@ function insertValues(row: NewRunRow, date: Dated): unknown[] {
     row.multitaskStrategy,
     row.supersedesRunId,
     row.callbackUrl,
+    row.callbackConfig,
     row.pendingInput,
     row.ownerNode,
     row.leaseExpiresAt === null ? null : date(row.leaseExpiresAt),
@@ -128,6 +131,7 @@ const PATCH_COLUMNS = [
   ['baseCheckpointId', 'base_checkpoint_id', false],
   ['pendingAction', 'pending_action', false],
   ['callbackUrl', 'callback_url', false],
+  ['callbackConfig', 'callback_config', false],
 ] as const;
 
 interface PatchStatement {

@@ -18,6 +18,11 @@ export interface PendingCallback {
   url: string;
   /** The exact JSON body (the signature is computed over these bytes). */
   body: string;
+  /**
+   * Headers sent with every attempt besides ours (an A2A push notification's content type,
+   * token and credentials); `{}` for none.
+   */
+  headers: Record<string, string>;
   /** Attempts claimed so far (0 before the first). */
   attempts: number;
   /** When the next attempt is due. */

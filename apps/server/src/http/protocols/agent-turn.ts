@@ -1,5 +1,11 @@
 import type { AgentView } from '@cognition/contracts';
-import type { AgentEventEnvelope, ClientTool, Run, Session } from '@cognition/contracts';
+import type {
+  AgentEventEnvelope,
+  CallbackConfig,
+  ClientTool,
+  Run,
+  Session,
+} from '@cognition/contracts';
 import { ApiError } from '@cognition/api';
 import { isTrackedEnvelope } from '@trpc/server';
 import type { ApiCaller } from '../rest/route';
@@ -31,6 +37,8 @@ export interface TurnRequest {
   clientTools?: ClientTool[];
   /** Where the run's completion payload goes (signed, retried, durable). */
   callbackUrl?: string;
+  /** How it is sent (an A2A push notification config's). */
+  callbackConfig?: CallbackConfig;
 }
 
 export interface Turn {
@@ -74,6 +82,9 @@ export async function startTurn(api: ApiCaller, request: TurnRequest): Promise<T
     ...(request.messageMetadata ? { metadata: request.messageMetadata } : {}),
     ...(request.clientTools?.length ? { clientTools: request.clientTools } : {}),
     ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
+    ...(request.callbackUrl && request.callbackConfig
+      ? { callbackConfig: request.callbackConfig }
+      : {}),
   });
   return { session, run, events };
 }

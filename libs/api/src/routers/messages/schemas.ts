@@ -1,4 +1,5 @@
 import {
+  CallbackConfigSchema,
   ClientToolsSchema,
   IdSchema,
   MessagePageQuerySchema,
@@ -23,10 +24,12 @@ export type GetMessageApiInput = z.output<typeof GetMessageApiInputSchema>;
 /**
  * `messages.send`: the contract's send fields (the runtime checks the same schema), checked here
  * first so a bad field is a 422 naming it before anything is stored; and `clientTools`, tools
- * the client runs itself (AG-UI's frontend tools; not a REST field).
+ * the client runs itself (AG-UI's frontend tools), and `callbackConfig`, how the callback is sent
+ * (an A2A push notification config's) — neither is a REST field.
  */
 export const SendMessageApiInputSchema = SendMessageFieldsSchema.extend({
   sessionId: IdSchema,
   clientTools: ClientToolsSchema.optional(),
+  callbackConfig: CallbackConfigSchema.optional(),
 });
 export type SendMessageApiInput = z.output<typeof SendMessageApiInputSchema>;

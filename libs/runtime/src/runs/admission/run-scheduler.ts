@@ -1,4 +1,4 @@
-import type { ClientTool, Message, Run, Session } from '@cognition/contracts';
+import type { CallbackConfig, ClientTool, Message, Run, Session } from '@cognition/contracts';
 import { MAX_PENDING_RUNS, SendMessageFieldsSchema } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import { RuntimeError } from '../../errors';
@@ -62,8 +62,9 @@ export class RunScheduler {
   }
 
   /**
-   * Sets (or, with null, removes) where a run's completion payload goes, while the run has not
-   * ended (A2A's push notification configs). The URL is checked as a send's `callbackUrl`.
+   * Sets (or, with null, removes) where a run's completion payload goes and how (`config`),
+   * while the run has not ended (A2A's push notification configs). The URL is checked as a
+   * send's `callbackUrl`.
    * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND, CONFLICT (the run has ended),
    *   VALIDATION_ERROR naming `callbackUrl`.
    */
@@ -72,6 +73,7 @@ export class RunScheduler {
     runId: string,
     callbackUrl: string | null,
     scope: Scope,
+    config: CallbackConfig | null = null,
   ): Promise<Run> {
     const { storage } = this.o;
     const session = await requireSession(storage, sessionId, scope);
@@ -89,7 +91,10 @@ export class RunScheduler {
     if (run.finishedAt !== null) {
       throw new RuntimeError('CONFLICT', `Run ${run.id} has ended (${run.status})`);
     }
-    return storage.runs.update(run.id, { callbackUrl });
+    return storage.runs.update(run.id, {
+      callbackUrl,
+      callbackConfig: callbackUrl === null ? null : config,
+    });
   }
 
   /** Refuses a callback into the server's own network unless the configuration allows it. */
@@ -167,6 +172,7 @@ export class RunScheduler {
         inputMessageId: runInput.messageId,
         idempotencyKey: idempotencyKey ?? null,
         callbackUrl: callbackUrl ?? null,
+        callbackConfig: callbackUrl ? (input.callbackConfig ?? null) : null,
         pendingInput: runInput,
         ...this.o.leases.initialClaim(),
       })
@@ -244,6 +250,7 @@ export class RunScheduler {
       multitaskStrategy: strategy,
       supersedesRunId: active?.id ?? null,
       callbackUrl: input.callbackUrl ?? null,
+      callbackConfig: input.callbackUrl ? (input.callbackConfig ?? null) : null,
       idempotencyKey: input.idempotencyKey ?? null,
       pendingInput,
     });

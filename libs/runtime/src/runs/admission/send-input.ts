@@ -1,5 +1,6 @@
-import type { ClientTool, Message, Run } from '@cognition/contracts';
+import type { CallbackConfig, ClientTool, Message, Run } from '@cognition/contracts';
 import {
+  CallbackConfigSchema,
   ClientToolsSchema,
   IdSchema,
   SendMessageFieldsSchema,
@@ -24,6 +25,8 @@ export interface SendInput extends z.input<typeof SendMessageFieldsSchema> {
    * resumed or recovered run offers them again.
    */
   clientTools?: ClientTool[];
+  /** How the callback is sent (an A2A push notification config's); needs `callbackUrl`. */
+  callbackConfig?: CallbackConfig;
 }
 
 export interface SendResult {
@@ -43,6 +46,7 @@ const SendInputSchema = SendMessageFieldsSchema.extend({
   sessionId: IdSchema,
   scope: StringMapSchema,
   clientTools: ClientToolsSchema.optional(),
+  callbackConfig: CallbackConfigSchema.optional(),
 });
 export type ParsedSend = z.output<typeof SendInputSchema>;
 

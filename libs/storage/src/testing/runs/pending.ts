@@ -63,6 +63,42 @@ export function multitaskTests(ctx: SuiteContext): void {
       expect(removed).toMatchObject({ callbackUrl: null, status: run.status });
     });
 
+    it('keeps how an A2A push notification config wants the callback, set at creation or later', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const config = {
+        a2aVersion: '0.3' as const,
+        token: 'tok-é',
+        authentication: { scheme: 'Bearer', credentials: 'secret 😀' },
+      };
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        callbackUrl: 'https://example.com/a2a',
+        callbackConfig: config,
+      });
+      expect(run.callbackConfig).toEqual(config);
+      expect((await ctx.backend.runs.get(run.id))?.callbackConfig).toEqual(config);
+      const other = { a2aVersion: '1.0' as const, token: '', authentication: null };
+      expect(
+        (await ctx.backend.runs.update(run.id, { callbackConfig: other })).callbackConfig,
+      ).toEqual(other);
+      // A patch without it keeps it; null removes it.
+      expect((await ctx.backend.runs.update(run.id, { status: 'running' })).callbackConfig).toEqual(
+        other,
+      );
+      await ctx.backend.runs.update(run.id, { callbackConfig: null });
+      expect((await ctx.backend.runs.list(session.id))[0]?.callbackConfig).toBeNull();
+      const { run: plain } = await ctx.backend.runs.create({
+        sessionId: (await ctx.backend.sessions.create({}, {})).id,
+      });
+      expect(plain.callbackConfig).toBeNull();
+      await expectValidationError(
+        ctx.backend.runs.update(run.id, {
+          callbackConfig: { ...config, a2aVersion: '2.0' as '1.0' },
+        }),
+        'callbackConfig.a2aVersion',
+      );
+    });
+
     it('refuses a pending run without its input, naming the field', async () => {
       const session = await ctx.backend.sessions.create({}, {});
       await expectValidationError(

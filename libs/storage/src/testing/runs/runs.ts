@@ -344,6 +344,7 @@ export function pendingCallbackTests(ctx: SuiteContext): void {
       runId,
       url: 'https://example.com/hook',
       body: '{"run_id":"x","output":"é 😀"}',
+      headers: { 'x-a2a-notification-token': 'tok-é', authorization: 'Bearer s' },
       attempts: 0,
       nextAttemptAt: new Date(due),
     });

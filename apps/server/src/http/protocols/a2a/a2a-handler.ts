@@ -27,6 +27,7 @@ import type {
 import type { Scope } from '@cognition/storage';
 import type { ApiCaller } from '../../rest/route';
 import { startTurn, untracked } from '../agent-turn';
+import { PUSH_CONFIG_ID, callbackConfigOf, pushConfig, wireVersion } from './push-notification';
 import type { TaskView } from './task-mapping';
 import {
   answerFromMessages,
@@ -36,20 +37,6 @@ import {
   taskJson,
   taskState,
 } from './task-mapping';
-
-/** The id of a task's one push notification config (its run's completion callback). */
-const PUSH_CONFIG_ID = 'callback';
-
-function pushConfig(run: Run, tenant: string): TaskPushNotificationConfig {
-  return {
-    tenant,
-    id: PUSH_CONFIG_ID,
-    taskId: run.id,
-    url: run.callbackUrl ?? '',
-    token: '',
-    authentication: undefined,
-  };
-}
 
 /** The caller of one A2A request and the agent its URL names (set before the SDK runs). */
 export class CallerUser implements User {
@@ -215,8 +202,9 @@ export class CognitionA2AHandler implements A2ARequestHandler {
 
   /**
    * Push notifications are the run's completion callback (signed, retried, stored: they
-   * survive restarts): one config per task, its URL the run's `callbackUrl`; setting another
-   * replaces it. Tokens and authentication are not kept: receivers check the signature.
+   * survive restarts), sent as an A2A task with the config's token and authentication
+   * (push-notification.ts): one config per task, its URL the run's `callbackUrl`, the rest its
+   * `callbackConfig`; setting another replaces it.
    */
   createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
@@ -231,6 +219,7 @@ export class CognitionA2AHandler implements A2ARequestHandler {
         view.run.id,
         params.url,
         scope,
+        callbackConfigOf(params, wireVersion(context.requestedVersion)),
       );
       return pushConfig(run, params.tenant);
     });
@@ -309,14 +298,19 @@ export class CognitionA2AHandler implements A2ARequestHandler {
       return { run, events: untracked(source) };
     }
     const contextId = params.message?.contextId ?? '';
-    const push = params.configuration?.taskPushNotificationConfig?.url ?? '';
+    const push = params.configuration?.taskPushNotificationConfig;
     const turn = await startTurn(api, {
       agent,
       message: text,
       sessionId: contextId === '' ? undefined : contextId,
       protocol: 'a2a',
       sessionField: 'message.contextId',
-      ...(push !== '' ? { callbackUrl: push } : {}),
+      ...(push && push.url !== ''
+        ? {
+            callbackUrl: push.url,
+            callbackConfig: callbackConfigOf(push, wireVersion(context.requestedVersion)),
+          }
+        : {}),
     });
     return { run: turn.run, events: turn.events };
   }

@@ -55,7 +55,11 @@ export interface JsonMessage {
   parts: { text: string }[];
 }
 
-export function agentMessage(run: Run, text: string, messageId: string): JsonMessage {
+export function agentMessage(
+  run: Pick<Run, 'id' | 'sessionId'>,
+  text: string,
+  messageId: string,
+): JsonMessage {
   return {
     messageId,
     contextId: run.sessionId,

@@ -1,24 +1,31 @@
-import type { BaseEvent } from '@ag-ui/core';
+import type { BaseEvent, Message } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { eventData } from '@cognition/contracts';
+import { EmittedMessages } from './emitted-messages';
 
 /**
  * Our run events as AG-UI events, for one run: text in text messages (one per model turn, its
  * id derived from the run's event id), tool calls with their args and results (except the
  * results of `answered` calls: the client gave them, a frontend tool's), the plan as state,
  * everything else as `CUSTOM` events named `cognition.<type>`. A run paused for a frontend
- * tool's result ends its stream after the call (`TOOL_CALL_END`, then `RUN_FINISHED`).
+ * tool's result ends its stream after the call (`TOOL_CALL_END`, then `RUN_FINISHED`). When the
+ * run resumed after a crash and this stream gave the client text (or calls) the crash voided, a
+ * `MESSAGES_SNAPSHOT` without them follows the `resumed` event, so the client ends up with the
+ * answer once, not a cut-off copy before it.
  */
 export class AgUiTranslator {
   private openMessage: string | null = null;
   /** The last event translated was an `interrupt`: the run waits there. */
   private waiting = false;
+  private readonly emitted = new EmittedMessages();
 
+  /** `clientMessages`: the messages of the client's input (what it held when it posted). */
   constructor(
     private readonly threadId: string,
     private readonly runId: string,
     private readonly answered: ReadonlySet<string> = new Set(),
+    private readonly clientMessages: readonly Message[] = [],
   ) {}
 
   /**
@@ -48,6 +55,7 @@ export class AgUiTranslator {
             role: 'assistant',
           });
         }
+        this.emitted.text(envelope.id, this.openMessage, event.content);
         out.push({
           type: EventType.TEXT_MESSAGE_CONTENT,
           messageId: this.openMessage,
@@ -56,6 +64,7 @@ export class AgUiTranslator {
         return out;
       }
       case 'tool_call':
+        this.emitted.toolCall(envelope.id, event.id, event.name, JSON.stringify(event.args));
         return [
           ...this.closeMessage(),
           {
@@ -72,6 +81,12 @@ export class AgUiTranslator {
         ];
       case 'tool_result':
         if (this.answered.has(event.tool_call_id)) return [];
+        this.emitted.toolResult(
+          envelope.id,
+          `tool-${envelope.id}`,
+          event.tool_call_id,
+          event.output,
+        );
         return [
           {
             type: EventType.TOOL_CALL_RESULT,
@@ -98,10 +113,16 @@ export class AgUiTranslator {
         return event.tool_calls.every((call) => call.allowed.join() === 'respond')
           ? this.closeMessage()
           : [...this.closeMessage(), this.custom(envelope)];
-      case 'resumed':
-        // Taken up again after a crash: the step cut off is produced again, in a new message
-        // (the event says after which event id the earlier text is void).
-        return [...this.closeMessage(), this.custom(envelope)];
+      case 'resumed': {
+        // Taken up again after a crash: the step cut off is produced again, in a new message.
+        // What this stream gave after `void_after_event_id` (a replay of the stored events
+        // holds it; so does a live stream that saw the crash) is taken back by a snapshot.
+        const voidAfter = event.void_after_event_id;
+        const out = [...this.closeMessage(), this.custom(envelope)];
+        if (!this.emitted.hasAfter(voidAfter)) return out;
+        const messages = this.emitted.keptUntil(voidAfter, this.clientMessages);
+        return [...out, { type: EventType.MESSAGES_SNAPSHOT, messages }];
+      }
       case 'queued':
       case 'reconnected':
       case 'status':

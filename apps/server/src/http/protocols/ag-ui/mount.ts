@@ -1,3 +1,4 @@
+import type { Message } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { ApiServices, AuthConfig } from '@cognition/api';
 import { ApiError, toHttpError } from '@cognition/api';
@@ -180,7 +181,13 @@ async function streamRun(
   res.status(200).setHeader('Content-Type', encoder.getContentType());
   res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
-  const translator = new AgUiTranslator(input.threadId, input.runId, answered);
+  const translator = new AgUiTranslator(
+    input.threadId,
+    input.runId,
+    answered,
+    // Checked only for the fields we read; what the client sent, kept as it sent it.
+    input.messages as unknown as Message[],
+  );
   res.write(encoder.encode(translator.started()));
   for await (const envelope of events) {
     for (const event of translator.translate(envelope)) res.write(encoder.encode(event));
