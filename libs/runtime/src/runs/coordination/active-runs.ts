@@ -2,7 +2,7 @@ import type { Scope } from '@cognition/storage';
 import type { EventLog } from '../../events/event-log';
 import type { Logger } from '../../logger';
 import type { RunControlChannel } from './ports';
-import type { ActiveRun } from '../run-context';
+import type { ActiveRun, CancelReason } from '../run-context';
 import { RunEmitter } from '../run-emitter';
 
 /**
@@ -45,21 +45,32 @@ export class ActiveRuns {
     this.runs.delete(runId);
   }
 
+  /** Cancels a run of this process directly (not through the control channel). */
+  cancelLocal(runId: string, reason: CancelReason): void {
+    const entry = this.runs.get(runId);
+    if (!entry) return;
+    entry.run.cancelReason ??= reason;
+    entry.run.controller.abort();
+  }
+
   /**
-   * Stops runs another node takes over (a lost lease, a hand-off at shutdown): their executors
-   * are aborted (outcome `lost`: nothing of theirs is recorded here) and their events no longer
-   * written. Resolves as `EventLog.abandon` does: true once none of their events can still be
-   * stored.
+   * Hands runs to the next node (graceful shutdown): their executors are aborted (outcome
+   * `lost`: nothing of theirs is recorded here) and their events no longer written. A run that
+   * already emitted its terminal event is left to finish writing it (its end is decided; the
+   * next node would find nothing to resume). Resolves as `EventLog.abandon` does: true once none
+   * of the handed runs' events can still be stored.
    */
   abandon(runIds: readonly string[], timeoutMs: number): Promise<boolean> {
+    const handed: string[] = [];
     for (const runId of runIds) {
       const run = this.runs.get(runId)?.run;
-      if (!run) continue;
+      if (!run || run.emitter.finished) continue;
+      handed.push(runId);
       run.emitter.abandon();
       run.cancelReason ??= 'lost';
       run.controller.abort();
     }
-    return this.log.abandon(runIds, timeoutMs);
+    return this.log.abandon(handed, timeoutMs);
   }
 
   has(runId: string): boolean {

@@ -166,8 +166,7 @@ export class RunLeases {
               { runId },
               'stopped executing a run whose lease could not be renewed before it expires',
             );
-            // Nothing waits on it: the lease still holds for a while.
-            void this.active.abandon([runId], 0);
+            this.active.cancelLocal(runId, 'lost');
           } else {
             this.heldUntil.set(run, heldUntil);
           }
@@ -177,7 +176,7 @@ export class RunLeases {
           this.heldUntil.set(run, until.getTime());
         } else if (this.active.has(runId)) {
           this.logger.warn({ runId }, 'lost the lease of a run: another node executes it now');
-          void this.active.abandon([runId], 0);
+          this.active.cancelLocal(runId, 'lost');
         }
       }
       this.previousRound = roundStarted;
