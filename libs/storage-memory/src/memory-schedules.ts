@@ -4,6 +4,7 @@ import type {
   Scope,
   ClaimDueInput,
   ClaimedOccurrence,
+  FireRun,
   ScheduleStore,
   ScheduleUpdate,
 } from '@cognition/storage';
@@ -151,6 +152,12 @@ export class MemoryScheduleStore implements ScheduleStore {
     const stored = this.fires.get(key);
     if (stored) this.fires.set(key, { ...stored, ...clone(update) });
     return Promise.resolve();
+  }
+
+  async recordRuns(fires: FireRun[]): Promise<void> {
+    for (const { scheduleId, dueAt, ...update } of fires) {
+      await this.updateFire(scheduleId, dueAt, update);
+    }
   }
 
   reclaimFire(fire: ScheduleFire, nodeId: string, now: Date): Promise<boolean> {

@@ -47,6 +47,17 @@ export function firingSessionId(scheduleId: string, dueAt: Date): string {
   return `${scheduleId}-${dueAt.getTime().toString(36)}`;
 }
 
+interface FireOptions {
+  /** A refused send is thrown (trigger now) rather than only logged and counted. */
+  throwOnFailure: boolean;
+  /** The fire row names its session already (a claim records it). */
+  named: boolean;
+  /** The caller records the run (a pass, for all its firings in one write). */
+  recordLater?: boolean;
+  /** When the firing's span starts (the claim), if not now. */
+  startTime?: number;
+}
+
 /** The session a firing's message goes to: a `new_session` one is created with this id. */
 function targetSessionId(schedule: Schedule, dueAt: Date): string {
   const { target } = schedule;
@@ -121,7 +132,20 @@ export class ScheduleRunner {
       nodeId: this.o.nodeId,
       decide: (schedule) => this.decide(schedule, now),
     });
-    await Promise.all(claimed.map((c) => this.takeOccurrence(c, claimedFrom)));
+    const outcomes = await Promise.allSettled(
+      claimed.map((c) => this.takeOccurrence(c, claimedFrom)),
+    );
+    // The runs the pass started, recorded in one write (a fire left without its run by a
+    // failure here is taken over after `claimTimeoutMs` and finds its run by idempotency key).
+    await this.o.storage.schedules.recordRuns(
+      outcomes.flatMap((o) =>
+        o.status === 'fulfilled' && o.value?.runId && o.value.sessionId
+          ? [{ ...o.value, runId: o.value.runId, sessionId: o.value.sessionId }]
+          : [],
+      ),
+    );
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
     await this.settle(now);
     return claimed.length >= batch;
   }
@@ -153,7 +177,11 @@ export class ScheduleRunner {
     return this.fire(schedule, now, 'manual', { throwOnFailure: true, named: false });
   }
 
-  private async takeOccurrence(claimed: ClaimedOccurrence, claimedFrom: number): Promise<void> {
+  /** Fires a claimed occurrence; its fire when it started a run still to be recorded. */
+  private async takeOccurrence(
+    claimed: ClaimedOccurrence,
+    claimedFrom: number,
+  ): Promise<ScheduleFire | null> {
     const { schedule, dueAt, reason: decided } = claimed;
     const reason: ScheduleFireReason = decided ?? 'misfire';
     if (reason === 'misfire') this.observer.misfired(schedule.misfire);
@@ -164,13 +192,15 @@ export class ScheduleRunner {
         return Promise.resolve();
       });
       this.o.logger.info({ scheduleId: schedule.id, dueAt }, 'missed schedule occurrence skipped');
-      return;
+      return null;
     }
-    await this.fire(schedule, dueAt, reason, {
+    const fire = await this.fire(schedule, dueAt, reason, {
       throwOnFailure: false,
       named: true,
+      recordLater: true,
       startTime: claimedFrom,
     });
+    return fire.runId === null ? null : fire;
   }
 
   /**
@@ -181,8 +211,7 @@ export class ScheduleRunner {
     schedule: Schedule,
     dueAt: Date,
     reason: ScheduleFireReason,
-    /** `named`: the fire row names its session already (a claim records it). */
-    options: { throwOnFailure: boolean; named: boolean; startTime?: number },
+    options: FireOptions,
   ): Promise<ScheduleFire> {
     const { startTime } = options;
     const fire = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
@@ -196,7 +225,7 @@ export class ScheduleRunner {
     schedule: Schedule,
     dueAt: Date,
     reason: ScheduleFireReason,
-    { throwOnFailure, named }: { throwOnFailure: boolean; named: boolean },
+    { throwOnFailure, named, recordLater }: FireOptions,
     span: Span,
   ): Promise<ScheduleFire> {
     const { storage } = this.o;
@@ -225,7 +254,7 @@ export class ScheduleRunner {
         sessionId,
         cleanup: deleteAfter ? ('pending' as const) : ('none' as const),
       };
-      await storage.schedules.updateFire(schedule.id, dueAt, settled);
+      if (!recordLater) await storage.schedules.updateFire(schedule.id, dueAt, settled);
       const lagMs = Math.max(0, run.createdAt.getTime() - dueAt.getTime());
       this.observer.fired(reason, lagMs);
       setScheduleFireOutcome(span, {

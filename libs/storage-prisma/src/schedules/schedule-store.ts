@@ -7,6 +7,7 @@ import type {
 import type {
   ClaimDueInput,
   ClaimedOccurrence,
+  FireRun,
   NewSchedule,
   Scope,
   ScheduleStore,
@@ -277,6 +278,27 @@ export class PrismaScheduleStore implements ScheduleStore {
   ): Promise<void> {
     return guard('update schedule fire', async () => {
       await this.db.scheduleFire.updateMany({ where: { scheduleId, dueAt }, data: update });
+    });
+  }
+
+  recordRuns(fires: FireRun[]): Promise<void> {
+    if (fires.length === 0) return Promise.resolve();
+    return guard('record schedule fire runs', async () => {
+      if (this.provider === 'sqlite') {
+        await this.db.$transaction(async (tx) => {
+          for (const { scheduleId, dueAt, ...data } of fires) {
+            await tx.scheduleFire.updateMany({ where: { scheduleId, dueAt }, data });
+          }
+        });
+        return;
+      }
+      const values = JSON.stringify(fires.map((f) => ({ ...f, dueAt: f.dueAt.toISOString() })));
+      await this.db.$executeRaw`
+        UPDATE schedule_fires AS f
+        SET run_id = v."runId", session_id = v."sessionId", cleanup = v.cleanup
+        FROM json_to_recordset(${values}::json)
+          AS v("scheduleId" text, "dueAt" timestamp, "runId" text, "sessionId" text, cleanup text)
+        WHERE f.schedule_id = v."scheduleId" AND f.due_at = v."dueAt"`;
     });
   }
 

@@ -81,6 +81,15 @@ export interface ClaimedOccurrence extends ClaimDecision {
   dueAt: Date;
 }
 
+/** What a fire started (`ScheduleStore.recordRuns`). */
+export interface FireRun {
+  scheduleId: string;
+  dueAt: Date;
+  runId: string;
+  sessionId: string;
+  cleanup: ScheduleFire['cleanup'];
+}
+
 /**
  * Schedules (per tenant) and their firings.
  *
@@ -117,6 +126,11 @@ export interface ScheduleStore {
     dueAt: Date,
     update: Partial<Pick<ScheduleFire, 'runId' | 'sessionId' | 'cleanup'>>,
   ): Promise<void>;
+  /**
+   * Records the runs of many fires in one write (a pass's firings): each fire's run, session
+   * and cleanup; a missing fire (schedule deleted meanwhile) is ignored.
+   */
+  recordRuns(fires: FireRun[]): Promise<void>;
   /**
    * Takes over a fire whose claimer died (no run yet): a conditional update on the `claimedAt`
    * it was listed with, so of several nodes taking it over one wins. false: another node did.

@@ -256,6 +256,35 @@ export function scheduleTests(ctx: SuiteContext): void {
       });
       await store().updateFire(s.id, T0, { cleanup: 'done' });
       expect(await store().listUnsettledFires(plus(100_000), 10)).toEqual([]);
+      // Runs recorded in one write; a fire that does not exist is passed over.
+      await store().addFire({ ...manual, dueAt: plus(500), reason: 'manual' });
+      await store().addFire({ ...manual, dueAt: plus(550), reason: 'manual' });
+      await store().recordRuns([
+        { scheduleId: s.id, dueAt: plus(500), runId: 'run-5', sessionId: 'ses-5', cleanup: 'none' },
+        {
+          scheduleId: s.id,
+          dueAt: plus(550),
+          runId: 'run-6',
+          sessionId: 'ses-6',
+          cleanup: 'pending',
+        },
+        {
+          scheduleId: s.id,
+          dueAt: plus(9000),
+          runId: 'run-x',
+          sessionId: 'ses-x',
+          cleanup: 'none',
+        },
+      ]);
+      await store().recordRuns([]);
+      const recorded = await store().listFires(s.id, {}, 10);
+      expect(
+        recorded.filter((f) => f.dueAt >= plus(500)).map((f) => [f.runId, f.sessionId, f.cleanup]),
+      ).toEqual([
+        ['run-6', 'ses-6', 'pending'],
+        ['run-5', 'ses-5', 'none'],
+      ]);
+      await store().updateFire(s.id, plus(550), { cleanup: 'done' });
       // A fire given up (no run, cleanup done) is not listed either.
       await store().addFire({ ...manual, dueAt: plus(600), reason: 'manual' });
       expect(await store().listUnsettledFires(plus(100_000), 10)).toHaveLength(1);
