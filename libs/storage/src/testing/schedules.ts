@@ -143,13 +143,14 @@ export function scheduleTests(ctx: SuiteContext): void {
         }),
       );
       expect(seen).toEqual([early.id]);
-      expect(first).toEqual([
+      expect(first).toHaveLength(1);
+      expect(first).toMatchObject([
         {
-          schedule: expect.objectContaining({
+          schedule: {
             id: early.id,
             nextFireAt: T0,
             scope: { tenant: 'b' },
-          }),
+          },
           dueAt: T0,
           nextFireAt: plus(9000),
           reason: 'scheduled',
@@ -185,12 +186,12 @@ export function scheduleTests(ctx: SuiteContext): void {
           lastFiredAt: plus(i),
         });
         const fires = await store().listFires(id, { tenant: 'a' }, 10);
-        expect(fires).toEqual([
+        expect(fires).toHaveLength(1);
+        expect(fires).toMatchObject([
           {
             scheduleId: id,
             dueAt: plus(i),
             claimedAt: plus(100),
-            nodeId: expect.any(String),
             reason: 'scheduled',
             runId: null,
             sessionId: `${id}-session`,
