@@ -41,7 +41,7 @@ export const TimeZoneSchema = z.string().min(1).max(64);
  * `once` schedules fire a single time at `runAt`. `nextFireAt` is the next occurrence not yet
  * claimed (null: nothing left to fire — ended, or a one-shot that fired). Every occurrence is
  * claimed by exactly one node: the claim moves `nextFireAt` on only if it still holds the
- * occurrence (see `ScheduleStore.claim`).
+ * occurrence (see `ScheduleStore.claimDue`).
  */
 export interface Schedule {
   id: string;

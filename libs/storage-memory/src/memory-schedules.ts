@@ -2,7 +2,9 @@ import type { ListSchedulesFilter, Schedule, ScheduleFire } from '@cognition/con
 import type {
   NewSchedule,
   Scope,
-  ScheduleClaim,
+  ClaimDueInput,
+  ClaimedOccurrence,
+  FireRun,
   ScheduleStore,
   ScheduleUpdate,
 } from '@cognition/storage';
@@ -88,37 +90,41 @@ export class MemoryScheduleStore implements ScheduleStore {
     return Promise.resolve(true);
   }
 
-  listDue(now: Date, limit: number): Promise<Schedule[]> {
-    const due = [...this.schedules.values()]
-      .filter((s) => s.enabled && s.nextFireAt !== null && s.nextFireAt <= now)
-      .sort((a, b) => (a.nextFireAt?.getTime() ?? 0) - (b.nextFireAt?.getTime() ?? 0));
-    return Promise.resolve(due.slice(0, limit).map((s) => clone(s)));
-  }
-
-  claim(claim: ScheduleClaim): Promise<boolean> {
-    const stored = this.schedules.get(claim.scheduleId);
-    if (!stored?.enabled || stored.nextFireAt?.getTime() !== claim.dueAt.getTime()) {
-      return Promise.resolve(false);
-    }
-    this.schedules.set(stored.id, {
-      ...stored,
-      nextFireAt: claim.nextFireAt ? new Date(claim.nextFireAt.getTime()) : null,
-      lastFiredAt: new Date(claim.dueAt.getTime()),
-      updatedAt: this.now(),
-    });
-    if (claim.reason !== null) {
-      this.fires.set(fireKey(claim.scheduleId, claim.dueAt), {
-        scheduleId: claim.scheduleId,
-        dueAt: new Date(claim.dueAt.getTime()),
-        claimedAt: new Date(claim.now.getTime()),
-        nodeId: claim.nodeId,
-        reason: claim.reason,
-        runId: null,
-        sessionId: null,
-        cleanup: 'none',
+  claimDue(input: ClaimDueInput): Promise<ClaimedOccurrence[]> {
+    return settle(() => {
+      const { now } = input;
+      const due = [...this.schedules.values()]
+        .filter((s) => s.enabled && s.nextFireAt !== null && s.nextFireAt <= now)
+        .sort(
+          (a, b) =>
+            (a.nextFireAt?.getTime() ?? 0) - (b.nextFireAt?.getTime() ?? 0) ||
+            (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+        )
+        .slice(0, input.limit);
+      return due.map((stored) => {
+        const dueAt = stored.nextFireAt ?? now;
+        const decision = input.decide(clone(stored));
+        this.schedules.set(stored.id, {
+          ...stored,
+          nextFireAt: decision.nextFireAt ? new Date(decision.nextFireAt.getTime()) : null,
+          lastFiredAt: new Date(dueAt.getTime()),
+          updatedAt: this.now(),
+        });
+        if (decision.reason !== null) {
+          this.fires.set(fireKey(stored.id, dueAt), {
+            scheduleId: stored.id,
+            dueAt: new Date(dueAt.getTime()),
+            claimedAt: new Date(now.getTime()),
+            nodeId: input.nodeId,
+            reason: decision.reason,
+            runId: null,
+            sessionId: decision.sessionId,
+            cleanup: 'none',
+          });
+        }
+        return { schedule: clone(stored), dueAt: new Date(dueAt.getTime()), ...decision };
       });
-    }
-    return Promise.resolve(true);
+    });
   }
 
   addFire(fire: Omit<ScheduleFire, 'runId' | 'sessionId' | 'cleanup'>): Promise<void> {
@@ -146,6 +152,12 @@ export class MemoryScheduleStore implements ScheduleStore {
     const stored = this.fires.get(key);
     if (stored) this.fires.set(key, { ...stored, ...clone(update) });
     return Promise.resolve();
+  }
+
+  async recordRuns(fires: FireRun[]): Promise<void> {
+    for (const { scheduleId, dueAt, ...update } of fires) {
+      await this.updateFire(scheduleId, dueAt, update);
+    }
   }
 
   reclaimFire(fire: ScheduleFire, nodeId: string, now: Date): Promise<boolean> {

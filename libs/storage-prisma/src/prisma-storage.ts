@@ -135,7 +135,7 @@ class PrismaStorage implements StorageBackend {
     });
     this.store = new PrismaStore(this.db);
     this.registry = new PrismaRegistryStore(this.db);
-    this.schedules = new PrismaScheduleStore(this.db);
+    this.schedules = new PrismaScheduleStore(this.db, handle.provider);
   }
 
   setSessionPolicy(policy: Partial<SessionPolicy>): void {

@@ -1,9 +1,9 @@
-import type { Schedule, ScheduleFire, ScheduleFireReason } from '@cognition/contracts';
+import type { Schedule, ScheduleFire, ScheduleFireReason, Session } from '@cognition/contracts';
 import type { Span } from '@opentelemetry/api';
-import type { StorageBackend } from '@cognition/storage';
+import type { ClaimDecision, ClaimedOccurrence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../logger';
 import { inScheduleFireSpan, setScheduleFireOutcome } from '../telemetry/spans';
-import type { SendInput, SendResult } from '../runs/admission/send-input';
+import type { SendInput, SendOptions, SendResult } from '../runs/admission/send-input';
 import type { ScheduleObserver } from './schedule-observer';
 import { NOOP_SCHEDULE_OBSERVER } from './schedule-observer';
 import type { Clock } from './schedule-times';
@@ -12,7 +12,7 @@ import { nextOccurrence, SYSTEM_CLOCK } from './schedule-times';
 export interface ScheduleRunnerOptions {
   storage: StorageBackend;
   /** The run admission (`RunManager.scheduler.send`): a firing is a send like any other. */
-  send(input: SendInput): Promise<SendResult>;
+  send(input: SendInput, options?: SendOptions): Promise<SendResult>;
   /** Deletes a session the way the API does (cancel, release the sandbox, delete the rows). */
   deleteSession(sessionId: string): Promise<void>;
   nodeId: string;
@@ -45,6 +45,23 @@ const PERMANENT = new Set([
 /** The id of the session a `new_session` firing creates: the same on every retry of it. */
 export function firingSessionId(scheduleId: string, dueAt: Date): string {
   return `${scheduleId}-${dueAt.getTime().toString(36)}`;
+}
+
+interface FireOptions {
+  /** A refused send is thrown (trigger now) rather than only logged and counted. */
+  throwOnFailure: boolean;
+  /** The fire row names its session already (a claim records it). */
+  named: boolean;
+  /** The caller records the run (a pass, for all its firings in one write). */
+  recordLater?: boolean;
+  /** When the firing's span starts (the claim), if not now. */
+  startTime?: number;
+}
+
+/** The session a firing's message goes to: a `new_session` one is created with this id. */
+function targetSessionId(schedule: Schedule, dueAt: Date): string {
+  const { target } = schedule;
+  return target.kind === 'session' ? target.sessionId : firingSessionId(schedule.id, dueAt);
 }
 
 /**
@@ -107,10 +124,43 @@ export class ScheduleRunner {
   async tick(): Promise<boolean> {
     const now = this.clock.now();
     const batch = this.o.batch ?? 100;
-    const due = await this.o.storage.schedules.listDue(now, batch);
-    await Promise.all(due.map((schedule) => this.takeOccurrence(schedule, now)));
+    const claimedFrom = Date.now();
+    // One transaction claims the whole batch; the claimed occurrences then fire concurrently.
+    const claimed = await this.o.storage.schedules.claimDue({
+      now,
+      limit: batch,
+      nodeId: this.o.nodeId,
+      decide: (schedule) => this.decide(schedule, now),
+    });
+    const outcomes = await Promise.allSettled(
+      claimed.map((c) => this.takeOccurrence(c, claimedFrom)),
+    );
+    // The runs the pass started, recorded in one write (a fire left without its run by a
+    // failure here is taken over after `claimTimeoutMs` and finds its run by idempotency key).
+    await this.o.storage.schedules.recordRuns(
+      outcomes.flatMap((o) =>
+        o.status === 'fulfilled' && o.value?.runId && o.value.sessionId
+          ? [{ ...o.value, runId: o.value.runId, sessionId: o.value.sessionId }]
+          : [],
+      ),
+    );
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
     await this.settle(now);
-    return due.length >= batch;
+    return claimed.length >= batch;
+  }
+
+  /**
+   * A missed occurrence (found later than the grace) is coalesced with every other missed one:
+   * the schedule continues from its next time after now, never with a burst of what it missed.
+   */
+  private decide(schedule: Schedule, now: Date): ClaimDecision {
+    const dueAt = schedule.nextFireAt ?? now;
+    const missed = now.getTime() - dueAt.getTime() > (this.o.misfireGraceMs ?? 10_000);
+    const nextFireAt = nextOccurrence(schedule, missed ? now : dueAt);
+    const sessionId = targetSessionId(schedule, dueAt);
+    if (!missed) return { nextFireAt, reason: 'scheduled', sessionId };
+    return { nextFireAt, reason: schedule.misfire === 'skip' ? null : 'misfire', sessionId };
   }
 
   /** Fires a schedule now, outside its times ("trigger now"); returns the fire. */
@@ -124,39 +174,33 @@ export class ScheduleRunner {
       reason: 'manual' as const,
     };
     await this.o.storage.schedules.addFire(fire);
-    return this.fire(schedule, now, 'manual', { throwOnFailure: true });
+    return this.fire(schedule, now, 'manual', { throwOnFailure: true, named: false });
   }
 
-  private async takeOccurrence(schedule: Schedule, now: Date): Promise<void> {
-    const dueAt = schedule.nextFireAt;
-    if (!dueAt) return;
-    const missed = now.getTime() - dueAt.getTime() > (this.o.misfireGraceMs ?? 10_000);
-    // A missed occurrence is coalesced with every other missed one: the schedule continues
-    // from its next time after now, never with a burst of what it missed.
-    const next = nextOccurrence(schedule, missed ? now : dueAt);
-    const skip = missed && schedule.misfire === 'skip';
-    const reason: ScheduleFireReason = missed ? 'misfire' : 'scheduled';
-    const claimedFrom = Date.now();
-    const won = await this.o.storage.schedules.claim({
-      scheduleId: schedule.id,
-      dueAt,
-      nextFireAt: next,
-      nodeId: this.o.nodeId,
-      now,
-      reason: skip ? null : reason,
-    });
-    if (!won) return;
-    if (missed) this.observer.misfired(schedule.misfire);
-    if (skip) {
+  /** Fires a claimed occurrence; its fire when it started a run still to be recorded. */
+  private async takeOccurrence(
+    claimed: ClaimedOccurrence,
+    claimedFrom: number,
+  ): Promise<ScheduleFire | null> {
+    const { schedule, dueAt, reason: decided } = claimed;
+    const reason: ScheduleFireReason = decided ?? 'misfire';
+    if (reason === 'misfire') this.observer.misfired(schedule.misfire);
+    if (decided === null) {
       const span = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
       await inScheduleFireSpan({ ...span, startTime: claimedFrom }, (s) => {
         setScheduleFireOutcome(s, { outcome: 'skipped' });
         return Promise.resolve();
       });
       this.o.logger.info({ scheduleId: schedule.id, dueAt }, 'missed schedule occurrence skipped');
-      return;
+      return null;
     }
-    await this.fire(schedule, dueAt, reason, { throwOnFailure: false, startTime: claimedFrom });
+    const fire = await this.fire(schedule, dueAt, reason, {
+      throwOnFailure: false,
+      named: true,
+      recordLater: true,
+      startTime: claimedFrom,
+    });
+    return fire.runId === null ? null : fire;
   }
 
   /**
@@ -167,13 +211,13 @@ export class ScheduleRunner {
     schedule: Schedule,
     dueAt: Date,
     reason: ScheduleFireReason,
-    options: { throwOnFailure: boolean; startTime?: number },
+    options: FireOptions,
   ): Promise<ScheduleFire> {
     const { startTime } = options;
     const fire = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
     return inScheduleFireSpan(
       { ...fire, ...(startTime !== undefined ? { startTime } : {}) },
-      (span) => this.fireInSpan(schedule, dueAt, reason, options.throwOnFailure, span),
+      (span) => this.fireInSpan(schedule, dueAt, reason, options, span),
     );
   }
 
@@ -181,25 +225,28 @@ export class ScheduleRunner {
     schedule: Schedule,
     dueAt: Date,
     reason: ScheduleFireReason,
-    throwOnFailure: boolean,
+    { throwOnFailure, named, recordLater }: FireOptions,
     span: Span,
   ): Promise<ScheduleFire> {
     const { storage } = this.o;
     try {
-      const sessionId = await this.targetSession(schedule, dueAt);
-      const { run } = await this.o.send({
-        sessionId,
-        scope: schedule.scope,
-        content: schedule.content,
-        metadata: {
-          ...schedule.metadata,
-          schedule_id: schedule.id,
-          schedule_due_at: dueAt.toISOString(),
+      const { sessionId, created } = await this.targetSession(schedule, dueAt, named);
+      const { run } = await this.o.send(
+        {
+          sessionId,
+          scope: schedule.scope,
+          content: schedule.content,
+          metadata: {
+            ...schedule.metadata,
+            schedule_id: schedule.id,
+            schedule_due_at: dueAt.toISOString(),
+          },
+          callbackUrl: schedule.callbackUrl,
+          idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
+          multitaskStrategy: schedule.multitaskStrategy,
         },
-        callbackUrl: schedule.callbackUrl,
-        idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
-        multitaskStrategy: schedule.multitaskStrategy,
-      });
+        created ? { newSession: created } : {},
+      );
       const deleteAfter =
         schedule.target.kind === 'new_session' && schedule.target.onRunCompleted === 'delete';
       const settled = {
@@ -207,7 +254,7 @@ export class ScheduleRunner {
         sessionId,
         cleanup: deleteAfter ? ('pending' as const) : ('none' as const),
       };
-      await storage.schedules.updateFire(schedule.id, dueAt, settled);
+      if (!recordLater) await storage.schedules.updateFire(schedule.id, dueAt, settled);
       const lagMs = Math.max(0, run.createdAt.getTime() - dueAt.getTime());
       this.observer.fired(reason, lagMs);
       setScheduleFireOutcome(span, {
@@ -246,14 +293,24 @@ export class ScheduleRunner {
     };
   }
 
-  /** The session the firing's message goes to; a `new_session` one is created (once). */
-  private async targetSession(schedule: Schedule, dueAt: Date): Promise<string> {
+  /**
+   * The session the firing's message goes to; a `new_session` one is created (once), and is
+   * `created` when this attempt created it (its id is derived from the occurrence: a node
+   * that takes the fire over finds it). The fire names it from then on (a claimed fire does
+   * from its claim: `named`).
+   */
+  private async targetSession(
+    schedule: Schedule,
+    dueAt: Date,
+    named: boolean,
+  ): Promise<{ sessionId: string; created: Session | null }> {
     const { target } = schedule;
-    if (target.kind === 'session') return target.sessionId;
+    if (target.kind === 'session') return { sessionId: target.sessionId, created: null };
     const { storage } = this.o;
     const id = firingSessionId(schedule.id, dueAt);
+    let created: Session | null = null;
     try {
-      await storage.sessions.create(
+      created = await storage.sessions.create(
         {
           id,
           agentName: target.agentName,
@@ -269,8 +326,8 @@ export class ScheduleRunner {
       ))
         throw error;
     }
-    await storage.schedules.updateFire(schedule.id, dueAt, { sessionId: id });
-    return id;
+    if (!named) await storage.schedules.updateFire(schedule.id, dueAt, { sessionId: id });
+    return { sessionId: id, created };
   }
 
   /**
@@ -287,7 +344,10 @@ export class ScheduleRunner {
           if (!(await storage.schedules.reclaimFire(fire, this.o.nodeId, now))) continue;
           const schedule = await storage.schedules.get(fire.scheduleId, {});
           if (schedule)
-            await this.fire(schedule, fire.dueAt, fire.reason, { throwOnFailure: false });
+            await this.fire(schedule, fire.dueAt, fire.reason, {
+              throwOnFailure: false,
+              named: fire.sessionId !== null,
+            });
         } else if (fire.cleanup === 'pending') {
           await this.cleanUp(fire);
         }

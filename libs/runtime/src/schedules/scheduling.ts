@@ -33,7 +33,7 @@ export function createScheduling(o: SchedulingOptions): {
 } {
   const runner = new ScheduleRunner({
     storage: o.storage,
-    send: (input) => o.runs.scheduler.send(input),
+    send: (input, options) => o.runs.scheduler.send(input, options),
     // As the API deletes a session: cancel its run, release its sandbox, then the rows.
     deleteSession: async (sessionId) => {
       await o.runs.forgetSession(sessionId);

@@ -5,9 +5,11 @@ import type {
   ScheduleTarget,
 } from '@cognition/contracts';
 import type {
+  ClaimDueInput,
+  ClaimedOccurrence,
+  FireRun,
   NewSchedule,
   Scope,
-  ScheduleClaim,
   ScheduleStore,
   ScheduleUpdate,
 } from '@cognition/storage';
@@ -21,7 +23,8 @@ import {
   scopeMatches,
   StorageError,
 } from '@cognition/storage';
-import type { PrismaDb } from '../db/db';
+import type { PrismaDb, PrismaTx } from '../db/db';
+import type { DatabaseProvider } from '../db/migrate';
 import { guard, isUniqueViolation } from '../db/errors';
 import type {
   Schedule as ScheduleRow,
@@ -67,16 +70,21 @@ function toFire(row: FireRow): ScheduleFire {
 const notFound = (id: string) => new StorageError('NOT_FOUND', `Schedule not found: ${id}`);
 
 /**
- * Schedules on `schedules` / `schedule_fires`. The claim is one conditional UPDATE
- * (`WHERE id = ? AND enabled AND next_fire_at = <due>`) and the fire's INSERT in the same
- * transaction: on PostgreSQL a concurrent claimer blocks on the row lock, re-evaluates the WHERE
- * against the committed row and matches nothing; on SQLite writers are serialised. The fire's
- * primary key `(schedule_id, due_at)` refuses a second fire of one occurrence besides.
+ * Schedules on `schedules` / `schedule_fires`. A pass claims its due occurrences in one
+ * transaction of a fixed number of statements, whatever their number: on PostgreSQL it selects
+ * them `FOR UPDATE SKIP LOCKED` (a row another node is claiming is passed over, so the nodes of
+ * a cluster take disjoint batches instead of queueing on each other's locks), moves them on with
+ * one UPDATE from a JSON list and adds their fires with one INSERT; on SQLite the transaction
+ * holds the connection's lock (one writer), so a plain select is enough. The fire's primary key
+ * `(schedule_id, due_at)` refuses a second fire of one occurrence besides.
  * Scope and metadata filters are applied in code after the indexed filters (schedules per
  * tenant are few; the tenant scope is JSON text, as the registry's data is).
  */
 export class PrismaScheduleStore implements ScheduleStore {
-  constructor(private readonly db: PrismaDb) {}
+  constructor(
+    private readonly db: PrismaDb,
+    private readonly provider: DatabaseProvider,
+  ) {}
 
   create(input: NewSchedule, scope: Scope): Promise<Schedule> {
     return guard('create schedule', async () => {
@@ -172,46 +180,76 @@ export class PrismaScheduleStore implements ScheduleStore {
     });
   }
 
-  listDue(now: Date, limit: number): Promise<Schedule[]> {
-    return guard('list due schedules', async () => {
-      const rows = await this.db.schedule.findMany({
-        where: { enabled: true, nextFireAt: { lte: now } },
-        orderBy: [{ nextFireAt: 'asc' }, { id: 'asc' }],
-        take: limit,
-      });
-      return rows.map(toSchedule);
-    });
+  claimDue(input: ClaimDueInput): Promise<ClaimedOccurrence[]> {
+    return guard('claim due schedule occurrences', () =>
+      this.db.$transaction(async (tx) => {
+        const rows = await this.lockDue(tx, input.now, input.limit);
+        const claimed = rows.map((row): ClaimedOccurrence => {
+          const schedule = toSchedule(row);
+          const dueAt = row.nextFireAt ?? input.now;
+          return { schedule, dueAt, ...input.decide(schedule) };
+        });
+        if (claimed.length === 0) return [];
+        await this.moveOn(tx, claimed, input.now);
+        const fires = claimed.flatMap((c) =>
+          c.reason === null
+            ? []
+            : [
+                {
+                  scheduleId: c.schedule.id,
+                  dueAt: c.dueAt,
+                  claimedAt: input.now,
+                  nodeId: input.nodeId,
+                  reason: c.reason,
+                  sessionId: c.sessionId,
+                  cleanup: 'none',
+                },
+              ],
+        );
+        if (fires.length > 0) await tx.scheduleFire.createMany({ data: fires });
+        return claimed;
+      }),
+    );
   }
 
-  claim(claim: ScheduleClaim): Promise<boolean> {
-    return guard('claim schedule occurrence', async () => {
-      try {
-        return await this.db.$transaction(async (tx) => {
-          const { count } = await tx.schedule.updateMany({
-            where: { id: claim.scheduleId, enabled: true, nextFireAt: claim.dueAt },
-            data: { nextFireAt: claim.nextFireAt, lastFiredAt: claim.dueAt, updatedAt: claim.now },
-          });
-          if (count === 0) return false;
-          if (claim.reason !== null) {
-            await tx.scheduleFire.create({
-              data: {
-                scheduleId: claim.scheduleId,
-                dueAt: claim.dueAt,
-                claimedAt: claim.now,
-                nodeId: claim.nodeId,
-                reason: claim.reason,
-                cleanup: 'none',
-              },
-            });
-          }
-          return true;
+  /** The due schedules this transaction may claim, earliest first (see the class comment). */
+  private async lockDue(tx: PrismaTx, now: Date, limit: number): Promise<ScheduleRow[]> {
+    const where = { enabled: true, nextFireAt: { lte: now } };
+    const orderBy = [{ nextFireAt: 'asc' as const }, { id: 'asc' as const }];
+    if (this.provider === 'sqlite') return tx.schedule.findMany({ where, orderBy, take: limit });
+    // A timestamp column without zone: the zone of the ISO text is ignored, as Prisma's are.
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM schedules
+      WHERE enabled AND next_fire_at <= ${now.toISOString()}::timestamp
+      ORDER BY next_fire_at, id LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED`;
+    if (locked.length === 0) return [];
+    return tx.schedule.findMany({ where: { id: { in: locked.map((r) => r.id) } }, orderBy });
+  }
+
+  /** Each claimed schedule's `nextFireAt` and `lastFiredAt` as decided (rows locked already). */
+  private async moveOn(tx: PrismaTx, claimed: ClaimedOccurrence[], now: Date): Promise<void> {
+    if (this.provider === 'sqlite') {
+      for (const c of claimed) {
+        await tx.schedule.update({
+          where: { id: c.schedule.id },
+          data: { nextFireAt: c.nextFireAt, lastFiredAt: c.dueAt, updatedAt: now },
         });
-      } catch (error) {
-        // The occurrence was fired already (its fire row exists): the claim lost.
-        if (isUniqueViolation(error)) return false;
-        throw error;
       }
-    });
+      return;
+    }
+    const values = JSON.stringify(
+      claimed.map((c) => ({
+        id: c.schedule.id,
+        due: c.dueAt.toISOString(),
+        next: c.nextFireAt?.toISOString() ?? null,
+      })),
+    );
+    await tx.$executeRaw`
+      UPDATE schedules AS s
+      SET next_fire_at = v.next, last_fired_at = v.due, updated_at = ${now.toISOString()}::timestamp
+      FROM json_to_recordset(${values}::json) AS v(id text, due timestamp, next timestamp)
+      WHERE s.id = v.id`;
   }
 
   addFire(fire: Omit<ScheduleFire, 'runId' | 'sessionId' | 'cleanup'>): Promise<void> {
@@ -240,6 +278,27 @@ export class PrismaScheduleStore implements ScheduleStore {
   ): Promise<void> {
     return guard('update schedule fire', async () => {
       await this.db.scheduleFire.updateMany({ where: { scheduleId, dueAt }, data: update });
+    });
+  }
+
+  recordRuns(fires: FireRun[]): Promise<void> {
+    if (fires.length === 0) return Promise.resolve();
+    return guard('record schedule fire runs', async () => {
+      if (this.provider === 'sqlite') {
+        await this.db.$transaction(async (tx) => {
+          for (const { scheduleId, dueAt, ...data } of fires) {
+            await tx.scheduleFire.updateMany({ where: { scheduleId, dueAt }, data });
+          }
+        });
+        return;
+      }
+      const values = JSON.stringify(fires.map((f) => ({ ...f, dueAt: f.dueAt.toISOString() })));
+      await this.db.$executeRaw`
+        UPDATE schedule_fires AS f
+        SET run_id = v."runId", session_id = v."sessionId", cleanup = v.cleanup
+        FROM json_to_recordset(${values}::json)
+          AS v("scheduleId" text, "dueAt" timestamp, "runId" text, "sessionId" text, cleanup text)
+        WHERE f.schedule_id = v."scheduleId" AND f.due_at = v."dueAt"`;
     });
   }
 

@@ -54,26 +54,50 @@ export const ScheduleUpdateSchema = NewScheduleSchema.pick({
 }).partial();
 export type ScheduleUpdate = z.input<typeof ScheduleUpdateSchema>;
 
-/** One occurrence a node wants to take: it holds only while `nextFireAt` is still `dueAt`. */
-export interface ScheduleClaim {
-  scheduleId: string;
-  /** The `nextFireAt` the node read. */
-  dueAt: Date;
+/** What the runtime decides for a due schedule it claims (the storage layer knows no cron). */
+export interface ClaimDecision {
   /** What `nextFireAt` becomes (null: nothing left to fire). */
   nextFireAt: Date | null;
-  nodeId: string;
-  now: Date;
   /** `scheduled`, or `misfire` when the occurrence is fired coalesced; null: skipped (no fire). */
   reason: Exclude<ScheduleFireReason, 'manual'> | null;
+  /** The session the firing goes to, recorded on its fire from the claim on (known beforehand). */
+  sessionId: string | null;
+}
+
+/** A claim of the due occurrences of many schedules at once (one pass of a node). */
+export interface ClaimDueInput {
+  now: Date;
+  /** At most this many occurrences. */
+  limit: number;
+  nodeId: string;
+  /** Called once per schedule being claimed (synchronously, inside the claim's transaction). */
+  decide(schedule: Schedule): ClaimDecision;
+}
+
+/** One occurrence a node took: the schedule as it was when due, and what was decided. */
+export interface ClaimedOccurrence extends ClaimDecision {
+  schedule: Schedule;
+  /** The schedule's `nextFireAt` when claimed: the fire's key with the schedule id. */
+  dueAt: Date;
+}
+
+/** What a fire started (`ScheduleStore.recordRuns`). */
+export interface FireRun {
+  scheduleId: string;
+  dueAt: Date;
+  runId: string;
+  sessionId: string;
+  cleanup: ScheduleFire['cleanup'];
 }
 
 /**
  * Schedules (per tenant) and their firings.
  *
  * Invariants (proved by the conformance suite on every backend):
- * - `claim` is one conditional write: of any number of concurrent claims of one occurrence
- *   (same schedule, same `dueAt`), on any number of processes, exactly one returns true;
- *   the fire row it adds (when `reason` is not null) is written in the same atomic step;
+ * - `claimDue` is one transaction: of any number of concurrent claims on any number of
+ *   processes, each due occurrence (same schedule, same `dueAt`) is returned by exactly one;
+ *   the fire rows it adds (for a `reason` that is not null) are written in the same atomic step;
+ *   a schedule another claim is taking is passed over, not waited for;
  * - at most one fire per `(scheduleId, dueAt)`;
  * - a schedule outside the caller's scope is treated exactly like a missing one;
  * - deleting a schedule deletes its fires.
@@ -88,10 +112,12 @@ export interface ScheduleStore {
   update(id: string, update: ScheduleUpdate, scope: Scope): Promise<Schedule>;
   /** false when missing or outside `scope`. Its fires go with it. */
   delete(id: string, scope: Scope): Promise<boolean>;
-  /** Enabled schedules with `nextFireAt <= now`, every tenant, earliest first. */
-  listDue(now: Date, limit: number): Promise<Schedule[]>;
-  /** Takes one occurrence; false when another claim took it, or the schedule changed. */
-  claim(claim: ScheduleClaim): Promise<boolean>;
+  /**
+   * Takes up to `limit` due occurrences (enabled schedules with `nextFireAt <= now`, every
+   * tenant, earliest first) in one transaction: each schedule's `nextFireAt` and `lastFiredAt`
+   * move on as `decide` says and a fire row is added per occurrence that fires.
+   */
+  claimDue(input: ClaimDueInput): Promise<ClaimedOccurrence[]>;
   /** Records a manual firing ("trigger now"); CONFLICT when a fire has that due time. */
   addFire(fire: Omit<ScheduleFire, 'runId' | 'sessionId' | 'cleanup'>): Promise<void>;
   /** Records what a fire started; a missing fire (schedule deleted meanwhile) is ignored. */
@@ -100,6 +126,11 @@ export interface ScheduleStore {
     dueAt: Date,
     update: Partial<Pick<ScheduleFire, 'runId' | 'sessionId' | 'cleanup'>>,
   ): Promise<void>;
+  /**
+   * Records the runs of many fires in one write (a pass's firings): each fire's run, session
+   * and cleanup; a missing fire (schedule deleted meanwhile) is ignored.
+   */
+  recordRuns(fires: FireRun[]): Promise<void>;
   /**
    * Takes over a fire whose claimer died (no run yet): a conditional update on the `claimedAt`
    * it was listed with, so of several nodes taking it over one wins. false: another node did.

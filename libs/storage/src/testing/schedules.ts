@@ -1,4 +1,4 @@
-import type { NewSchedule, ScheduleClaim } from '../domains/schedules';
+import type { ClaimDecision, ClaimDueInput, NewSchedule } from '../domains/schedules';
 import type { SuiteContext } from './context';
 import { expectStorageError, expectValidationError, uid } from './helpers';
 
@@ -25,13 +25,16 @@ function cronSchedule(overrides: Partial<NewSchedule> = {}): NewSchedule {
   };
 }
 
-const claimOf = (scheduleId: string, overrides: Partial<ScheduleClaim> = {}): ScheduleClaim => ({
-  scheduleId,
-  dueAt: T0,
-  nextFireAt: plus(1000),
-  nodeId: 'node-a',
+/** A pass of node `nodeId` at `now`: each due schedule moves on by one second and fires. */
+const passOf = (overrides: Partial<ClaimDueInput> = {}): ClaimDueInput => ({
   now: plus(10),
-  reason: 'scheduled',
+  limit: 10,
+  nodeId: 'node-a',
+  decide: (s): ClaimDecision => ({
+    nextFireAt: new Date((s.nextFireAt ?? T0).getTime() + 1000),
+    reason: 'scheduled',
+    sessionId: `${s.id}-session`,
+  }),
   ...overrides,
 });
 
@@ -122,57 +125,104 @@ export function scheduleTests(ctx: SuiteContext): void {
       expect(page.items.map((s) => s.id)).toEqual([ids[1]]);
     });
 
-    it('lists due enabled schedules of every tenant, earliest first', async () => {
+    it('claims the due enabled schedules of every tenant, earliest first, up to the limit', async () => {
       const late = await store().create(cronSchedule({ nextFireAt: plus(500) }), { tenant: 'a' });
       const early = await store().create(cronSchedule({ nextFireAt: T0 }), { tenant: 'b' });
-      await store().create(cronSchedule({ nextFireAt: plus(5000) }), {});
+      const future = await store().create(cronSchedule({ nextFireAt: plus(5000) }), {});
       await store().create(cronSchedule({ enabled: false, nextFireAt: T0 }), {});
       await store().create(cronSchedule({ nextFireAt: null }), {});
-      const due = await store().listDue(plus(1000), 10);
-      expect(due.map((s) => s.id)).toEqual([early.id, late.id]);
-      expect((await store().listDue(plus(1000), 1)).map((s) => s.id)).toEqual([early.id]);
+      const seen: string[] = [];
+      const first = await store().claimDue(
+        passOf({
+          now: plus(1000),
+          limit: 1,
+          decide: (s) => {
+            seen.push(s.id);
+            return { nextFireAt: plus(9000), reason: 'scheduled', sessionId: null };
+          },
+        }),
+      );
+      expect(seen).toEqual([early.id]);
+      expect(first).toHaveLength(1);
+      expect(first).toMatchObject([
+        {
+          schedule: {
+            id: early.id,
+            nextFireAt: T0,
+            scope: { tenant: 'b' },
+          },
+          dueAt: T0,
+          nextFireAt: plus(9000),
+          reason: 'scheduled',
+          sessionId: null,
+        },
+      ]);
+      expect(await store().listFires(early.id, {}, 10)).toMatchObject([{ sessionId: null }]);
+      const rest = await store().claimDue(passOf({ now: plus(1000) }));
+      expect(rest.map((c) => [c.schedule.id, c.dueAt])).toEqual([[late.id, plus(500)]]);
+      expect(await store().get(late.id, {})).toMatchObject({
+        nextFireAt: plus(1500),
+        lastFiredAt: plus(500),
+      });
+      expect(await store().get(future.id, {})).toMatchObject({ lastFiredAt: null });
+      expect(await store().claimDue(passOf({ now: plus(1000) }))).toEqual([]);
     });
 
-    it('lets exactly one of concurrent claims of an occurrence win, and records its fire', async () => {
-      const s = await store().create(cronSchedule(), { tenant: 'a' });
-      const results = await Promise.all(
+    it('gives each due occurrence to exactly one of concurrent passes, and records its fire', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i += 1) {
+        ids.push((await store().create(cronSchedule({ nextFireAt: plus(i) }), { tenant: 'a' })).id);
+      }
+      const passes = await Promise.all(
         ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'].map((nodeId) =>
-          store().claim(claimOf(s.id, { nodeId })),
+          store().claimDue(passOf({ nodeId, limit: 5, now: plus(100) })),
         ),
       );
-      expect(results.filter(Boolean)).toHaveLength(1);
-      const after = await store().get(s.id, {});
-      expect(after).toMatchObject({ nextFireAt: plus(1000), lastFiredAt: T0 });
-      const fires = await store().listFires(s.id, { tenant: 'a' }, 10);
-      expect(fires).toHaveLength(1);
-      expect(fires[0]).toMatchObject({
-        scheduleId: s.id,
-        dueAt: T0,
-        reason: 'scheduled',
-        runId: null,
-        sessionId: null,
-        cleanup: 'none',
-      });
-      // A claim of an occurrence already taken, or of a disabled schedule, loses.
-      expect(await store().claim(claimOf(s.id))).toBe(false);
-      await store().update(s.id, { enabled: false }, {});
-      expect(
-        await store().claim(claimOf(s.id, { dueAt: plus(1000), nextFireAt: plus(2000) })),
-      ).toBe(false);
-      expect(await store().listFires(s.id, { tenant: 'b' }, 10)).toEqual([]);
+      const claimed = passes.flat().map((c) => c.schedule.id);
+      expect([...claimed].sort()).toEqual([...ids].sort());
+      for (const [i, id] of ids.entries()) {
+        expect(await store().get(id, {})).toMatchObject({
+          nextFireAt: plus(i + 1000),
+          lastFiredAt: plus(i),
+        });
+        const fires = await store().listFires(id, { tenant: 'a' }, 10);
+        expect(fires).toHaveLength(1);
+        expect(fires).toMatchObject([
+          {
+            scheduleId: id,
+            dueAt: plus(i),
+            claimedAt: plus(100),
+            reason: 'scheduled',
+            runId: null,
+            sessionId: `${id}-session`,
+            cleanup: 'none',
+          },
+        ]);
+        const node = passes.findIndex((p) => p.some((c) => c.schedule.id === id));
+        expect(fires[0]?.nodeId).toBe(`n${node + 1}`);
+      }
+      expect(await store().listFires(ids[0] ?? '', { tenant: 'b' }, 10)).toEqual([]);
+      // The next occurrences are not due yet; a disabled schedule is never claimed.
+      expect(await store().claimDue(passOf({ now: plus(500) }))).toEqual([]);
+      await store().update(ids[0] ?? '', { enabled: false }, {});
+      // (its next occurrence, plus(1000), is due then; the others' are not yet)
+      expect(await store().claimDue(passOf({ now: plus(1000), limit: 50 }))).toEqual([]);
     });
 
     it('claims without a fire row when the occurrence is skipped', async () => {
       const s = await store().create(cronSchedule(), {});
-      expect(await store().claim(claimOf(s.id, { reason: null, nextFireAt: null }))).toBe(true);
+      const claimed = await store().claimDue(
+        passOf({ decide: () => ({ nextFireAt: null, reason: null, sessionId: null }) }),
+      );
+      expect(claimed).toMatchObject([{ dueAt: T0, nextFireAt: null, reason: null }]);
       expect(await store().get(s.id, {})).toMatchObject({ nextFireAt: null, lastFiredAt: T0 });
       expect(await store().listFires(s.id, {}, 10)).toEqual([]);
-      expect(await store().listDue(plus(10_000), 10)).toEqual([]);
+      expect(await store().claimDue(passOf({ now: plus(10_000) }))).toEqual([]);
     });
 
     it('records manual fires once per due time, updates fires, lists the unsettled ones', async () => {
       const s = await store().create(cronSchedule(), {});
-      await store().claim(claimOf(s.id));
+      await store().claimDue(passOf());
       const manual = { scheduleId: s.id, dueAt: plus(400), claimedAt: plus(400), nodeId: 'n' };
       await store().addFire({ ...manual, reason: 'manual' });
       await expectStorageError(store().addFire({ ...manual, reason: 'manual' }), 'CONFLICT');
@@ -207,6 +257,35 @@ export function scheduleTests(ctx: SuiteContext): void {
       });
       await store().updateFire(s.id, T0, { cleanup: 'done' });
       expect(await store().listUnsettledFires(plus(100_000), 10)).toEqual([]);
+      // Runs recorded in one write; a fire that does not exist is passed over.
+      await store().addFire({ ...manual, dueAt: plus(500), reason: 'manual' });
+      await store().addFire({ ...manual, dueAt: plus(550), reason: 'manual' });
+      await store().recordRuns([
+        { scheduleId: s.id, dueAt: plus(500), runId: 'run-5', sessionId: 'ses-5', cleanup: 'none' },
+        {
+          scheduleId: s.id,
+          dueAt: plus(550),
+          runId: 'run-6',
+          sessionId: 'ses-6',
+          cleanup: 'pending',
+        },
+        {
+          scheduleId: s.id,
+          dueAt: plus(9000),
+          runId: 'run-x',
+          sessionId: 'ses-x',
+          cleanup: 'none',
+        },
+      ]);
+      await store().recordRuns([]);
+      const recorded = await store().listFires(s.id, {}, 10);
+      expect(
+        recorded.filter((f) => f.dueAt >= plus(500)).map((f) => [f.runId, f.sessionId, f.cleanup]),
+      ).toEqual([
+        ['run-6', 'ses-6', 'pending'],
+        ['run-5', 'ses-5', 'none'],
+      ]);
+      await store().updateFire(s.id, plus(550), { cleanup: 'done' });
       // A fire given up (no run, cleanup done) is not listed either.
       await store().addFire({ ...manual, dueAt: plus(600), reason: 'manual' });
       expect(await store().listUnsettledFires(plus(100_000), 10)).toHaveLength(1);

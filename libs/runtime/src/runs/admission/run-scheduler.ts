@@ -13,7 +13,7 @@ import type { RunLeases } from '../coordination/run-leases';
 import type { RunExecutor, RunInput } from '../execution/run-executor';
 import { executeInBackground } from '../execution/run-executor';
 import { requireSession } from '../run-context';
-import type { ParsedSend, SendInput, SendResult } from './send-input';
+import type { ParsedSend, SendInput, SendOptions, SendResult } from './send-input';
 import { parseSendInput } from './send-input';
 import { ensureInputMessage, pendingMessage } from './user-message';
 
@@ -55,10 +55,11 @@ export class RunScheduler {
    *   does not accept messages), UNAVAILABLE (shutting down); RUN_IN_PROGRESS when the session
    *   cannot take the message now, worded for the caller (see `runInProgress`).
    */
-  async send(input: SendInput): Promise<SendResult> {
+  async send(input: SendInput, options: SendOptions = {}): Promise<SendResult> {
     const parsed = parseSendInput(input);
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
-    return this.withSessionLock(parsed.sessionId, () => this.sendLocked(parsed));
+    const fresh = options.newSession?.id === parsed.sessionId ? options.newSession : undefined;
+    return this.withSessionLock(parsed.sessionId, () => this.sendLocked(parsed, fresh));
   }
 
   /**
@@ -126,11 +127,12 @@ export class RunScheduler {
     }
   }
 
-  private async sendLocked(input: ParsedSend): Promise<SendResult> {
+  /** `fresh`: the session the caller just created (see `SendOptions.newSession`). */
+  private async sendLocked(input: ParsedSend, fresh?: Session): Promise<SendResult> {
     const { storage } = this.o;
     const { sessionId, scope, content, callbackUrl, idempotencyKey } = input;
-    const session = await requireSession(storage, sessionId, scope);
-    if (idempotencyKey) {
+    const session = fresh ?? (await requireSession(storage, sessionId, scope));
+    if (idempotencyKey && !fresh) {
       const replayed = await this.findByIdempotencyKey(session.id, idempotencyKey, scope);
       if (replayed) return replayed;
     }
@@ -149,8 +151,8 @@ export class RunScheduler {
     }
     if (callbackUrl) await this.checkCallbackHost(callbackUrl);
     const parsedMetadata = input.metadata ?? {};
-    const active = await storage.runs.getActive(session.id);
-    const waiting = await storage.runs.listPending(session.id);
+    const active = fresh ? null : await storage.runs.getActive(session.id);
+    const waiting = fresh ? [] : await storage.runs.listPending(session.id);
     if (active || waiting.length > 0) {
       return this.sendWhileBusy(input, session, active, waiting.length);
     }

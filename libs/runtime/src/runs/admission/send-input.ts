@@ -1,4 +1,4 @@
-import type { CallbackConfig, ClientTool, Message, Run } from '@cognition/contracts';
+import type { CallbackConfig, ClientTool, Message, Run, Session } from '@cognition/contracts';
 import {
   CallbackConfigSchema,
   ClientToolsSchema,
@@ -39,6 +39,16 @@ export interface SendResult {
   message: Message;
   /** false when the idempotency key matched an earlier run. */
   created: boolean;
+}
+
+/** How a caller inside the runtime sends (never from a request). */
+export interface SendOptions {
+  /**
+   * The session the caller has just created for this send (a schedule's firing): nothing can
+   * be in it yet, so admission skips looking for an earlier run of the idempotency key and for
+   * runs active or waiting in it. The database still arbitrates the one active run.
+   */
+  newSession?: Session;
 }
 
 /** What `send` accepts, checked before anything is stored: the contract's fields, the session and the caller's scope. */
