@@ -38,8 +38,8 @@ export interface EventLog {
   /** Forgets the events of a deleted session. */
   dropSession(sessionId: string): Promise<void>;
   /**
-   * Stops writing the events of runs another node takes over (a lost lease, a hand-off at
-   * shutdown): those not stored yet are dropped (their appends reject, nobody receives them).
+   * Stops writing the events of runs another node takes over (the hand-off at shutdown): those
+   * not stored yet are dropped (their appends reject, nobody receives them).
    * Resolves true once no write holding one of them is in flight, false when one still is after
    * `timeoutMs`. The new owner numbers its events after the last stored one: a write of ours
    * landing later would reuse those ids for other events.

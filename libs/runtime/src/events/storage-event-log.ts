@@ -43,7 +43,7 @@ export const DEFAULT_EVENT_RETENTION = 10_000;
  * one commit per token into one per flush, and a person does not see 2 ms on a token.
  */
 const DEFAULT_FLUSH_INTERVAL_MS = 2;
-export const DEFAULT_RETRY_FOR_MS = 30_000;
+const DEFAULT_RETRY_FOR_MS = 30_000;
 /** Backoff between write attempts: doubles from the first to the last. */
 const RETRY_BACKOFF_MS = [25, 1_000] as const;
 const READ_PAGE = 1000;
