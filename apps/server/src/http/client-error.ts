@@ -29,12 +29,16 @@ function answer(error: NodeJS.ErrnoException): { status: number; path: string; m
  * status line: every 4xx says what is wrong.
  */
 export function answerClientErrors(server: Server): void {
+  const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // Node's parser reports each later chunk of the refused request again: it was answered.
+    if (answered.has(socket)) return;
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const { status, path, message } = answer(error);
+    answered.add(socket);
     const body = JSON.stringify({
       detail: `Bad request: ${message}`,
       code: 'VALIDATION_ERROR',
@@ -43,11 +47,15 @@ export function answerClientErrors(server: Server): void {
     // The client may still be sending (the rest of a long URL or header): closing with its bytes
     // unread makes the kernel reset the connection, and the client can lose the answer. So the
     // rest is read and dropped until the client closes, for a few seconds at most (a lingering
-    // close, RFC 9112 section 9.6).
+    // close, RFC 9112 section 9.6). The answer is written, and our side ended once the client
+    // ended its own: a socket ended at once was closed by Node as soon as more of the refused
+    // request arrived, so a client still writing got EPIPE and could lose the answer (the
+    // bench's fuzz saw such a dropped connection for a long URL).
     socket.on('data', () => undefined);
     socket.on('error', () => socket.destroy());
+    socket.once('end', () => socket.end());
     socket.resume();
-    socket.end(
+    socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -104,6 +104,37 @@ describe('issue 31 fuzz findings at the HTTP edge', () => {
       });
       expect(late.error).toBeUndefined();
       expect(late.text.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+
+      // The rest arriving in pieces after the answer: the connection stays open and every piece
+      // is taken until the client ends (it was closed at once, the next write failing EPIPE).
+      const slow = await new Promise<{ text: string; errors: string[]; written: number }>(
+        (resolve) => {
+          let text = '';
+          let written = 0;
+          const errors: string[] = [];
+          const socket = connect(port, '127.0.0.1', () => {
+            void (async () => {
+              socket.write(`GET /health?q=${'x'.repeat(20_000)}`);
+              for (let i = 0; i < 3; i += 1) {
+                await new Promise((r) => setTimeout(r, 200));
+                await new Promise<void>((r) =>
+                  socket.write('x'.repeat(20_000), (e) => {
+                    if (e) errors.push(e.message);
+                    else written += 1;
+                    r();
+                  }),
+                );
+              }
+              socket.end(' HTTP/1.1\r\nHost: localhost\r\n\r\n');
+            })();
+          });
+          socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          socket.on('error', (e) => errors.push(e.message));
+          socket.on('close', () => setTimeout(() => resolve({ text, errors, written }), 700));
+        },
+      );
+      expect({ errors: slow.errors, written: slow.written }).toEqual({ errors: [], written: 3 });
+      expect(slow.text.match(/HTTP\/1\.1 431/g)).toHaveLength(1);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
