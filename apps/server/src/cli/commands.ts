@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../config';
 import { ConfigError, describePersistence, healthUrlFromEnv, loadConfig } from '../config';
-import { createLogger, effectiveLogFormat } from './logger';
+import { createProcessLogger, effectiveLogFormat } from './logger';
 import { VERSION } from '../version';
 
 const USAGE = `Usage: cognition <command> [options]
@@ -85,9 +85,8 @@ function configOrReport(io: CliIo): ReturnType<typeof loadConfig> | null {
 async function serve(io: CliIo): Promise<number | null> {
   const config = configOrReport(io);
   if (!config) return 1;
-  const logger = createLogger(
+  const logger = await createProcessLogger(
     config.logLevel,
-    undefined,
     effectiveLogFormat(config.logFormat, io.stdoutIsTerminal === true),
   );
   let running: { shutdown(): Promise<{ timedOut: boolean }> } | undefined;
@@ -133,9 +132,8 @@ async function serve(io: CliIo): Promise<number | null> {
 async function runMigrate(io: CliIo): Promise<number> {
   const config = configOrReport(io);
   if (!config) return 1;
-  const logger: Logger = createLogger(
+  const logger: Logger = await createProcessLogger(
     config.logLevel,
-    undefined,
     effectiveLogFormat(config.logFormat, io.stdoutIsTerminal === true),
   );
   try {
@@ -166,9 +164,8 @@ async function secrets(args: readonly string[], io: CliIo): Promise<number> {
   }
   const config = configOrReport(io);
   if (!config) return 1;
-  const logger: Logger = createLogger(
+  const logger: Logger = await createProcessLogger(
     config.logLevel,
-    undefined,
     effectiveLogFormat(config.logFormat, io.stdoutIsTerminal === true),
   );
   if (config.persistence.backend === 'memory') {

@@ -1,6 +1,5 @@
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
-import pretty from 'pino-pretty';
 import type { LogFormat, LogLevel } from '../config';
 
 /**
@@ -25,28 +24,36 @@ export function effectiveLogFormat(
 }
 
 /**
- * The process logger on stdout (or `destination`, e.g. a test's capture stream): JSON lines, or
- * pino-pretty's one-line-per-event text for a person at a terminal. Both write synchronously:
- * nothing is buffered at exit, so a server whose log reader went away (EPIPE; pino then drops
- * logs) still exits instead of retrying a final flush forever. pino-pretty runs in-process as a
- * stream (not a transport worker thread) for the same reason.
+ * The process logger on stdout: JSON lines, or pino-pretty's one-line-per-event text for a
+ * person at a terminal. Both write synchronously: nothing is buffered at exit, so a server whose
+ * log reader went away (EPIPE; pino then drops logs) still exits instead of retrying a final
+ * flush forever. pino-pretty runs in-process as a stream (not a transport worker thread) for the
+ * same reason, and is loaded only when asked for (JSON, what services and tests read, is the
+ * common case, and every start would otherwise pay for loading it).
  */
+export async function createProcessLogger(
+  level: LogLevel,
+  format: 'json' | 'pretty',
+): Promise<Logger> {
+  if (format === 'json') return createLogger(level, pino.destination({ dest: 1, sync: true }));
+  const { default: pretty } = await import('pino-pretty');
+  return createLogger(
+    level,
+    pretty({
+      sync: true,
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      singleLine: true,
+      ignore: 'pid,hostname,service',
+    }),
+  );
+}
+
+/** A logger writing JSON lines to `destination` (stdout by default; a test's capture stream). */
 export function createLogger(
   level: LogLevel,
-  destination?: DestinationStream,
-  format: 'json' | 'pretty' = 'json',
+  destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
 ): Logger {
-  const stream =
-    destination ??
-    (format === 'pretty'
-      ? pretty({
-          sync: true,
-          colorize: true,
-          translateTime: 'SYS:HH:MM:ss.l',
-          singleLine: true,
-          ignore: 'pid,hostname,service',
-        })
-      : pino.destination({ dest: 1, sync: true }));
   return pino(
     {
       level,
@@ -54,6 +61,6 @@ export function createLogger(
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    stream,
+    destination,
   );
 }

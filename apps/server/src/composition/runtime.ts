@@ -20,7 +20,6 @@ import type {
   ToolCatalogOptions,
 } from '@cognition/runtime';
 import type { RedisCluster } from '@cognition/cluster-redis';
-import { connectRedisCluster } from '@cognition/cluster-redis';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
 import { readFile } from 'node:fs/promises';
@@ -28,7 +27,6 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { LlmSettings, ServerConfig, ToolsConfig } from '../config';
 import { ConfigError } from '../config';
-import { a2aPushNotification } from '../http/protocols/a2a/push-notification';
 
 /**
  * The LLM configuration from the environment values and the optional providers file, and how
@@ -199,8 +197,11 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       ? 'none (set OPENAI_API_KEY or ANTHROPIC_API_KEY)'
       : summaries.map((p) => `${p.kind} (${p.model})`).join(', ');
   const eventLog = createEventLog(config, deps.storage);
+  // The Redis client is loaded only for a cluster node: a single node never needs it.
   const cluster = config.cluster
-    ? await connectRedisCluster({
+    ? await (
+        await import('@cognition/cluster-redis')
+      ).connectRedisCluster({
         url: config.cluster.redisUrl,
         keyPrefix: config.cluster.keyPrefix,
         nodeId: config.cluster.nodeId,
@@ -235,7 +236,12 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
       timeoutMs: callbacks.timeoutMs,
       allowPrivateNetwork: callbacks.allowPrivateNetwork,
       // A2A push notification configs: the body an A2A task, with the config's token and auth.
-      format: a2aPushNotification,
+      // The A2A SDK is loaded with the first such callback, not at every start.
+      format: async (payload, callbackConfig) =>
+        (await import('../http/protocols/a2a/push-notification')).a2aPushNotification(
+          payload,
+          callbackConfig,
+        ),
     },
     tools: toolOptions(config.tools, config.workspaceRoot),
     mcp: { servers: mcpServers },

@@ -1,11 +1,6 @@
 import type { CircuitBreakerRegistry } from '@cognition/circuit-breaker';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
-import type { DockerConnection } from '@cognition/sandbox-docker';
-import {
-  checkDockerAvailable,
-  createDockerSandbox,
-  dockerConnectionFromEnv,
-} from '@cognition/sandbox-docker';
+import type { DockerConnection, dockerConnectionFromEnv } from '@cognition/sandbox-docker';
 import { createLocalSandbox } from '@cognition/sandbox-local';
 import type { StorageBackend } from '@cognition/storage';
 import { PAGE_LIMIT_MAX } from '@cognition/contracts';
@@ -15,8 +10,11 @@ import type { Logger } from 'pino';
 import type { SandboxConfig } from '../config';
 
 /** Where the Docker engine is, from `DOCKER_HOST` / `DOCKER_TLS_VERIFY` / `DOCKER_CERT_PATH`. */
-async function dockerConnection(docker: SandboxConfig['docker']): Promise<DockerConnection> {
-  const connection = dockerConnectionFromEnv({
+async function dockerConnection(
+  docker: SandboxConfig['docker'],
+  fromEnv: typeof dockerConnectionFromEnv,
+): Promise<DockerConnection> {
+  const connection = fromEnv({
     ...(docker.dockerHost !== null ? { DOCKER_HOST: docker.dockerHost } : {}),
     DOCKER_TLS_VERIFY: docker.tlsVerify ? '1' : '0',
   });
@@ -57,7 +55,11 @@ export async function createSandbox(
       return createLocalSandbox(deps.stateDir === undefined ? {} : { stateDir: deps.stateDir });
     case 'docker': {
       const { docker } = config;
-      const connection = await dockerConnection(docker);
+      // Loaded only for this backend: the Docker client is a large module graph that a server on
+      // the local sandbox would otherwise load at every start.
+      const { checkDockerAvailable, createDockerSandbox, dockerConnectionFromEnv } =
+        await import('@cognition/sandbox-docker');
+      const connection = await dockerConnection(docker, dockerConnectionFromEnv);
       const found = await checkDockerAvailable({ connection, image: docker.image });
       const factory = createDockerSandbox({
         connection,

@@ -80,7 +80,7 @@ export async function startServer(
       `Loaded ${graphs.list().length} graph(s) from ${langgraphConfig}`,
     );
   }
-  const telemetry = createServerTelemetry(config.telemetry, logger);
+  const telemetry = await createServerTelemetry(config.telemetry, logger);
   const backend = telemetry.storage(
     options.storage ??
       createStorage(config.persistence, { artifactMaxBytes: config.artifactMaxBytes }),

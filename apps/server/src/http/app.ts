@@ -24,9 +24,7 @@ import { identify } from './rest/handler';
 import { mountRest } from './rest/mount';
 import { mountLangGraph } from './langgraph/mount';
 import type { LangGraphMountOptions } from './langgraph/mount';
-import { a2aRouter } from './protocols/a2a/mount';
-import { agUiRouter } from './protocols/ag-ui/mount';
-import { mcpRouter } from './protocols/mcp/mount';
+import { lazyRouter } from './lazy-router';
 import { MESSAGE_ID_HEADER, RUN_ID_HEADER } from './rest/routes/runs';
 import type { ServerState } from './server-state';
 import { trpcMessageStreamMiddleware } from './trpc-stream/message-stream';
@@ -183,10 +181,22 @@ export function createApp(options: AppOptions): Express {
     }),
   );
 
-  // The open protocols (docs/protocols.md): the same callers, scopes and procedures as REST.
-  app.use(mcpRouter({ auth, services, maxBodyBytes: config.maxBodyBytes }));
-  app.use(a2aRouter({ auth, services, maxBodyBytes: config.maxBodyBytes }));
-  app.use(agUiRouter({ auth, services, maxBodyBytes: config.maxBodyBytes }));
+  // The open protocols (docs/protocols.md): the same callers, scopes and procedures as REST,
+  // each loaded with its first request.
+  const protocol = { auth, services, maxBodyBytes: config.maxBodyBytes };
+  app.use(
+    lazyRouter(['/mcp'], async () => (await import('./protocols/mcp/mount')).mcpRouter(protocol)),
+  );
+  app.use(
+    lazyRouter(['/a2a', '/.well-known/agent-card.json'], async () =>
+      (await import('./protocols/a2a/mount')).a2aRouter(protocol),
+    ),
+  );
+  app.use(
+    lazyRouter(['/ag-ui'], async () =>
+      (await import('./protocols/ag-ui/mount')).agUiRouter(protocol),
+    ),
+  );
 
   mountRest(app, {
     auth,

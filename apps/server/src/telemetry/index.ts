@@ -9,13 +9,11 @@ import { ServerMetrics } from './metrics';
 import { MetricsRunObserver } from './run-observer';
 import { MetricsScheduleObserver } from './schedule-observer';
 import type { Tracing } from './tracing';
-import { startTracing } from './tracing';
 
 export { ServerMetrics } from './metrics';
 export type { MetricsSources } from './metrics';
 export { MetricsRunObserver } from './run-observer';
 export { httpTelemetry, metricsRoute, routePattern, METRICS_PATH } from './http';
-export { startTracing } from './tracing';
 export type { Tracing } from './tracing';
 
 /**
@@ -41,9 +39,17 @@ export interface ServerTelemetry {
   shutdown: () => Promise<void>;
 }
 
-export function createServerTelemetry(config: TelemetryConfig, logger: Logger): ServerTelemetry {
+export async function createServerTelemetry(
+  config: TelemetryConfig,
+  logger: Logger,
+): Promise<ServerTelemetry> {
   const metrics = config.metrics.enabled ? new ServerMetrics() : null;
-  const tracing = startTracing(config.tracing, logger);
+  // The trace SDK and its exporters are loaded only when tracing is on (a large module graph
+  // every start would otherwise pay for).
+  const tracing =
+    config.tracing.tracesUrl === null
+      ? null
+      : (await import('./tracing')).startTracing(config.tracing, logger);
   const measures = { metrics, tracing: tracing !== null };
   const measured = metrics !== null || tracing !== null;
   return {

@@ -51,7 +51,7 @@ export interface CallbackRequest {
 export type CallbackFormatter = (
   payload: CompletionPayload,
   config: CallbackConfig,
-) => CallbackRequest;
+) => CallbackRequest | Promise<CallbackRequest>;
 
 export interface CallbackOptions {
   /** HMAC-SHA256 key; when set every request carries `X-Cognition-Signature: sha256=<hex>`. */
@@ -130,15 +130,15 @@ export class CallbackDispatcher {
     payload: CompletionPayload,
     config: CallbackConfig | null = null,
   ): Promise<void> {
-    const delivery: PendingCallback = {
-      deliveryId: randomUUID(),
-      runId: payload.run_id,
-      url,
-      ...this.request(payload, config),
-      attempts: 0,
-      nextAttemptAt: new Date(),
-    };
     return this.track(async () => {
+      const delivery: PendingCallback = {
+        deliveryId: randomUUID(),
+        runId: payload.run_id,
+        url,
+        ...(await this.request(payload, config)),
+        attempts: 0,
+        nextAttemptAt: new Date(),
+      };
       let durable = true;
       try {
         await this.recorder.savePendingCallback(delivery);
@@ -154,11 +154,14 @@ export class CallbackDispatcher {
     });
   }
 
-  private request(payload: CompletionPayload, config: CallbackConfig | null): CallbackRequest {
+  private async request(
+    payload: CompletionPayload,
+    config: CallbackConfig | null,
+  ): Promise<CallbackRequest> {
     const plain = { body: JSON.stringify(payload), headers: {} };
     if (config === null || this.options.format === undefined) return plain;
     try {
-      return this.options.format(payload, config);
+      return await this.options.format(payload, config);
     } catch (error) {
       this.logger.error(
         { err: error, runId: payload.run_id },

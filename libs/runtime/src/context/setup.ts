@@ -68,7 +68,7 @@ export interface CompactorDeps {
  * a meter nested in `meter`, so the run's usage and cost include it.
  * @throws RuntimeError PROVIDER_CONFIG_ERROR when no enabled provider serves `summary_model`.
  */
-export function createCompactor(
+export async function createCompactor(
   input: {
     agent: AgentDefinition;
     resolved: ResolvedModel;
@@ -78,7 +78,7 @@ export function createCompactor(
     systemPrompt?: string;
   },
   deps: CompactorDeps,
-): ContextCompactor | null {
+): Promise<ContextCompactor | null> {
   const { agent, resolved, tools, meter } = input;
   const settings = resolveContextSettings(agent, resolved.model, deps.providers);
   if (settings.strategy === 'none') return null;
@@ -94,7 +94,7 @@ export function createCompactor(
     meter.addNested(summaryMeter);
     const summaryWindow = deps.providers.contextWindow(summaryResolved.model);
     summarizer = new Summarizer({
-      model: deps.chatModelFactory(summaryResolved),
+      model: await deps.chatModelFactory(summaryResolved),
       modelName: summaryResolved.model,
       breaker: deps.breakerFor(summaryResolved),
       meter: summaryMeter,

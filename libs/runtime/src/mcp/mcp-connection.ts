@@ -1,12 +1,9 @@
 import type { McpServerConfig } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { refuseNonPublicHost } from '../net/public-address';
-import { SandboxStdioTransport } from './sandbox-stdio-transport';
 
 /** Timeout of each request to an MCP server (connecting included) without `timeout_ms`. */
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -19,13 +16,36 @@ class McpUnavailableError extends Error {
 }
 
 /**
+ * The MCP SDK's client side (client, schemas, transports), loaded with the first server a run
+ * connects to: a large module graph that a server without MCP servers would otherwise load at
+ * every start.
+ */
+async function loadSdk() {
+  const [client, http, types, stdio] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('./sandbox-stdio-transport'),
+  ]);
+  return {
+    Client: client.Client,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+    SandboxStdioTransport: stdio.SandboxStdioTransport,
+  };
+}
+let sdk: Awaited<ReturnType<typeof loadSdk>> | undefined;
+
+/**
  * Whether an error means the server itself failed (it counts against its circuit breaker and the
  * connection is dropped), rather than one request being wrong (an unknown tool, bad params: the
- * server answered).
+ * server answered). Before the SDK is loaded no `McpError` can exist.
  */
 export function isServerFailure(error: unknown): boolean {
-  if (error instanceof McpError) {
+  if (sdk !== undefined && error instanceof sdk.McpError) {
     const code: number = error.code;
+    const { ErrorCode } = sdk;
     return code === Number(ErrorCode.ConnectionClosed) || code === Number(ErrorCode.RequestTimeout);
   }
   return true;
@@ -60,14 +80,20 @@ export class McpConnection {
    * connection whose process died between turns is then replaced, not reused.
    */
   get closed(): boolean {
-    return this.ended || (this.transport instanceof SandboxStdioTransport && !this.transport.open);
+    // A connection exists only once the SDK was loaded (`open`).
+    const stdio = sdk?.SandboxStdioTransport;
+    return (
+      this.ended || (stdio !== undefined && this.transport instanceof stdio && !this.transport.open)
+    );
   }
 
   /** @throws McpUnavailableError saying why the server cannot be used. */
   static async open(server: McpServerConfig, ctx: ConnectContext): Promise<McpConnection> {
     const timeout = server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS;
-    const transport = await openTransport(server, ctx);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    sdk ??= await loadSdk();
+    const { Client: McpClient, SandboxStdioTransport } = sdk;
+    const transport = await openTransport(server, ctx, sdk);
+    const client: Client = new McpClient(CLIENT_INFO, { capabilities: {} });
     let connection: McpConnection | null = null;
     client.onclose = () => connection?.markClosed();
     try {
@@ -122,7 +148,11 @@ export class McpConnection {
   }
 }
 
-async function openTransport(server: McpServerConfig, ctx: ConnectContext): Promise<Transport> {
+async function openTransport(
+  server: McpServerConfig,
+  ctx: ConnectContext,
+  { SandboxStdioTransport, StreamableHTTPClientTransport }: NonNullable<typeof sdk>,
+): Promise<Transport> {
   if ('command' in server) {
     const backend = await ctx.backend();
     let child;

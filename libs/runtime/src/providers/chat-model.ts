@@ -1,11 +1,9 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ChatAnthropic } from '@langchain/anthropic';
 import { ContextOverflowError } from '@langchain/core/errors';
-import { ChatOpenAI, ChatOpenAICompletions } from '@langchain/openai';
 import type { ResolvedModel } from './registry';
 
 /** Builds the chat model of a run. Injectable in `RunManagerOptions` (tests use fakes). */
-export type ChatModelFactory = (resolved: ResolvedModel) => BaseChatModel;
+export type ChatModelFactory = (resolved: ResolvedModel) => BaseChatModel | Promise<BaseChatModel>;
 
 /** Anthropic requires an explicit output budget. */
 const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -13,11 +11,19 @@ const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 /**
  * The official LangChain client for a provider kind, streaming, with usage reporting on.
  * `openai_compatible` always speaks Chat Completions (what compatible servers implement), never
- * the Responses API that `ChatOpenAI` may pick for some OpenAI models.
+ * the Responses API that `ChatOpenAI` may pick for some OpenAI models. Each client library is
+ * loaded with the first model of its kind: a server loads only the one it uses, and none before
+ * its first turn.
  */
-export const createChatModel: ChatModelFactory = ({ provider, model, temperature, maxTokens }) => {
+export const createChatModel: ChatModelFactory = async ({
+  provider,
+  model,
+  temperature,
+  maxTokens,
+}) => {
   switch (provider.kind) {
-    case 'openai':
+    case 'openai': {
+      const { ChatOpenAI } = await import('@langchain/openai');
       return new ChatOpenAI({
         model,
         apiKey: provider.apiKey,
@@ -29,7 +35,9 @@ export const createChatModel: ChatModelFactory = ({ provider, model, temperature
         maxRetries: provider.maxRetries,
         timeout: provider.timeoutMs,
       });
-    case 'openai_compatible':
+    }
+    case 'openai_compatible': {
+      const { ChatOpenAICompletions } = await import('@langchain/openai');
       return new ChatOpenAICompletions({
         model,
         // Local servers often need no key, but the OpenAI client insists on one.
@@ -42,7 +50,9 @@ export const createChatModel: ChatModelFactory = ({ provider, model, temperature
         maxRetries: provider.maxRetries,
         timeout: provider.timeoutMs,
       });
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { ChatAnthropic } = await import('@langchain/anthropic');
       return new ChatAnthropic({
         model,
         apiKey: provider.apiKey,
@@ -53,6 +63,7 @@ export const createChatModel: ChatModelFactory = ({ provider, model, temperature
         maxRetries: provider.maxRetries,
         clientOptions: { timeout: provider.timeoutMs },
       });
+    }
   }
 };
 

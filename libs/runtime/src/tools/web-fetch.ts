@@ -1,4 +1,4 @@
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 import { z } from 'zod';
 import { refuseNonPublicHost } from '../net/public-address';
 import type { RuntimeTool } from './types';
@@ -79,9 +79,13 @@ export type WebFetchFormat = (typeof WEB_FETCH_FORMATS)[number];
 
 let turndown: TurndownService | undefined;
 
-/** HTML to Markdown through turndown (ATX headings, fenced code, `-` bullets), without scripts and styles. */
-export function htmlToMarkdown(html: string): string {
-  turndown ??= new TurndownService({
+/**
+ * HTML to Markdown through turndown (ATX headings, fenced code, `-` bullets), without scripts and
+ * styles. turndown (and the DOM it brings) is loaded on the first page converted, not at start.
+ */
+export async function htmlToMarkdown(html: string): Promise<string> {
+  const { default: Turndown } = await import('turndown');
+  turndown ??= new Turndown({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
@@ -89,7 +93,7 @@ export function htmlToMarkdown(html: string): string {
   return turndown.turndown(html).trim();
 }
 
-function render(body: string, contentType: string, format: WebFetchFormat): string {
+async function render(body: string, contentType: string, format: WebFetchFormat): Promise<string> {
   if (!/html/i.test(contentType)) return body;
   switch (format) {
     case 'text':
@@ -137,7 +141,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): RuntimeTool {
           }
           const { text, truncated } = await readCapped(response, maxBytes);
           const type = response.headers.get('content-type') ?? 'unknown';
-          const body = render(text, type, format);
+          const body = await render(text, type, format);
           const header = `URL: ${current.href}\nStatus: ${response.status}\nContent-Type: ${type}\n\n`;
           const tail = truncated ? `\n[truncated at ${maxBytes} bytes]` : '';
           return { output: capOutput(header + body + tail), exitCode: response.ok ? 0 : 1 };

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { createJiti } from 'jiti';
 import { RuntimeError, errorMessage } from '../errors';
 import type { GraphSpec, LangGraphConfig } from './langgraph-config';
 import { parseLangGraphConfig } from './langgraph-config';
@@ -102,6 +101,8 @@ async function loadGraph(spec: GraphSpec, configPath: string): Promise<UserGraph
   // (one checkpoint serializer, one `interrupt()` context), and loading works the same inside a
   // test runner's VM context, which has no dynamic `import()`. The cost: no top-level `await` in
   // a graph module. No file cache: nothing is written beside the user's code or in /tmp.
+  // jiti itself is loaded only when a langgraph.json names graphs.
+  const { createJiti } = await import('jiti');
   const jiti = createJiti(spec.file, { fsCache: false, interopDefault: false, tryNative: false });
   let module: Record<string, unknown>;
   try {

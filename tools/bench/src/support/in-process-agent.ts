@@ -75,7 +75,7 @@ export async function createInProcessAgent(
   return async (threadId, content) => {
     const resolved = providers.resolve({}, agent);
     const tools = catalog.forAgent(agent, agents.subagents());
-    const chat = createChatModel(resolved);
+    const chat = await createChatModel(resolved);
     if (!chat.bindTools) throw new Error('the openai_compatible chat model cannot bind tools');
     const model: BoundChatModel = chat.bindTools(tools.map(toToolDefinition));
     const events: AgentEvent[] = [];

@@ -5,6 +5,7 @@ import { sendDomainError } from './errors';
 import type { RouteDeps } from './handler';
 import { identify, restHandler } from './handler';
 import { buildOpenApiDocument, serversFor } from './openapi';
+import type { OpenApiDocument } from './openapi';
 import { expressPath } from './route';
 import { REST_ROUTES } from './routes';
 
@@ -42,10 +43,13 @@ export function mountRest(app: Express, options: RestMountOptions): void {
     app[route.method](expressPath(route.path), ...handlers);
   }
 
-  const openApiDocument = buildOpenApiDocument({ version: deps.services.version, ...openApi });
+  // Generated on the first request for it: walking every route's schemas is a noticeable part of
+  // a start, and most processes never serve the document.
+  let openApiDocument: OpenApiDocument | undefined;
   app.get('/openapi.json', (req, res) => {
     try {
       identify(req, 'key', deps.auth);
+      openApiDocument ??= buildOpenApiDocument({ version: deps.services.version, ...openApi });
       const { openapi, info, ...rest } = openApiDocument;
       res.json({ openapi, info, servers: serversFor(req), ...rest });
     } catch (error) {

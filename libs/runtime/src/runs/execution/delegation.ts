@@ -80,7 +80,7 @@ export async function delegate(
       tools,
       ...(skills.access ? { skills: skills.access } : {}),
       systemPrompt,
-      model: bindModel(ctx, resolved, tools),
+      model: await bindModel(ctx, resolved, tools),
       resolved,
       breaker: breakerFor(ctx, resolved),
       signal: parent.signal,

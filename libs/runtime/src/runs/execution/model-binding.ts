@@ -20,13 +20,13 @@ export function breakerFor(ctx: RunContext, resolved: ResolvedModel): CircuitBre
  * The chat model of `resolved`, bound to `tools` and the run's client tools when there are any
  * (a client tool is offered with the JSON Schema the client gave).
  */
-export function bindModel(
+export async function bindModel(
   ctx: RunContext,
   resolved: ResolvedModel,
   tools: readonly RuntimeTool[],
   clientTools: readonly ClientTool[] = [],
-): BoundChatModel {
-  const chat = ctx.chatModelFactory(resolved);
+): Promise<BoundChatModel> {
+  const chat = await ctx.chatModelFactory(resolved);
   if (tools.length === 0 && clientTools.length === 0) return chat;
   if (typeof chat.bindTools !== 'function') {
     throw new RuntimeError(

@@ -174,7 +174,7 @@ export class RunExecutor {
         agent,
         tools,
         clientTools,
-        model: bindModel(ctx, resolved, tools, clientTools),
+        model: await bindModel(ctx, resolved, tools, clientTools),
         resolved,
         breaker: breakerFor(ctx, resolved),
         signal,
@@ -201,7 +201,7 @@ export class RunExecutor {
             name,
             task,
           ),
-        compactor: createCompactor(
+        compactor: await createCompactor(
           { agent, resolved, tools, meter: runMeter, systemPrompt },
           {
             providers: registry.providers,

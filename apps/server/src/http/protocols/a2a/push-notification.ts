@@ -4,7 +4,7 @@ import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import type { PushNotificationSerializer } from '@a2a-js/sdk/server';
 import { V1PushNotificationSerializer } from '@a2a-js/sdk/server';
 import type { CallbackConfig, Run } from '@cognition/contracts';
-import type { CallbackFormatter, CompletionPayload } from '@cognition/runtime';
+import type { CallbackRequest, CompletionPayload } from '@cognition/runtime';
 import { answerArtifact, agentMessage, taskState } from './task-mapping';
 
 /** The id of a task's one push notification config (its run's completion callback). */
@@ -60,7 +60,10 @@ export function pushConfig(run: Run, tenant: string): TaskPushNotificationConfig
  * task: id, context, final state (with the error as status message), the answer as artifact.
  * The token goes in `X-A2A-Notification-Token`, the authentication in `Authorization`.
  */
-export const a2aPushNotification: CallbackFormatter = (payload, config) => {
+export function a2aPushNotification(
+  payload: CompletionPayload,
+  config: CallbackConfig,
+): CallbackRequest {
   const json = taskOf(payload);
   const { body, contentType } = SERIALIZERS[config.a2aVersion].serialize(
     StreamResponse.fromJSON({ task: json }),
@@ -73,7 +76,7 @@ export const a2aPushNotification: CallbackFormatter = (payload, config) => {
     headers['authorization'] = `${scheme} ${credentials}`;
   }
   return { body, headers };
-};
+}
 
 function taskOf(payload: CompletionPayload) {
   const state = taskState(payload.status as Run['status']);
