@@ -162,6 +162,7 @@ export class MemoryStorage implements StorageBackend {
       get: (id) => this.run(() => runs.get(id)),
       list: (sessionId) => this.run(() => runs.list(sessionId)),
       getActive: (sessionId) => this.run(() => runs.getActive(sessionId)),
+      getActiveAndPending: (sessionId) => this.run(() => runs.getActiveAndPending(sessionId)),
       listActive: () => this.run(() => runs.listActive()),
       listPending: (sessionId) => this.run(() => runs.listPending(sessionId)),
       pendingInput: (id) => this.run(() => runs.pendingInput(id)),

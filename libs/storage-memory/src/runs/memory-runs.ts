@@ -164,6 +164,10 @@ export class MemoryRuns {
     return run ? copy(run) : null;
   }
 
+  getActiveAndPending(sessionId: string): { active: Run | null; pending: Run[] } {
+    return { active: this.getActive(sessionId), pending: this.listPending(sessionId) };
+  }
+
   listActive(): Run[] {
     return [...this.state.runs.values()]
       .filter((run) => isActiveRunStatus(run.status))

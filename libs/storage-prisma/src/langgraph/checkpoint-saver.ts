@@ -19,6 +19,7 @@ import { decodeCheckpointBlob, foreignHolders } from './checkpoint-codec';
 import type {
   CheckpointRow,
   CheckpointSql,
+  GuardedWrites,
   ListCursor,
   TransactionHook,
   WriteRow,
@@ -58,6 +59,11 @@ export interface RootCheckpointHook {
   sqlite(session: SqliteSession, put: RootCheckpoint): void;
   /** Runs on the pool client holding the put's transaction (between BEGIN and COMMIT). */
   postgresql(client: pg.PoolClient, put: RootCheckpoint): Promise<void>;
+  /**
+   * Optional, PostgreSQL: the hook's writes planned ahead, joined to the upsert's statement
+   * (`GuardedWrites` of `sql/checkpoint-sql.ts`); when they do not apply, `postgresql` runs.
+   */
+  postgresqlPlan?(pool: pg.Pool, put: RootCheckpoint): Promise<GuardedWrites | undefined>;
 }
 
 export interface PrismaCheckpointSaverOptions {
@@ -248,6 +254,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       const bound: TransactionHook | undefined = hook && {
         sqlite: (session) => hook.sqlite(session, root),
         postgresql: (client) => hook.postgresql(client, root),
+        postgresqlPlan: (pool) => hook.postgresqlPlan?.(pool, root) ?? Promise.resolve(undefined),
       };
       // Only root checkpoints are ever deleted while others of their namespace remain
       // (retention); a subgraph namespace goes whole (thread delete) or newest first (rollback).

@@ -2,6 +2,7 @@ import type { CreateMessageInput, Message, StringMap } from '@cognition/contract
 import type { SessionPolicy } from '@cognition/storage';
 import { StorageError } from '@cognition/storage';
 import { pgTimestamp } from '../analytics/usage-upsert';
+import type pg from 'pg';
 import type { RawConnection } from '../db/raw-connections';
 import { inPostgresTransaction, inSqliteTransaction } from '../db/raw-connections';
 import type { RawSelect } from '../db/raw-select';
@@ -17,9 +18,10 @@ import { inScope, isLive } from '../sessions/session-reads';
  * session's `message_count` increment first (it takes the session row's write lock, so
  * concurrent inserts and projection writes of one session queue behind it; no row: the
  * session does not exist), then the insert at the position after the session's last row (one
- * probe of the `(session_id, seq)` index, read by the insert itself). On PostgreSQL the insert
- * is a statement of its own after the increment, so its snapshot, taken once the lock is held,
- * sees every row committed before (READ COMMITTED).
+ * probe of the `(session_id, seq)` index, read by the insert itself). On PostgreSQL both are
+ * first tried as one guarded statement (`postgresGuarded`, one round trip); when a writer got
+ * in between, the transaction runs: the insert a statement of its own after the increment, so
+ * its snapshot, taken once the lock is held, sees every row committed before (READ COMMITTED).
  */
 const COLUMNS = `id, session_id, seq, role, content, tool_calls, tool_call_id, token_count,
   model_used, parent_id, metadata, source, created_at`;
@@ -35,6 +37,28 @@ const SQL = {
   postgresInsert: `INSERT INTO messages (${COLUMNS}) VALUES ($1, $2,
     COALESCE((SELECT seq + 1 FROM messages WHERE session_id = $2 ORDER BY seq DESC LIMIT 1), 0),
     $3, $4, $5, $6, $7, $8, $9, $10, 'direct', ${pgTimestamp('$11')}) RETURNING seq`,
+  /**
+   * The increment and the insert as one statement, guarded: its snapshot is taken before the
+   * increment may wait for the session row's lock, so the position it reads is current only if
+   * no writer changed the session's rows meanwhile. Every such writer updates the session row,
+   * so the increment applies only while the row's `xmin` is the one this statement's snapshot
+   * saw (an UPDATE that waited re-checks that on the row as the other writer left it); else
+   * nothing is written, no row comes back and the transaction above runs.
+   */
+  postgresGuarded: `WITH seen AS (SELECT xmin::text AS version FROM sessions WHERE id = $2::text),
+    touched AS (
+      UPDATE sessions SET message_count = message_count + 1,
+        updated_at = ${pgTimestamp('$12')}, last_activity_at = ${pgTimestamp('$12')}
+      WHERE id = $2::text AND xmin::text = (SELECT version FROM seen)
+      RETURNING id
+    )
+    INSERT INTO messages (${COLUMNS}) SELECT $1::text, $2::text,
+      COALESCE((SELECT seq + 1 FROM messages WHERE session_id = $2::text
+        ORDER BY seq DESC LIMIT 1), 0),
+      $3::text, $4::text, $5::text, $6::text, $7::int, $8::text, $9::text, $10::text, 'direct',
+      ${pgTimestamp('$11')}
+    FROM touched
+    RETURNING seq`,
 };
 
 /** The message's columns, as JSON text where the row keeps JSON. */
@@ -96,7 +120,8 @@ export async function insertMessageRaw(
             );
           return Number(inserted?.seq);
         })
-      : await inPostgresTransaction(raw.pool, async (client) => {
+      : ((await insertGuardedOnPostgres(raw.pool, row, now)) ??
+        (await inPostgresTransaction(raw.pool, async (client) => {
           const touched = await client.query({
             name: 'cognition_message_touch_session',
             text: SQL.postgresTouch,
@@ -109,8 +134,23 @@ export async function insertMessageRaw(
             values: [row.id, row.sessionId, ...rowValues(row), row.createdAt],
           });
           return Number(inserted.rows[0]?.seq);
-        });
+        })));
   return toMessage({ ...row, seq, source: 'direct' });
+}
+
+/** `postgresGuarded`: the new row's position, or undefined when it wrote nothing. */
+async function insertGuardedOnPostgres(
+  pool: pg.Pool,
+  row: NewMessageRow,
+  now: Date,
+): Promise<number | undefined> {
+  const inserted = await pool.query<{ seq: number }>({
+    name: 'cognition_message_insert_guarded',
+    text: SQL.postgresGuarded,
+    values: [row.id, row.sessionId, ...rowValues(row), row.createdAt, now],
+  });
+  const first = inserted.rows[0];
+  return first ? Number(first.seq) : undefined;
 }
 
 const MESSAGE_COLUMNS = `m.id, m.session_id, m.seq, m.role, m.content, m.tool_calls, m.tool_call_id,

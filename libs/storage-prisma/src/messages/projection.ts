@@ -9,21 +9,24 @@ import type { PrismaDb } from '../db/db';
 import type { RootCheckpoint, RootCheckpointHook } from '../langgraph/checkpoint-saver';
 import { inPostgresTransaction, inSqliteTransaction, rawConnectionOf } from '../db/raw-connections';
 import type { SqliteSession } from '../db/sqlite-connection';
-import type {
-  LatestAndRow,
-  LockedSession,
-  ProjectedRow,
-  ProjectionRequest,
-} from './projection-plan';
+import type { LatestAndRow, LockedSession, ProjectionRequest } from './projection-plan';
 import { firstPosition, latestAndRowsSql, planWrites, splitLatestAndRows } from './projection-plan';
+import {
+  columnArrays,
+  PG_NOW,
+  planOnPostgres,
+  projectedArrays,
+  PROJECTED_NAMES,
+} from './projection-ahead';
 
 /**
  * The message projection's SQL. It runs on every root checkpoint put (~5 per turn), so it skips
  * Prisma's query engine, whose per-statement cost (the query compiler, row mapping, ~0.5 ms a
  * statement on PostgreSQL) was most of a put: on SQLite, prepared better-sqlite3 statements run
- * synchronously inside the put's transaction; on PostgreSQL, node-postgres named statements on
- * the client holding the put's transaction, one statement per kind of write whatever the number
- * of rows.
+ * synchronously inside the put's transaction; on PostgreSQL, usually planned ahead and joined
+ * to the put's own statement (`projection-ahead.ts`), else node-postgres named statements on the
+ * client holding the put's transaction, one statement per kind of write whatever the number of
+ * rows.
  */
 
 /**
@@ -39,6 +42,7 @@ export const messageProjectionHook: RootCheckpointHook = {
   postgresql: async (client, put) => {
     await projectOnPostgres(client, rootRequest(put));
   },
+  postgresqlPlan: (pool, put) => planOnPostgres(pool, rootRequest(put)),
 };
 
 function rootRequest(put: RootCheckpoint): ProjectionRequest {
@@ -147,13 +151,7 @@ export function projectOnSqlite(session: SqliteSession, request: ProjectionReque
   return writes.messageCount;
 }
 
-/** A Date as PostgreSQL's `timestamp(3)` (without time zone) in UTC, as Prisma stores it. */
-const PG_NOW = (param: string): string => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
-
-const PROJECTED_ARRAYS = `$1::text[], $2::int[], $3::text[], $4::text[], $5::text[],
-  $6::text[], $7::int[], $8::text[], $9::text[], $10::text[]`;
-const PROJECTED_NAMES = `id, seq, role, content, tool_calls, tool_call_id, token_count,
-  model_used, parent_id, metadata`;
+const PROJECTED_ARRAYS = projectedArrays(1);
 
 const POSTGRES_TEXT = {
   lock: `SELECT id, projected_checkpoint_id FROM sessions WHERE thread_id = $1
@@ -184,22 +182,6 @@ const POSTGRES = Object.fromEntries(
     { name: `cognition_projection_${key}`, text },
   ]),
 ) as Record<keyof typeof POSTGRES_TEXT, { name: string; text: string }>;
-
-/** The columns of `rows` as the ten arrays `PROJECTED_ARRAYS` binds. */
-function columnArrays(rows: readonly ProjectedRow[]): unknown[] {
-  return [
-    rows.map((row) => row.id),
-    rows.map((row) => row.seq),
-    rows.map((row) => row.role),
-    rows.map((row) => row.content),
-    rows.map((row) => row.tool_calls),
-    rows.map((row) => row.tool_call_id),
-    rows.map((row) => row.token_count),
-    rows.map((row) => row.model_used),
-    rows.map((row) => row.parent_id),
-    rows.map((row) => row.metadata),
-  ];
-}
 
 /** The projection (see {@link ProjectionRequest}) inside the open transaction of `client`. */
 export async function projectOnPostgres(

@@ -3,13 +3,8 @@ import type { EventStore, StoredEventPage } from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';
-import {
-  inPostgresTransaction,
-  inSqliteTransaction,
-  requireRawConnection,
-} from '../db/raw-connections';
-import type { RawSelect } from '../db/raw-select';
-import { rawSelect, sqliteTimestamp } from '../db/raw-select';
+import { inSqliteTransaction, requireRawConnection } from '../db/raw-connections';
+import { sqliteTimestamp } from '../db/raw-select';
 
 /**
  * Ids already held are skipped (`ON CONFLICT DO NOTHING`: an append retried after an unknown
@@ -57,76 +52,74 @@ async function insertNew(
   }
 }
 
-const READS = {
-  first: {
-    name: 'cognition_run_events_first',
-    sqlite: 'SELECT id, run_id, event FROM run_events WHERE session_id = ? ORDER BY id LIMIT ?',
-    postgres: 'SELECT id, run_id, event FROM run_events WHERE session_id = $1 ORDER BY id LIMIT $2',
-  },
-  after: {
-    name: 'cognition_run_events_after',
-    sqlite: `SELECT id, run_id, event FROM run_events WHERE session_id = ? AND id > ?
-      ORDER BY id LIMIT ?`,
-    postgres: `SELECT id, run_id, event FROM run_events WHERE session_id = $1 AND id > $2
-      ORDER BY id LIMIT $3`,
-  },
-  trim: {
-    name: 'cognition_run_event_trim',
-    sqlite: 'SELECT evicted_up_to FROM run_event_trims WHERE session_id = ?',
-    postgres: 'SELECT evicted_up_to FROM run_event_trims WHERE session_id = $1',
-  },
-} satisfies Record<string, RawSelect>;
+/** SQLite: a page of events and the session's eviction mark, under one hold of the connection. */
+const SQLITE_READS = {
+  first: 'SELECT id, run_id, event FROM run_events WHERE session_id = ? ORDER BY id LIMIT ?',
+  after: `SELECT id, run_id, event FROM run_events WHERE session_id = ? AND id > ?
+    ORDER BY id LIMIT ?`,
+  trim: 'SELECT evicted_up_to FROM run_event_trims WHERE session_id = ?',
+};
 
-/** The trim in both dialects: the id `keep` places below the newest, then what it evicts. */
-const TRIM = {
-  boundary: {
-    sqlite: 'SELECT id FROM run_events WHERE session_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
-    postgres: 'SELECT id FROM run_events WHERE session_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2',
-  },
-  delete: {
-    sqlite: 'DELETE FROM run_events WHERE session_id = ? AND id <= ?',
-    postgres: 'DELETE FROM run_events WHERE session_id = $1 AND id <= $2',
-  },
-  mark: {
-    sqlite: `INSERT INTO run_event_trims (session_id, evicted_up_to) VALUES (?, ?)
-      ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to`,
-    postgres: `INSERT INTO run_event_trims (session_id, evicted_up_to) VALUES ($1, $2)
-      ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to`,
-  },
+/**
+ * PostgreSQL: a page of events with the session's eviction mark in one statement (one round
+ * trip where the two reads were two): the mark is the row of kind 0 (in `id`), the events the
+ * rows of kind 1. $1 session, $2 the id to read after (null: from the first), $3 the limit.
+ */
+const POSTGRES_PAGE = {
+  name: 'cognition_run_events_page',
+  text: `SELECT 0 AS kind, evicted_up_to AS id, NULL AS run_id, NULL AS event
+    FROM run_event_trims WHERE session_id = $1::text
+    UNION ALL
+    SELECT * FROM (SELECT 1 AS kind, id, run_id, event FROM run_events
+      WHERE session_id = $1::text AND ($2::text IS NULL OR id > $2::text)
+      ORDER BY id LIMIT $3::int) page`,
+};
+
+/**
+ * PostgreSQL: the trim as one statement (atomic on its own: no BEGIN/COMMIT around it): the id
+ * `keep` places below the newest, the rows up to it deleted, the mark moved to it.
+ */
+const POSTGRES_TRIM = {
+  name: 'cognition_trim',
+  text: `WITH boundary AS (
+      SELECT id FROM run_events WHERE session_id = $1::text ORDER BY id DESC LIMIT 1 OFFSET $2::int
+    ),
+    deleted AS (
+      DELETE FROM run_events WHERE session_id = $1::text AND id <= (SELECT id FROM boundary)
+      RETURNING 1
+    ),
+    mark AS (
+      INSERT INTO run_event_trims (session_id, evicted_up_to) SELECT $1::text, id FROM boundary
+      ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to
+    )
+    SELECT count(*)::int AS deleted FROM deleted`,
+};
+
+/** The trim on SQLite: the id `keep` places below the newest, then what it evicts. */
+const SQLITE_TRIM = {
+  boundary: 'SELECT id FROM run_events WHERE session_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
+  delete: 'DELETE FROM run_events WHERE session_id = ? AND id <= ?',
+  mark: `INSERT INTO run_event_trims (session_id, evicted_up_to) VALUES (?, ?)
+    ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to`,
 };
 
 async function trimOn(raw: RawConnection, sessionId: string, keep: number): Promise<number> {
   const skip = Math.max(0, keep);
   if (raw.provider === 'sqlite') {
     return inSqliteTransaction(raw.connection, (session) => {
-      const boundary = session.prepare<{ id: string }>(TRIM.boundary.sqlite).all(sessionId, skip);
+      const boundary = session.prepare<{ id: string }>(SQLITE_TRIM.boundary).all(sessionId, skip);
       const last = boundary[0]?.id;
       if (last === undefined) return 0;
-      const { changes } = session.prepare(TRIM.delete.sqlite).run(sessionId, last);
-      session.prepare(TRIM.mark.sqlite).run(sessionId, last);
+      const { changes } = session.prepare(SQLITE_TRIM.delete).run(sessionId, last);
+      session.prepare(SQLITE_TRIM.mark).run(sessionId, last);
       return changes;
     });
   }
-  return inPostgresTransaction(raw.pool, async (client) => {
-    const boundary = await client.query<{ id: string }>({
-      name: 'cognition_trim_boundary',
-      text: TRIM.boundary.postgres,
-      values: [sessionId, skip],
-    });
-    const last = boundary.rows[0]?.id;
-    if (last === undefined) return 0;
-    const deleted = await client.query({
-      name: 'cognition_trim_delete',
-      text: TRIM.delete.postgres,
-      values: [sessionId, last],
-    });
-    await client.query({
-      name: 'cognition_trim_mark',
-      text: TRIM.mark.postgres,
-      values: [sessionId, last],
-    });
-    return deleted.rowCount ?? 0;
+  const result = await raw.pool.query<{ deleted: number }>({
+    ...POSTGRES_TRIM,
+    values: [sessionId, skip],
   });
+  return result.rows[0]?.deleted ?? 0;
 }
 
 /**
@@ -162,12 +155,7 @@ export class PrismaEventStore implements EventStore {
 
   listAfter(sessionId: string, after: string | undefined, limit: number): Promise<StoredEventPage> {
     return guard('list events', async () => {
-      const [rows, trim] = await Promise.all([
-        after === undefined
-          ? rawSelect<EventRow>(this.raw, READS.first, [sessionId, limit])
-          : rawSelect<EventRow>(this.raw, READS.after, [sessionId, after, limit]),
-        rawSelect<{ evicted_up_to: string }>(this.raw, READS.trim, [sessionId]),
-      ]);
+      const { rows, evictedUpTo } = await pageOf(this.raw, sessionId, after, limit);
       return {
         events: rows.map((row) => ({
           id: row.id,
@@ -175,7 +163,7 @@ export class PrismaEventStore implements EventStore {
           runId: row.run_id,
           event: JSON.parse(row.event) as AgentEvent,
         })),
-        evictedUpTo: trim[0]?.evicted_up_to ?? null,
+        evictedUpTo,
       };
     });
   }
@@ -189,4 +177,28 @@ interface EventRow {
   id: string;
   run_id: string;
   event: string;
+}
+
+async function pageOf(
+  raw: RawConnection,
+  sessionId: string,
+  after: string | undefined,
+  limit: number,
+): Promise<{ rows: EventRow[]; evictedUpTo: string | null }> {
+  if (raw.provider === 'postgresql') {
+    const result = await raw.pool.query<EventRow & { kind: number }>({
+      ...POSTGRES_PAGE,
+      values: [sessionId, after ?? null, limit],
+    });
+    const mark = result.rows.find((row) => row.kind === 0);
+    return { rows: result.rows.filter((row) => row.kind === 1), evictedUpTo: mark?.id ?? null };
+  }
+  return raw.connection.run((session) => {
+    const rows =
+      after === undefined
+        ? session.prepare<EventRow>(SQLITE_READS.first).all(sessionId, limit)
+        : session.prepare<EventRow>(SQLITE_READS.after).all(sessionId, after, limit);
+    const mark = session.prepare<{ evicted_up_to: string }>(SQLITE_READS.trim).get(sessionId);
+    return { rows, evictedUpTo: mark?.evicted_up_to ?? null };
+  });
 }

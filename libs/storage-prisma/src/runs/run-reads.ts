@@ -42,6 +42,13 @@ export const RUN_READS = {
     sqlite: "status = 'pending' AND session_id = ? ORDER BY created_at ASC, id ASC",
     postgres: "status = 'pending' AND session_id = $1 ORDER BY created_at ASC, id ASC",
   }),
+  // `active` and `pendingOfSession` at once (an active run's active_session_id is its session).
+  activeAndPending: select('active_and_pending', {
+    sqlite: `session_id = ? AND (active_session_id IS NOT NULL OR status = 'pending')
+      ORDER BY created_at ASC, id ASC`,
+    postgres: `session_id = $1 AND (active_session_id IS NOT NULL OR status = 'pending')
+      ORDER BY created_at ASC, id ASC`,
+  }),
   pending: select('pending', {
     sqlite: "status = 'pending' ORDER BY created_at ASC, id ASC",
     postgres: "status = 'pending' ORDER BY created_at ASC, id ASC",

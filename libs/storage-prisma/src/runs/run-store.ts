@@ -276,6 +276,14 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
     });
   }
 
+  async getActiveAndPending(sessionId: string): Promise<{ active: Run | null; pending: Run[] }> {
+    return guard('get active and pending runs', async () => {
+      const runs = await readRuns(this.raw, RUN_READS.activeAndPending, [sessionId]);
+      const pending = runs.filter((run) => run.status === 'pending');
+      return { active: runs.find((run) => run.status !== 'pending') ?? null, pending };
+    });
+  }
+
   async listActive(): Promise<Run[]> {
     return guard('list active runs', async () => {
       const rows = await this.db.run.findMany({

@@ -81,6 +81,11 @@ export interface RunStore {
    */
   getActive(sessionId: string): Promise<Run | null>;
   /**
+   * `getActive` and `listPending` of one session in one read (what a send and a finished run
+   * ask before starting anything; one round trip on a database).
+   */
+  getActiveAndPending(sessionId: string): Promise<{ active: Run | null; pending: Run[] }>;
+  /**
    * Every active (`queued` | `running`) run across sessions, for recovery; paused runs are not
    * listed (no process executes them, none needs to).
    */

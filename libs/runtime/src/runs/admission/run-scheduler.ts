@@ -151,8 +151,9 @@ export class RunScheduler {
     }
     if (callbackUrl) await this.checkCallbackHost(callbackUrl);
     const parsedMetadata = input.metadata ?? {};
-    const active = fresh ? null : await storage.runs.getActive(session.id);
-    const waiting = fresh ? [] : await storage.runs.listPending(session.id);
+    const { active, pending: waiting } = fresh
+      ? { active: null, pending: [] }
+      : await storage.runs.getActiveAndPending(session.id);
     if (active || waiting.length > 0) {
       return this.sendWhileBusy(input, session, active, waiting.length);
     }
@@ -281,9 +282,10 @@ export class RunScheduler {
 
   private async startNextLocked(sessionId: string): Promise<void> {
     const { storage } = this.o;
-    if (!this.accepting || (await storage.runs.getActive(sessionId))) return;
-    const next = (await storage.runs.listPending(sessionId))[0];
-    if (!next) return;
+    if (!this.accepting) return;
+    const { active, pending } = await storage.runs.getActiveAndPending(sessionId);
+    const next = pending[0];
+    if (active || !next) return;
     // A suspended or ended session starts nothing: its pending runs wait (resume starts them).
     const current = await storage.sessions.get(sessionId, {});
     if (!current || NOT_ACCEPTING.includes(current.status)) return;

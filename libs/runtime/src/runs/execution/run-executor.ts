@@ -240,7 +240,7 @@ export class RunExecutor {
         }
         final = await graph.invoke(null, config);
       } else {
-        const unanswered = await earlierInputs(ctx.storage, active.runId, history);
+        const unanswered = await earlierInputs(ctx.storage, session.id, active.runId, history);
         final = await graph.invoke(
           { messages: [...repairs(history), ...unanswered.map(human), human(userMessage)] },
           config,
@@ -326,18 +326,20 @@ function human(userMessage: Message): HumanMessage {
  */
 async function earlierInputs(
   storage: StorageBackend,
+  sessionId: string,
   runId: string,
   history: readonly BaseMessage[],
 ): Promise<Message[]> {
-  const run = await storage.runs.get(runId);
-  if (!run) return [];
   const inThread = new Set(history.map((m) => m.id));
-  const runs = await storage.runs.list(run.sessionId);
+  // The session is the executor's: the run need not be read for it.
+  const runs = await storage.runs.list(sessionId);
+  const at = runs.findIndex((r) => r.id === runId);
+  if (at < 0) return [];
   const found: Message[] = [];
-  for (const earlier of runs.slice(runs.findIndex((r) => r.id === runId) + 1)) {
+  for (const earlier of runs.slice(at + 1)) {
     if (earlier.status === 'pending' || earlier.inputMessageId === null) continue;
     if (inThread.has(earlier.inputMessageId)) break;
-    const message = await storage.messages.get(run.sessionId, earlier.inputMessageId, {});
+    const message = await storage.messages.get(sessionId, earlier.inputMessageId, {});
     if (message) found.unshift(message);
   }
   return found;

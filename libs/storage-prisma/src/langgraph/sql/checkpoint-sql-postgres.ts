@@ -62,6 +62,34 @@ const UPSERT_CHECKPOINT = {
     metadata = excluded.metadata`,
 };
 
+/**
+ * A put with a hook's `GuardedWrites`: `pre` holds a row when every holder exists (and
+ * locks them as LOCK_HOLDERS does), the hook's CTEs follow, and the checkpoint row is written
+ * only when their `guard` returns one. Parameters $1–$7 are the row, $8 the holders.
+ */
+function guardedPutSql(ctes: string): string {
+  return `
+  WITH pre AS (
+    SELECT 1 WHERE (SELECT count(*) FROM (SELECT checkpoint_id FROM checkpoints
+      WHERE thread_id = $1::text AND checkpoint_ns = $2::text AND checkpoint_id = ANY($8::text[])
+      FOR KEY SHARE) h) = cardinality($8::text[])
+  ),
+  ${ctes},
+  put AS (
+    INSERT INTO checkpoints
+      (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea
+    WHERE EXISTS (SELECT 1 FROM guard)
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+      parent_checkpoint_id = excluded.parent_checkpoint_id,
+      type = excluded.type,
+      checkpoint = excluded.checkpoint,
+      metadata = excluded.metadata
+  )
+  SELECT count(*)::int AS done FROM guard`;
+}
+const GUARDED_FIRST_PARAM = 9;
+
 /** One statement for any number of rows: the columns travel as arrays. */
 function insertWritesSql(onConflict: string): string {
   return `
@@ -106,8 +134,9 @@ const DELETE_THREAD = {
  * was more than the network round trip. Blobs travel as binary parameters and come back as
  * bytes.
  *
- * A root `put` with a hook runs the upsert and the hook between BEGIN and COMMIT on one client of
- * the pool.
+ * A root `put` with a hook is one statement when the hook can plan its writes ahead
+ * (`postgresqlPlan`: the message projection's usual step), else the upsert and the hook between
+ * BEGIN and COMMIT on one client of the pool.
  */
 export class PostgresCheckpointSql implements CheckpointSql {
   constructor(private readonly pool: pg.Pool) {}
@@ -245,6 +274,17 @@ export class PostgresCheckpointSql implements CheckpointSql {
     if (!hook && holders.length === 0) {
       await this.pool.query({ ...UPSERT_CHECKPOINT, values });
       return true;
+    }
+    const planned = await hook?.postgresqlPlan?.(this.pool);
+    if (planned) {
+      const result = await this.pool.query<{ done: number }>({
+        name: `cognition_guarded_put_${planned.name}`,
+        text: guardedPutSql(planned.ctes(GUARDED_FIRST_PARAM)),
+        values: [...values, holders, ...planned.values],
+      });
+      if (result.rows[0]?.done === 1) return true;
+      // Nothing was written: something moved since the plan's read (or a holder is gone).
+      // The transaction below takes the locks first and decides again.
     }
     return inPostgresTransaction(this.pool, async (client) => {
       if (holders.length > 0) {

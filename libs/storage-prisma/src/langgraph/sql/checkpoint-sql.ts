@@ -76,6 +76,28 @@ export interface TransactionHook {
   sqlite(session: SqliteSession): void;
   /** Runs on the pool client between its BEGIN and COMMIT. */
   postgresql(client: pg.PoolClient): Promise<void>;
+  /**
+   * Optional, PostgreSQL: the hook's writes planned from a read without any lock, to run in
+   * the upsert's own statement (see {@link GuardedWrites}); undefined when they cannot be.
+   */
+  postgresqlPlan?(pool: pg.Pool): Promise<GuardedWrites | undefined>;
+}
+
+/**
+ * A hook's writes as common table expressions joined to the checkpoint upsert, so the put is
+ * one statement (one round trip, no BEGIN/COMMIT) instead of a transaction of six or more.
+ * They must define a CTE `guard` that returns a row when, and only when, every write applies:
+ * its WHERE includes `EXISTS (SELECT 1 FROM pre)` (the put's own precondition: the holders
+ * exist, locked) and whatever proves the plan's read still current; every other CTE writes only
+ * `WHERE EXISTS (SELECT 1 FROM guard)`. The checkpoint row is written only with them: a put
+ * whose guard returns nothing writes nothing and runs as a transaction with `postgresql`.
+ */
+export interface GuardedWrites {
+  /** Distinguishes the statement's text (one named prepared statement per name). */
+  name: string;
+  /** The CTEs, their parameters numbered from `first`. */
+  ctes(first: number): string;
+  values: unknown[];
 }
 
 export interface CheckpointRow {

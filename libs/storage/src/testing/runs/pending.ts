@@ -129,6 +129,37 @@ export function multitaskTests(ctx: SuiteContext): void {
       ]);
     });
 
+    it('reads the active run and the pending ones of a session at once, as getActive and listPending do', async () => {
+      const a = await ctx.backend.sessions.create({}, {});
+      const b = await ctx.backend.sessions.create({}, {});
+      expect(await ctx.backend.runs.getActiveAndPending(a.id)).toEqual({
+        active: null,
+        pending: [],
+      });
+      const make = async (sessionId: string) =>
+        (
+          await ctx.backend.runs.create({
+            sessionId,
+            status: 'pending',
+            pendingInput: pendingInput('q'),
+          })
+        ).run;
+      const a1 = await make(a.id);
+      await make(b.id);
+      const a2 = await make(a.id);
+      const { run: done } = await ctx.backend.runs.create({ sessionId: a.id });
+      await ctx.backend.runs.update(done.id, { status: 'completed', finishedAt: new Date() });
+      const { run: active } = await ctx.backend.runs.create({ sessionId: a.id });
+      await ctx.backend.runs.create({ sessionId: b.id });
+      const both = await ctx.backend.runs.getActiveAndPending(a.id);
+      expect(both).toEqual({
+        active: await ctx.backend.runs.getActive(a.id),
+        pending: await ctx.backend.runs.listPending(a.id),
+      });
+      expect(both.active?.id).toBe(active.id);
+      expect(both.pending.map((r) => r.id)).toEqual([a1.id, a2.id]);
+    });
+
     it('promotes a pending run only when no other run is active, keeping its input', async () => {
       const session = await ctx.backend.sessions.create({}, {});
       const { run: active } = await ctx.backend.runs.create({ sessionId: session.id });
