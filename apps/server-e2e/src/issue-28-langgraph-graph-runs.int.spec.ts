@@ -66,11 +66,11 @@ describe.each([
     return parts;
   };
 
-  it('streams a tool loop: metadata, updates per node, message tuples, values, each part with its event id', async () => {
+  it('streams a tool loop: metadata, updates per node, message tuples, custom, values, each part with its event id', async () => {
     const thread = await alice.threads.create();
     const parts = await stream(thread.thread_id, 'agent', {
       input: { messages: [{ type: 'human', content: 'weather in Paris?' }] },
-      streamMode: ['values', 'updates', 'messages-tuple'],
+      streamMode: ['values', 'updates', 'messages-tuple', 'custom'],
     });
     const runId = (parts[0]?.data as { run_id: string }).run_id;
     expect(parts[0]).toEqual({ event: 'metadata', data: { run_id: runId, attempt: 1 } });
@@ -80,6 +80,9 @@ describe.each([
       ['model'],
       ['tools'],
       ['model'],
+    ]);
+    expect(parts.filter((p) => p.event === 'custom').map((p) => p.data)).toEqual([
+      { step: 'asking for the weather' },
     ]);
     // The fake model's answer, streamed as message chunks of the `model` node.
     const chunks = parts

@@ -14,6 +14,7 @@ import {
   StateGraph,
   interrupt,
 } from '@langchain/langgraph';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
 
@@ -32,13 +33,20 @@ const weather = tool(({ city }: { city: string }) => `sunny in ${city}`, {
   schema: z.object({ city: z.string() }),
 });
 
-/** The fake model: asks for the weather once, then answers from the tool's result. */
-async function model(state: typeof MessagesAnnotation.State): Promise<{ messages: BaseMessage[] }> {
+/**
+ * The fake model: asks for the weather once (saying so on the `custom` stream), then answers
+ * from the tool's result.
+ */
+async function model(
+  state: typeof MessagesAnnotation.State,
+  config: LangGraphRunnableConfig,
+): Promise<{ messages: BaseMessage[] }> {
   const last = state.messages.at(-1);
   if (last?.getType() === 'tool') {
     const answer = new FakeListChatModel({ responses: [`The weather: ${last.text}`] });
     return { messages: [await answer.invoke(state.messages)] };
   }
+  config.writer?.({ step: 'asking for the weather' });
   const call = { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } };
   return { messages: [new AIMessage({ content: '', tool_calls: [call] })] };
 }
