@@ -218,7 +218,7 @@ describe.each([
     });
   });
 
-  it('run bad input: 422 naming the field; unknown thread, run and assistant 404; a user graph run is not served yet (501)', async () => {
+  it('run bad input: 422 naming the field; unknown thread, run and assistant 404; a user graph refuses an agent command', async () => {
     const thread = await alice.threads.create();
     // Past the SDK's types, as a JavaScript caller could send it.
     const bogusModes: never = JSON.parse('["values", "bogus"]') as never;
@@ -252,14 +252,14 @@ describe.each([
     expect(
       await sdkFailure(alice.runs.create(thread.thread_id, 'nope', { input: human('x') })),
     ).toEqual({ status: 404, body: { detail: 'Assistant not found' } });
+    // A graph run's command takes `resume` and `update`; `goto` is refused, naming it.
     const graphRun = await sdkFailure(
-      new Client({
-        apiUrl: server.url,
-        apiKey: ALICE,
-        callerOptions: { maxRetries: 0 },
-      }).runs.create(thread.thread_id, 'echo', { input: { text: 'hi' } }),
+      alice.runs.create(thread.thread_id, 'echo', { command: { goto: 'echo' } }),
     );
-    expect(graphRun.status).toBe(501);
+    expect(graphRun).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'body.command.goto' }] },
+    });
     // Another tenant's thread: its runs are not found either.
     expect(await sdkFailure(bob.runs.list(thread.thread_id))).toMatchObject({ status: 404 });
   });
@@ -405,7 +405,7 @@ describe('langgraph.json start-up errors (issue 28)', () => {
     const logged = JSON.parse(line ?? '{}') as { err?: { message?: string } };
     expect(logged.err?.message).toBe(
       `${path.join(GRAPHS, 'broken.json')}: graph "echo" (${path.join(GRAPHS, 'graphs.ts')}, ` +
-        'export "missing"): no such export (the module exports: echo)',
+        'export "missing"): no such export (the module exports: agent, approval, echo, steps)',
     );
   });
 });

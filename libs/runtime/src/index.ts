@@ -37,7 +37,7 @@ export { WEB_SEARCH_PROVIDERS } from './tools/web-search';
 export * from './callbacks/callback-dispatcher';
 export { RunManager } from './runs/run-manager';
 export * from './runs/run-manager-options';
-export type { SendInput, SendResult } from './runs/admission/send-input';
+export type { GraphSendInput, SendInput, SendResult } from './runs/admission/send-input';
 export type { EventsOptions } from './runs/streams/run-events';
 export type { ResumedRun } from './runs/paused-runs';
 export type { ClusterOptions } from './runs/coordination/run-leases';

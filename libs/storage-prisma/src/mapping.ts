@@ -9,6 +9,7 @@ import type {
   StringMap,
   ToolCall,
   PendingAction,
+  GraphRunKwargs,
   Usage,
 } from '@cognition/contracts';
 import { abandonedCutoff, readStatusOf } from '@cognition/contracts';
@@ -163,6 +164,7 @@ export function toRun(row: RunFields): Run {
     ownerNode: row.ownerNode,
     leaseExpiresAt: row.leaseExpiresAt,
     pendingAction: parseJson<PendingAction | null>(row.pendingAction, null),
+    kwargs: parseJson<GraphRunKwargs | null>(row.kwargs, null),
     usage: parseJson<Usage | null>(row.usage, null),
     error: parseJson<RunError | null>(row.error, null),
     createdAt: row.createdAt,

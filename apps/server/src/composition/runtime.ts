@@ -18,6 +18,7 @@ import type {
   LlmConfig,
   RunObserver,
   ToolCatalogOptions,
+  UserGraphs,
 } from '@cognition/runtime';
 import type { RedisCluster } from '@cognition/cluster-redis';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
@@ -135,6 +136,8 @@ export interface RuntimeDeps {
   observer?: RunObserver;
   /** Decorates the event log (telemetry counts its subscriptions). */
   wrapEventLog?: (log: EventLog) => EventLog;
+  /** The graphs of langgraph.json, which the LangGraph API's graph runs execute. */
+  userGraphs?: UserGraphs;
 }
 
 /** The runtime services the API is given, and the LLM line of the startup log. */
@@ -224,6 +227,7 @@ export async function createRuntime(config: ServerConfig, deps: RuntimeDeps): Pr
         }
       : {}),
     workspaceRoot: sessionsRoot(config.workspaceRoot),
+    ...(deps.userGraphs ? { userGraphs: deps.userGraphs } : {}),
     breakers: deps.breakers,
     maxConcurrentRuns: config.maxConcurrentRuns,
     recovery: config.runRecovery,

@@ -129,6 +129,7 @@ export async function startServer(
       logger,
       observer: telemetry.observer,
       wrapEventLog: telemetry.eventLog,
+      userGraphs: graphs,
     }));
     const started = runs;
     telemetry.metrics?.bind({

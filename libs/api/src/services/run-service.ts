@@ -1,5 +1,7 @@
 import type { CircuitBreakerSnapshot } from '@cognition/circuit-breaker';
 import type {
+  GraphRunKwargs,
+  MultitaskStrategy,
   AgentEventEnvelope,
   CallbackAttempt,
   CallbackConfig,
@@ -84,6 +86,18 @@ export interface RunScheduler {
    *   says what the caller can do), VALIDATION_ERROR, SESSION_NOT_FOUND, CONFLICT, UNAVAILABLE.
    */
   send(input: RunSendInput): Promise<RunSendResult>;
+  /**
+   * Admits a run of a `langgraph.json` graph (the LangGraph API): the same admission as `send`,
+   * with the graph's kwargs, stored with the run, for input instead of a user message.
+   * @throws as `send`.
+   */
+  sendGraph(input: {
+    sessionId: string;
+    scope: Scope;
+    kwargs: GraphRunKwargs;
+    multitaskStrategy?: MultitaskStrategy;
+    callbackUrl?: string;
+  }): Promise<{ run: Run; created: boolean }>;
   /**
    * Sets (null: removes) where a run's completion payload goes, and how (`config`: an A2A push
    * notification config's), while the run has not ended.

@@ -183,6 +183,18 @@ export const InterruptEventSchema = z.object({
   allowed: z.record(z.string(), z.array(PendingDecisionTypeSchema)),
 });
 
+/**
+ * One chunk of a `langgraph.json` graph's run, as the graph streamed it: its stream `mode`
+ * (`values`, `updates`, `messages`, `custom`, ...), the subgraph `namespace` it came from
+ * (empty: the graph itself) and its data, JSON (messages in LangChain's dict form).
+ */
+export const GraphEventSchema = z.object({
+  type: z.literal('graph'),
+  mode: z.string(),
+  namespace: z.array(z.string()),
+  data: z.unknown(),
+});
+
 export const AgentEventSchema = z.discriminatedUnion('type', [
   QueuedEventSchema,
   TokenEventSchema,
@@ -200,6 +212,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   ReconnectedEventSchema,
   ResumedEventSchema,
   InterruptEventSchema,
+  GraphEventSchema,
 ]);
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
 export type AgentEventType = AgentEvent['type'];

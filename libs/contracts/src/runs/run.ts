@@ -113,6 +113,8 @@ export const RunSchema = z.object({
   leaseExpiresAt: z.date().nullable(),
   /** What a `requires_action` run waits for: the tool calls to decide on (null otherwise). */
   pendingAction: PendingActionSchema.nullable(),
+  /** A run of a `langgraph.json` graph: what it was made with (null: an agent run). */
+  kwargs: z.lazy(() => GraphRunKwargsSchema).nullable(),
   usage: UsageSchema.nullable(),
   error: RunErrorSchema.nullable(),
   createdAt: z.date(),
@@ -133,9 +135,14 @@ export const CreateRunInputSchema = z
     supersedesRunId: IdSchema.nullable().optional(),
     callbackUrl: z.string().max(2048).nullable().optional(),
     callbackConfig: CallbackConfigSchema.nullable().optional(),
-    /** Required for a `pending` run: the message it sends when it starts. */
+    /** Required for a `pending` agent run: the message it sends when it starts. */
     pendingInput: z
       .lazy(() => PendingRunInputSchema)
+      .nullable()
+      .optional(),
+    /** A graph run's kwargs: it runs them instead of answering a message. */
+    kwargs: z
+      .lazy(() => GraphRunKwargsSchema)
       .nullable()
       .optional(),
     /** Claimed at creation by the node that will execute it (see `RunStore.claim`). */
@@ -143,10 +150,10 @@ export const CreateRunInputSchema = z
     leaseExpiresAt: z.date().nullable().optional(),
   })
   .strict()
-  .refine((input) => input.status !== 'pending' || input.pendingInput != null, {
-    path: ['pendingInput'],
-    message: 'a pending run needs the message it will send',
-  });
+  .refine(
+    (input) => input.status !== 'pending' || input.pendingInput != null || input.kwargs != null,
+    { path: ['pendingInput'], message: 'a pending run needs the message it will send' },
+  );
 export type CreateRunInput = z.input<typeof CreateRunInputSchema>;
 
 export const UpdateRunInputSchema = z
@@ -181,3 +188,25 @@ export const PendingRunInputSchema = z
   })
   .strict();
 export type PendingRunInput = z.infer<typeof PendingRunInputSchema>;
+
+/**
+ * What a run of a `langgraph.json` graph was made with (the LangGraph API's run kwargs, in its
+ * snake_case): stored with the run, so any node can execute it, queue it behind another run, or
+ * take it up again after a crash. `input` and `command` are what `graph.stream` gets (a command
+ * becomes LangGraph's `Command`); `stream_mode` the modes its chunks are recorded in.
+ */
+export const GraphRunKwargsSchema = z
+  .object({
+    graph_id: z.string().min(1),
+    input: z.unknown().nullable(),
+    command: z
+      .object({ resume: z.unknown().optional(), update: z.unknown().optional() })
+      .strict()
+      .nullable(),
+    config: z.record(z.string(), z.unknown()),
+    context: z.record(z.string(), z.unknown()),
+    stream_mode: z.array(z.string().min(1)).min(1),
+    stream_subgraphs: z.boolean(),
+  })
+  .strict();
+export type GraphRunKwargs = z.infer<typeof GraphRunKwargsSchema>;

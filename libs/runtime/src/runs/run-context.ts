@@ -13,6 +13,7 @@ import type { ConfigRegistry } from '../registry/config-registry';
 import type { RunObserver } from '../telemetry/observer';
 import type { McpManager } from '../mcp/mcp-manager';
 import type { ToolCatalog } from '../tools/catalog';
+import type { UserGraphs } from '../user-graphs/user-graphs';
 import type { Outcome } from '../run-outcome';
 import type { RunEmitter } from './run-emitter';
 
@@ -76,6 +77,8 @@ export interface RunContext {
   observer: RunObserver;
   /** The server workspace's skills (`read_skill`); null: no agent is shown any. */
   skills: SkillLibrary | null;
+  /** The graphs of `langgraph.json` graph runs execute (none without one). */
+  userGraphs: UserGraphs;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -15,6 +15,7 @@ import type { ToolCatalogOptions } from '../tools/catalog';
 import type { RunControlChannel, RunQueue } from './coordination/ports';
 import type { ClusterOptions } from './coordination/run-leases';
 import type { RecoveryMode, RecoveryReport } from './run-recovery';
+import type { UserGraphs } from '../user-graphs/user-graphs';
 
 // The configuration of a `RunManager` and the figures it reports, apart from its behaviour.
 
@@ -80,6 +81,8 @@ export interface RunManagerOptions {
    * `SkillLibrary`). Absent: agents are shown no skills.
    */
   skills?: SkillLibrary;
+  /** The graphs of `langgraph.json`, which graph runs (`scheduler.sendGraph`) execute. */
+  userGraphs?: UserGraphs;
 }
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 32;

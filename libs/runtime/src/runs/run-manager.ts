@@ -40,6 +40,7 @@ import type { RecoveryMode } from './run-recovery';
 import { RunRecovery } from './run-recovery';
 import type { EventsOptions, RunEventsDeps } from './streams/run-events';
 import { openEventsOfRun, openRunEvents } from './streams/run-events';
+import { UserGraphs } from '../user-graphs/user-graphs';
 
 /**
  * Starts, follows and cancels agent runs: the surface the API calls. It composes the parts of
@@ -107,6 +108,7 @@ export class RunManager {
       maxSteps: options.maxSteps ?? 50,
       observer: options.observer ?? NOOP_RUN_OBSERVER,
       skills: options.skills ?? null,
+      userGraphs: options.userGraphs ?? UserGraphs.empty(),
     };
     const callbackOptions = options.callbacks ?? {};
     this.callbacks = new CallbackDispatcher(options.storage.runs, { logger, ...callbackOptions });

@@ -1,4 +1,4 @@
-import type { AgentEventEnvelope, ErrorCode, Message, Run, Session } from '@cognition/contracts';
+import type { AgentEventEnvelope, ErrorCode, Run, Session } from '@cognition/contracts';
 import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
@@ -11,7 +11,7 @@ import { executeInBackground } from './execution/run-executor';
 import type { RunLeases } from './coordination/run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
-import { ensureInputMessage } from './admission/user-message';
+import { inputOfRun } from './admission/user-message';
 import { interruptEvent } from './run-finisher';
 
 export const STOPPED_MESSAGE = 'The server stopped while the run was active';
@@ -148,15 +148,14 @@ export class RunRecovery {
   private async adopt(run: Run): Promise<boolean> {
     const { storage } = this.o;
     const session = await storage.sessions.get(run.sessionId, {});
-    const message = session ? await ensureInputMessage(storage, run) : null;
-    if (!session || !message) return false;
+    const input = session ? await inputOfRun(storage, run, session) : null;
+    if (!session || !input) return false;
     const active = this.o.active.add(run.id, session.id, {});
-    executeInBackground(
-      this.o.executor,
-      active,
-      { session, userMessage: message, callbackUrl: run.callbackUrl },
-      { runs: this.o.active, logger: this.o.logger, what: 'adopted run' },
-    );
+    executeInBackground(this.o.executor, active, input, {
+      runs: this.o.active,
+      logger: this.o.logger,
+      what: 'adopted run',
+    });
     return true;
   }
 
@@ -179,8 +178,8 @@ export class RunRecovery {
   private async resume(run: Run, own: AgentEventEnvelope[], attempt: number): Promise<Run | null> {
     const { storage } = this.o;
     const session: Session | null = await storage.sessions.get(run.sessionId, {});
-    const message: Message | null = session ? await ensureInputMessage(storage, run) : null;
-    if (!session || !message) return null;
+    const input = session ? await inputOfRun(storage, run, session, true) : null;
+    if (!session || !input) return null;
     const tuple = await storage.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
@@ -206,12 +205,11 @@ export class RunRecovery {
       attempt,
     });
     this.o.logger.info({ runId: run.id, attempt, voidAfter }, 'resuming a run cut off by a crash');
-    executeInBackground(
-      this.o.executor,
-      active,
-      { session, userMessage: message, callbackUrl: run.callbackUrl, resumed: true },
-      { runs: this.o.active, logger: this.o.logger, what: 'resumed run' },
-    );
+    executeInBackground(this.o.executor, active, input, {
+      runs: this.o.active,
+      logger: this.o.logger,
+      what: 'resumed run',
+    });
     return run;
   }
 

@@ -70,6 +70,7 @@ export class MemoryRuns {
       ownerNode: data.ownerNode ?? null,
       leaseExpiresAt: data.leaseExpiresAt ?? null,
       pendingAction: null,
+      kwargs: data.kwargs ? copy(data.kwargs) : null,
       usage: null,
       error: null,
       createdAt: now,
@@ -210,7 +211,8 @@ export class MemoryRuns {
     const current = this.state.runs.get(id);
     if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
     const input = this.state.runExtras.get(id)?.pendingInput;
-    if (current.status !== 'pending' || !input) {
+    // A graph run waits with its kwargs instead of a message.
+    if (current.status !== 'pending' || (!input && !current.kwargs)) {
       throw new StorageError('CONFLICT', `Run ${id} is ${current.status}, not pending`);
     }
     const active = this.activeRunOf(current.sessionId);
@@ -223,7 +225,7 @@ export class MemoryRuns {
     const next: Run = {
       ...current,
       status: 'queued',
-      inputMessageId: input.messageId,
+      inputMessageId: input?.messageId ?? null,
       updatedAt: this.now(),
     };
     this.state.runs.set(id, copy(next));

@@ -11,11 +11,11 @@ import { toRun } from '../mapping';
  */
 export const SQLITE_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
   multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node, lease_expires_at,
-  pending_action, usage, error, created_at, started_at, finished_at, updated_at`;
+  pending_action, kwargs, usage, error, created_at, started_at, finished_at, updated_at`;
 export const POSTGRES_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
   multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node,
   ${pgUtc('lease_expires_at')},
-  pending_action, usage, error, ${pgUtc('created_at')}, ${pgUtc('started_at')},
+  pending_action, kwargs, usage, error, ${pgUtc('created_at')}, ${pgUtc('started_at')},
   ${pgUtc('finished_at')}, ${pgUtc('updated_at')}`;
 
 function select(name: string, where: { sqlite: string; postgres: string }): RawSelect {
@@ -68,6 +68,7 @@ export interface RawRunRow {
   owner_node: string | null;
   lease_expires_at: unknown;
   pending_action: string | null;
+  kwargs: string | null;
   usage: string | null;
   error: string | null;
   created_at: unknown;
@@ -90,6 +91,7 @@ export function fromRaw(row: RawRunRow): Run {
     ownerNode: row.owner_node,
     leaseExpiresAt: rawDateOrNull(row.lease_expires_at),
     pendingAction: row.pending_action,
+    kwargs: row.kwargs,
     usage: row.usage,
     error: row.error,
     createdAt: rawDate(row.created_at),

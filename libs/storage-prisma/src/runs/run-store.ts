@@ -70,6 +70,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         callbackUrl: data.callbackUrl ?? null,
         callbackConfig: data.callbackConfig ? JSON.stringify(data.callbackConfig) : null,
         pendingInput: data.pendingInput ? JSON.stringify(data.pendingInput) : null,
+        kwargs: data.kwargs ? JSON.stringify(data.kwargs) : null,
         ownerNode: data.ownerNode ?? null,
         leaseExpiresAt: data.leaseExpiresAt ?? null,
         createdAt: now,
@@ -154,7 +155,8 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
       const row = await this.db.run.findUnique({ where: { id } });
       if (!row) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
       const input = parsePendingInput(row.pendingInput);
-      if (row.status !== 'pending' || !input) {
+      // A graph run waits with its kwargs instead of a message.
+      if (row.status !== 'pending' || (!input && row.kwargs === null)) {
         throw new StorageError('CONFLICT', `Run ${id} is ${row.status}, not pending`);
       }
       try {
@@ -163,7 +165,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
           data: {
             status: 'queued',
             activeSessionId: row.sessionId,
-            inputMessageId: input.messageId,
+            inputMessageId: input?.messageId ?? null,
             updatedAt: new Date(),
           },
         });

@@ -33,6 +33,7 @@ export interface NewRunRow {
   callbackUrl: string | null;
   callbackConfig: string | null;
   pendingInput: string | null;
+  kwargs: string | null;
   ownerNode: string | null;
   leaseExpiresAt: Date | null;
   createdAt: Date;
@@ -56,14 +57,14 @@ export interface RunPatch {
 
 const INSERT_COLUMNS = `id, session_id, status, active_session_id, input_message_id,
   idempotency_key, multitask_strategy, supersedes_run_id, callback_url, callback_config,
-  pending_input, owner_node, lease_expires_at, created_at, started_at, updated_at`;
+  pending_input, kwargs, owner_node, lease_expires_at, created_at, started_at, updated_at`;
 
 const INSERT = {
   sqlite: `INSERT INTO runs (${INSERT_COLUMNS})
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SQLITE_COLUMNS}`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SQLITE_COLUMNS}`,
   postgres: `INSERT INTO runs (${INSERT_COLUMNS})
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ${pgTimestamp('$13')},
-      ${pgTimestamp('$14')}, ${pgTimestamp('$15')}, ${pgTimestamp('$16')})
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${pgTimestamp('$14')},
+      ${pgTimestamp('$15')}, ${pgTimestamp('$16')}, ${pgTimestamp('$17')})
     RETURNING ${POSTGRES_COLUMNS}`,
 };
 
@@ -88,6 +89,7 @@ function insertValues(row: NewRunRow, date: Dated): unknown[] {
     row.callbackUrl,
     row.callbackConfig,
     row.pendingInput,
+    row.kwargs,
     row.ownerNode,
     row.leaseExpiresAt === null ? null : date(row.leaseExpiresAt),
     date(row.createdAt),

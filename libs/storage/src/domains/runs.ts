@@ -40,13 +40,15 @@ export interface RunStore {
    * atomically by the database (not by a read-then-write), so two processes sharing one
    * database can never both succeed: the loser gets RUN_IN_PROGRESS.
    * A create with an idempotency key already used on the session returns the existing run.
-   * A `pending` run (with its `pendingInput`) is not active and never conflicts.
+   * A `pending` run (with its `pendingInput`, or a graph run's `kwargs`) is not active and
+   * never conflicts. A graph run's `kwargs` are kept as written and read back by every read.
    */
   create(input: CreateRunInput): Promise<{ run: Run; created: boolean }>;
   /**
    * Starts a pending run: it becomes `queued` (active, so the one-active-run rule applies
    * atomically: RUN_IN_PROGRESS when another run of the session is active) with its pending
-   * input's `messageId` as `inputMessageId`. RUN_NOT_FOUND; CONFLICT when it is not pending.
+   * input's `messageId` as `inputMessageId` (a graph run: none). RUN_NOT_FOUND; CONFLICT when
+   * it is not pending.
    */
   promote(id: string): Promise<Run>;
   /**

@@ -16,6 +16,7 @@ import { scheduleTests } from './schedules';
 import { leaseTests } from './runs/leases';
 import { pausedTests } from './runs/paused';
 import { multitaskTests } from './runs/pending';
+import { graphRunTests } from './runs/graph-kwargs';
 import { pendingCallbackTests, runTests } from './runs/runs';
 import { isolationTests } from './scope-isolation';
 import { searchTests } from './search';
@@ -56,6 +57,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     runTests(ctx);
     pendingCallbackTests(ctx);
     multitaskTests(ctx);
+    graphRunTests(ctx);
     leaseTests(ctx);
     pausedTests(ctx);
     eventTests(ctx);

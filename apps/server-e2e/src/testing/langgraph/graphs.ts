@@ -1,6 +1,22 @@
 // The user graphs of the LangGraph API specs (issue 28), loaded by the built server from the
 // langgraph.json beside this file.
-import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AIMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import {
+  Annotation,
+  END,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+  interrupt,
+} from '@langchain/langgraph';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { z } from 'zod';
 
 const State = Annotation.Root({ text: Annotation<string> });
 
@@ -9,4 +25,79 @@ export const echo = new StateGraph(State)
   .addNode('echo', (state: typeof State.State) => ({ text: `echo: ${state.text}` }))
   .addEdge(START, 'echo')
   .addEdge('echo', END)
+  .compile();
+
+const weather = tool(({ city }: { city: string }) => `sunny in ${city}`, {
+  name: 'get_weather',
+  description: 'The weather in a city',
+  schema: z.object({ city: z.string() }),
+});
+
+/**
+ * The fake model: asks for the weather once (saying so on the `custom` stream), then answers
+ * from the tool's result.
+ */
+async function model(
+  state: typeof MessagesAnnotation.State,
+  config: LangGraphRunnableConfig,
+): Promise<{ messages: BaseMessage[] }> {
+  const last = state.messages.at(-1);
+  if (last?.getType() === 'tool') {
+    const answer = new FakeListChatModel({ responses: [`The weather: ${last.text}`] });
+    return { messages: [await answer.invoke(state.messages)] };
+  }
+  config.writer?.({ step: 'asking for the weather' });
+  const call = { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } };
+  return { messages: [new AIMessage({ content: '', tool_calls: [call] })] };
+}
+
+/** A tool loop: model → tools → model, on the fake model. */
+export const agent = new StateGraph(MessagesAnnotation)
+  .addNode('model', model)
+  .addNode('tools', new ToolNode([weather]))
+  .addEdge(START, 'model')
+  .addConditionalEdges('model', (state) =>
+    (state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : END,
+  )
+  .addEdge('tools', 'model')
+  .compile();
+
+const Approval = Annotation.Root({ request: Annotation<string>, answer: Annotation<string> });
+
+/** Asks a person (`interrupt()`), then records their answer. */
+export const approval = new StateGraph(Approval)
+  .addNode('ask', (state: typeof Approval.State) => {
+    const answer = interrupt<{ question: string }, string>({
+      question: `approve ${state.request}?`,
+    });
+    return { answer: `${state.request}: ${answer}` };
+  })
+  .addEdge(START, 'ask')
+  .addEdge('ask', END)
+  .compile();
+
+const Steps = Annotation.Root({
+  dir: Annotation<string>,
+  done: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+});
+
+/**
+ * Two steps, each appending its name to `<dir>/log` when it runs; the second waits until
+ * `<dir>/release` exists (the crash spec kills the server meanwhile).
+ */
+export const steps = new StateGraph(Steps)
+  .addNode('first', (state: typeof Steps.State) => {
+    appendFileSync(join(state.dir, 'log'), 'first\n');
+    return { done: ['first'] };
+  })
+  .addNode('second', async (state: typeof Steps.State) => {
+    appendFileSync(join(state.dir, 'log'), 'second\n');
+    while (!existsSync(join(state.dir, 'release'))) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { done: ['second'] };
+  })
+  .addEdge(START, 'first')
+  .addEdge('first', 'second')
+  .addEdge('second', END)
   .compile();

@@ -52,7 +52,7 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
 
   const values = async (session: Session, run: Run, signal?: AbortSignal) => {
     const failure = await runs.settle(run, signal);
-    const state = await threads.values(session);
+    const state = await threads.values(session, run.kwargs !== null);
     return failure ? { ...state, __error__: failure } : state;
   };
 
@@ -99,7 +99,8 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
         if (isTerminalEvent(envelope.event) || envelope.event.type === 'interrupt') ended = true;
         for (const part of partsOf(envelope, o.modes)) await writePart(res, part);
       }
-      if (ended && o.modes.has('values') && !gone.signal.aborted) {
+      // A graph run streamed its own values; an agent run's follow at its end.
+      if (ended && run.kwargs === null && o.modes.has('values') && !gone.signal.aborted) {
         await writePart(res, { event: 'values', data: await threads.values(session) });
       }
     } catch (error) {

@@ -8,7 +8,9 @@ import type { Response } from 'express';
  * tokens are `messages` parts (the `messages-tuple` mode: `[chunk, metadata]`), its tool calls,
  * results and our other events `custom` parts, a pause for a decision an `updates` part with
  * `__interrupt__`, a failure an `error` part; the thread's values follow at the end (`values`).
- * Every part made from a stored event carries that event's id, so `Last-Event-ID` resumes.
+ * A `langgraph.json` graph's run streams its own chunks (`graph` events), passed through as the
+ * parts of their mode. Every part made from a stored event carries that event's id, so
+ * `Last-Event-ID` resumes.
  */
 
 export const STREAM_MODES = [
@@ -56,6 +58,13 @@ export function partsOf(envelope: AgentEventEnvelope, modes: ReadonlySet<string>
           data: { __interrupt__: [{ value: eventData(event), id: runId }] },
         },
       ];
+    case 'graph': {
+      // A langgraph.json graph's chunk, as the graph streamed it; its `messages` mode is the
+      // SDK's `messages-tuple`. A subgraph's parts are named `mode|namespace…`.
+      const requested = event.mode === 'messages' ? 'messages-tuple' : event.mode;
+      if (!modes.has(requested)) return [];
+      return [{ id, event: [event.mode, ...event.namespace].join('|'), data: event.data }];
+    }
     case 'error':
       return [{ id, event: 'error', data: { error: event.code, message: event.message } }];
     case 'done':

@@ -4,6 +4,7 @@ import type { Scope } from '@cognition/storage';
 import { z } from 'zod';
 import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX } from './assistants';
+import { graphKwargs, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import { STREAM_MODES } from './run-stream';
 import type { Threads } from './threads';
@@ -12,7 +13,8 @@ import { JsonObject, LangGraphHttpError, notFound } from './wire';
 /**
  * Runs (docs/langgraph-api.md, "How it maps"): a LangGraph run is a run of our machinery. An
  * agent assistant's run is a send of the input's last human message to the session (admission,
- * multitask strategy, leases, the durable event log, recovery: all ours); its answer is the
+ * multitask strategy, leases, the durable event log, recovery: all ours); a graph assistant's
+ * run is the same admission with the run's kwargs (graph-runs.ts) for input. Its answer is the
  * thread's values once it ended.
  */
 
@@ -105,7 +107,7 @@ export function runView(run: Run, assistantId: string | null): Record<string, un
     updated_at: run.updatedAt.toISOString(),
     metadata: {},
     multitask_strategy: run.multitaskStrategy ?? 'reject',
-    kwargs: {},
+    kwargs: run.kwargs ?? {},
   };
 }
 
@@ -154,11 +156,18 @@ export class Runs {
     }
     const session = await this.threads.session(threadId, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id);
-    if (target.kind !== 'agent') {
-      throw new LangGraphHttpError(
-        501,
-        `Runs of langgraph.json graphs are not served yet (graph "${assistant.graph_id}"); see docs/langgraph-api.md`,
-      );
+    if (target.kind === 'graph') {
+      const graphId = target.graph.graphId;
+      const kwargs = graphKwargs(graphId, body);
+      refuseOtherRuns(session.id, graphId, await this.services.storage.runs.list(session.id));
+      const sent = await this.services.runs.scheduler.sendGraph({
+        sessionId: session.id,
+        scope,
+        kwargs,
+        ...(body.multitask_strategy ? { multitaskStrategy: body.multitask_strategy } : {}),
+        ...(body.webhook ? { callbackUrl: body.webhook } : {}),
+      });
+      return { run: sent.run, session, assistantId: assistant.assistant_id };
     }
     const agentSession = await this.bindAgent(session, target.name, scope);
     if (body.command != null) {
@@ -191,10 +200,13 @@ export class Runs {
    * assistant's agent at its first run; later, another agent's assistant is refused.
    */
   async bindAgent(session: Session, agent: string, scope: Scope): Promise<Session> {
-    if (session.agentName === agent) return session;
     const runs = await this.services.storage.runs.list(session.id);
+    // A thread that ran a langgraph.json graph holds that graph's state.
+    const graph = runs.find((run) => run.kwargs !== null)?.kwargs;
+    if (session.agentName === agent && !graph) return session;
     if (runs.length > 0) {
-      const message = `thread ${session.id} runs assistant ${AGENT_GRAPH_PREFIX}${session.agentName}`;
+      const ran = graph ? `graph "${graph.graph_id}"` : `${AGENT_GRAPH_PREFIX}${session.agentName}`;
+      const message = `thread ${session.id} runs assistant ${ran}`;
       throw new LangGraphHttpError(422, `Invalid body: body.assistant_id: ${message}`, [
         { path: 'body.assistant_id', message },
       ]);

@@ -2,6 +2,7 @@ import type { ApiServices } from '@cognition/api';
 import type { Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import { INTERRUPT } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AGENT_GRAPH_PREFIX } from './assistants';
 import {
@@ -234,12 +235,21 @@ export class Threads {
     return states;
   }
 
-  /** The thread's current values (the session's checkpoint), `{}` before its first run. */
-  async values(session: Session): Promise<Record<string, unknown>> {
+  /**
+   * The thread's current values (the session's checkpoint), `{}` before its first run. With
+   * `interrupts` (a graph run's answer), what its `interrupt()` calls wait on, as LangGraph
+   * answers them: under `__interrupt__`.
+   */
+  async values(session: Session, interrupts = false): Promise<Record<string, unknown>> {
     const tuple = await this.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
-    return tuple ? valuesOf(tuple) : {};
+    if (!tuple) return {};
+    const waiting = interrupts ? pendingInterrupts(tuple) : [];
+    return {
+      ...valuesOf(tuple),
+      ...(waiting.length > 0 ? { __interrupt__: waiting.map((i) => i.interrupt) } : {}),
+    };
   }
 
   private async view(session: Session): Promise<Thread> {
@@ -247,19 +257,24 @@ export class Threads {
     const tuple = await this.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
+    // A graph run that ended in `interrupt()`: the thread waits on it, per task.
+    const waiting =
+      latest?.kwargs && latest.status === 'completed' && tuple ? pendingInterrupts(tuple) : [];
+    const interrupts: Record<string, unknown[]> = {};
+    for (const { task, interrupt } of waiting) (interrupts[task] ??= []).push(interrupt);
+    // A run paused for a decision: its pending tool calls, under the run's id.
+    if (latest?.status === 'requires_action' && latest.pendingAction) {
+      interrupts[latest.id] = [{ value: latest.pendingAction, id: latest.id }];
+    }
     return {
       thread_id: session.id,
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),
       metadata: decodeMetadata(session.metadata),
-      status: statusOf(latest?.status),
+      status: waiting.length > 0 ? 'interrupted' : statusOf(latest?.status),
       config: {},
       values: tuple ? valuesOf(tuple) : null,
-      // A run paused for a decision: its pending tool calls, under the run's id.
-      interrupts:
-        latest?.status === 'requires_action' && latest.pendingAction
-          ? { [latest.id]: [{ value: latest.pendingAction, id: latest.id }] }
-          : {},
+      interrupts,
     };
   }
 }
@@ -269,6 +284,18 @@ function statusOf(run: string | undefined): ThreadStatus {
   if (run === 'requires_action') return 'interrupted';
   if (run === 'failed') return 'error';
   return 'idle';
+}
+
+/** What `interrupt()` calls wait on at a checkpoint: its pending interrupt writes, per task. */
+function pendingInterrupts(tuple: CheckpointTuple): { task: string; interrupt: unknown }[] {
+  return (tuple.pendingWrites ?? [])
+    .filter(([, channel]) => channel === INTERRUPT)
+    .flatMap(([task, , value]) =>
+      (Array.isArray(value) ? value : [value]).map((interrupt) => ({
+        task,
+        interrupt: toWire(interrupt),
+      })),
+    );
 }
 
 /** The state channels of a checkpoint (LangGraph's own `__…__` channels left out). */

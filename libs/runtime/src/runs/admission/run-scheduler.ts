@@ -1,5 +1,12 @@
-import type { CallbackConfig, ClientTool, Message, Run, Session } from '@cognition/contracts';
-import { MAX_PENDING_RUNS, SendMessageFieldsSchema } from '@cognition/contracts';
+import type {
+  CallbackConfig,
+  ClientTool,
+  Message,
+  MultitaskStrategy,
+  Run,
+  Session,
+} from '@cognition/contracts';
+import { SendMessageFieldsSchema } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
 import { RuntimeError } from '../../errors';
 import { newMessageId, newRunId } from '../../ids';
@@ -13,11 +20,10 @@ import type { RunLeases } from '../coordination/run-leases';
 import type { RunExecutor, RunInput } from '../execution/run-executor';
 import { executeInBackground } from '../execution/run-executor';
 import { requireSession } from '../run-context';
-import type { ParsedSend, SendInput, SendOptions, SendResult } from './send-input';
+import type { GraphSendInput, ParsedSend, SendInput, SendOptions, SendResult } from './send-input';
 import { parseSendInput } from './send-input';
-import { ensureInputMessage, pendingMessage } from './user-message';
-
-const NOT_ACCEPTING: readonly Session['status'][] = ['suspended', 'completed', 'failed'];
+import { inputOfRun, pendingMessage } from './user-message';
+import { NOT_ACCEPTING, busyStrategy, refuseClosed, runInProgress } from './refusals';
 
 export interface RunSchedulerOptions {
   storage: StorageBackend;
@@ -136,12 +142,7 @@ export class RunScheduler {
       const replayed = await this.findByIdempotencyKey(session.id, idempotencyKey, scope);
       if (replayed) return replayed;
     }
-    if (NOT_ACCEPTING.includes(session.status)) {
-      throw new RuntimeError(
-        'CONFLICT',
-        `Session ${session.id} is ${session.status} and accepts no messages`,
-      );
-    }
+    refuseClosed(session);
     // Refused before anything is stored: the run could only fail (its agent was deleted).
     const registry = await this.o.registry.current();
     if (!registry.agents.get(session.agentName)) throw missingAgent(session.agentName);
@@ -211,10 +212,16 @@ export class RunScheduler {
         .catch(() => undefined);
       throw error;
     }
-    await this.start(run, session, message, scope, {
-      registry,
-      clientTools: runInput.clientTools ?? [],
-    });
+    await this.start(
+      run,
+      {
+        session,
+        userMessage: message,
+        callbackUrl: run.callbackUrl,
+        fresh: { registry, clientTools: runInput.clientTools ?? [] },
+      },
+      scope,
+    );
     return { run, message, created: true };
   }
 
@@ -229,16 +236,7 @@ export class RunScheduler {
     active: Run | null,
     waiting: number,
   ): Promise<SendResult> {
-    const strategy = input.multitaskStrategy ?? 'reject';
-    if (active?.status === 'requires_action') {
-      // Whatever the strategy: the paused run's tool calls need an answer before the thread
-      // can take another message.
-      throw new RuntimeError(
-        'RUN_IN_PROGRESS',
-        `Session ${session.id} has run ${active.id} waiting for a decision on its tool calls: resume it (POST /sessions/${session.id}/runs/${active.id}/resume) or abort it`,
-      );
-    }
-    if (strategy === 'reject' || waiting >= MAX_PENDING_RUNS) throw runInProgress(session.id);
+    const strategy = busyStrategy(input.multitaskStrategy, session, active, waiting);
     const pendingInput = {
       messageId: newMessageId(),
       content: input.content,
@@ -258,13 +256,59 @@ export class RunScheduler {
       pendingInput,
     });
     const message = pendingMessage(run, pendingInput);
-    if (created && active && strategy !== 'enqueue') {
-      await this.o.control.cancel(
-        active.id,
-        strategy === 'interrupt' ? 'superseded' : 'rolled_back',
-      );
-    }
+    if (created) await this.supersede(active, strategy);
     return { run, message, created };
+  }
+
+  /** `interrupt` and `rollback` cancel the active run; its finisher starts the next one. */
+  private async supersede(active: Run | null, strategy: MultitaskStrategy): Promise<void> {
+    if (!active || strategy === 'enqueue') return;
+    await this.o.control.cancel(active.id, strategy === 'interrupt' ? 'superseded' : 'rolled_back');
+  }
+
+  /**
+   * Admits a run of a `langgraph.json` graph: the admission of a send (session lock and
+   * status, the multitask strategy, the database's one active run, the lease, the start), with
+   * the graph's kwargs, stored with the run, for input instead of a user message.
+   * @throws RuntimeError as `send` does.
+   */
+  async sendGraph(input: GraphSendInput): Promise<{ run: Run; created: boolean }> {
+    if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
+    return this.withSessionLock(input.sessionId, async () => {
+      const { storage } = this.o;
+      const session = await requireSession(storage, input.sessionId, input.scope);
+      refuseClosed(session);
+      if (input.callbackUrl) await this.checkCallbackHost(input.callbackUrl);
+      const active = await storage.runs.getActive(session.id);
+      const waiting = (await storage.runs.listPending(session.id)).length;
+      const fields = {
+        id: newRunId(),
+        sessionId: session.id,
+        callbackUrl: input.callbackUrl ?? null,
+        kwargs: input.kwargs,
+      };
+      if (active || waiting > 0) {
+        const strategy = busyStrategy(input.multitaskStrategy, session, active, waiting);
+        const { run, created } = await storage.runs.create({
+          ...fields,
+          status: 'pending',
+          multitaskStrategy: strategy,
+          supersedesRunId: active?.id ?? null,
+        });
+        if (created) await this.supersede(active, strategy);
+        return { run, created };
+      }
+      const { run } = await storage.runs
+        .create({ ...fields, status: 'queued', ...this.o.leases.initialClaim() })
+        .catch((error: unknown) => {
+          throw (error as { code?: unknown }).code === 'RUN_IN_PROGRESS'
+            ? runInProgress(session.id, error)
+            : error;
+        });
+      const start = { session, callbackUrl: run.callbackUrl, graph: input.kwargs };
+      await this.start(run, start, input.scope);
+      return { run, created: true };
+    });
   }
 
   /**
@@ -291,9 +335,9 @@ export class RunScheduler {
     if (!current || NOT_ACCEPTING.includes(current.status)) return;
     const run = await storage.runs.promote(next.id);
     const session = await storage.sessions.get(sessionId, {});
-    const message = session ? await ensureInputMessage(storage, run) : null;
-    if (!session || !message) return;
-    await this.start(run, session, message, {});
+    const input = session ? await inputOfRun(storage, run, session) : null;
+    if (!session || !input) return;
+    await this.start(run, input, {});
   }
 
   /**
@@ -301,27 +345,15 @@ export class RunScheduler {
    * have claimed it first: it executes it then, and its events reach this node's streams). A
    * cluster node without a free slot leaves the run queued for a node that has one.
    */
-  private async start(
-    run: Run,
-    session: Session,
-    message: Message,
-    scope: Scope,
-    fresh?: NonNullable<RunInput['fresh']>,
-  ): Promise<void> {
+  private async start(run: Run, input: RunInput, scope: Scope): Promise<void> {
     if (this.o.leases.deferStart()) return;
     if (!(await this.o.leases.claim(run.id))) return;
-    const active = this.o.active.add(run.id, session.id, scope);
-    executeInBackground(
-      this.o.executor,
-      active,
-      {
-        session,
-        userMessage: message,
-        callbackUrl: run.callbackUrl,
-        ...(fresh ? { fresh } : {}),
-      },
-      { runs: this.o.active, logger: this.o.logger, what: 'run' },
-    );
+    const active = this.o.active.add(run.id, input.session.id, scope);
+    executeInBackground(this.o.executor, active, input, {
+      runs: this.o.active,
+      logger: this.o.logger,
+      what: 'run',
+    });
   }
 
   private async findByIdempotencyKey(
@@ -346,17 +378,4 @@ export class RunScheduler {
 /** The run input's `clientTools` (absent when the send offered none). */
 function clientToolsOf(input: ParsedSend): { clientTools?: ClientTool[] } {
   return input.clientTools?.length ? { clientTools: input.clientTools } : {};
-}
-
-/**
- * The answer to a send the session cannot take now (it has an active run, runs waiting, or the
- * limit of waiting runs), worded with what the caller can do about it. A run waiting for a
- * decision gets its own answer, which names the run to resume.
- */
-function runInProgress(sessionId: string, cause?: unknown): RuntimeError {
-  return new RuntimeError(
-    'RUN_IN_PROGRESS',
-    `A run is in progress on session ${sessionId}: wait for its terminal event, abort it, or send with multitaskStrategy enqueue, interrupt or rollback`,
-    cause === undefined ? {} : { cause },
-  );
 }

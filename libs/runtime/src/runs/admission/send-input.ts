@@ -1,4 +1,12 @@
-import type { CallbackConfig, ClientTool, Message, Run, Session } from '@cognition/contracts';
+import type {
+  CallbackConfig,
+  ClientTool,
+  GraphRunKwargs,
+  Message,
+  MultitaskStrategy,
+  Run,
+  Session,
+} from '@cognition/contracts';
 import {
   CallbackConfigSchema,
   ClientToolsSchema,
@@ -27,6 +35,15 @@ export interface SendInput extends z.input<typeof SendMessageFieldsSchema> {
   clientTools?: ClientTool[];
   /** How the callback is sent (an A2A push notification config's); needs `callbackUrl`. */
   callbackConfig?: CallbackConfig;
+}
+
+/** Input of `sendGraph`: a run of a `langgraph.json` graph, with the kwargs it runs. */
+export interface GraphSendInput {
+  sessionId: string;
+  scope: Scope;
+  kwargs: GraphRunKwargs;
+  multitaskStrategy?: MultitaskStrategy;
+  callbackUrl?: string;
 }
 
 export interface SendResult {

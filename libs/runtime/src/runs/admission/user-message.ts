@@ -1,5 +1,6 @@
-import type { Message, PendingRunInput, Run } from '@cognition/contracts';
+import type { Message, PendingRunInput, Run, Session } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
+import type { RunInput } from '../execution/run-executor';
 
 /*
  * The user message a run answers. A send stores it with its run, or, for a run that waits
@@ -44,4 +45,21 @@ export async function ensureInputMessage(
     parentId: input.parentId,
     metadata: input.metadata,
   });
+}
+
+/**
+ * What executes `run` in `session` when it starts after its send (promoted from `pending`,
+ * adopted, resumed after a crash): a graph run's stored kwargs, or the user message an agent
+ * run answers (inserted now if it was pending). null when that message is gone.
+ */
+export async function inputOfRun(
+  storage: StorageBackend,
+  run: Run,
+  session: Session,
+  resumed = false,
+): Promise<RunInput | null> {
+  const started = { session, callbackUrl: run.callbackUrl, ...(resumed ? { resumed } : {}) };
+  if (run.kwargs) return { ...started, graph: run.kwargs };
+  const message = await ensureInputMessage(storage, run);
+  return message ? { ...started, userMessage: message } : null;
 }

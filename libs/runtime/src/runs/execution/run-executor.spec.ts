@@ -23,6 +23,7 @@ import type { RunContext } from '../run-context';
 import { RunExecutor } from './run-executor';
 import type { RunEnding } from '../run-finisher';
 import { RunSlots } from '../coordination/run-slots';
+import { UserGraphs } from '../../user-graphs/user-graphs';
 
 describe('RunExecutor', () => {
   const storage = createMemoryStorage();
@@ -63,6 +64,7 @@ describe('RunExecutor', () => {
       maxSteps: 10,
       observer: NOOP_RUN_OBSERVER,
       skills: null,
+      userGraphs: UserGraphs.empty(),
     };
     endings = [];
     session = await storage.sessions.create({ agentName: 'default', config: {} }, {});

@@ -37,9 +37,14 @@ import type { Logger } from '../../logger';
 import { cancelledOutcome, kwargs, toRuntimeError } from '../run-context';
 import type { RunEmitter } from '../run-emitter';
 import type { RunEnding, RunFinisher } from '../run-finisher';
+import type { GraphRunInput } from './graph-run';
+import { runGraph } from './graph-run';
 
-/** What one run executes: the user message it answers, in its session. */
-export interface RunInput {
+/** What one run executes: an agent's turn answering a user message, or a graph run. */
+export type RunInput = AgentRunInput | GraphRunInput;
+
+/** An agent run: the user message it answers, in its session. */
+export interface AgentRunInput {
   session: Session;
   userMessage: Message;
   callbackUrl: string | null;
@@ -98,18 +103,29 @@ export class RunExecutor {
         });
         return;
       }
-      await this.executeTurn(active, input, span);
+      if ('graph' in input) {
+        const outcome = await runGraph(this.ctx, active, input);
+        await this.finish(active, input, span, {
+          outcome,
+          meter: null,
+          lastAssistantId: null,
+          callbackUrl: input.callbackUrl,
+        });
+      } else {
+        await this.executeTurn(active, input, span);
+      }
     } finally {
       release?.();
     }
   }
 
   private finish(active: ActiveRun, input: RunInput, span: Span, ending: RunEnding): Promise<void> {
-    setRunOutcome(span, ending.outcome, input.session.agentName);
+    const what = 'graph' in input ? `graph:${input.graph.graph_id}` : input.session.agentName;
+    setRunOutcome(span, ending.outcome, what);
     return this.finisher.finish(active, input.session, ending);
   }
 
-  private async executeTurn(active: ActiveRun, input: RunInput, span: Span): Promise<void> {
+  private async executeTurn(active: ActiveRun, input: AgentRunInput, span: Span): Promise<void> {
     const { ctx } = this;
     const { session, userMessage } = input;
     const { emitter, controller } = active;

@@ -107,6 +107,7 @@ export function liveRunReducer(
     case 'step_complete':
     case 'delegation':
     case 'usage':
+    case 'graph':
     case 'reconnected':
       return state;
   }

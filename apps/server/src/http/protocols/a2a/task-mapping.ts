@@ -197,6 +197,7 @@ export function streamResponses(run: Run, envelope: AgentEventEnvelope): object[
     case 'artifact':
     case 'usage':
     case 'compaction':
+    case 'graph':
       return [];
   }
 }

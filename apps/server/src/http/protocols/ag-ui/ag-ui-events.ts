@@ -131,6 +131,7 @@ export class AgUiTranslator {
       case 'artifact':
       case 'usage':
       case 'compaction':
+      case 'graph':
         return [this.custom(envelope)];
     }
   }

@@ -37,6 +37,7 @@ const DESCRIPTIONS: Record<AgentEventType, string> = {
   resumed:
     'A new server process took the run up again; events after `void_after_event_id` are void',
   interrupt: 'The run paused for a human decision on tool calls; ends the stream without `done`',
+  graph: 'A chunk of a langgraph.json graph run (`mode`, subgraph `namespace`, `data`)',
 };
 
 const ID_DESCRIPTIONS: Partial<Record<AgentEventType, string>> = {
@@ -84,4 +85,3 @@ export const AgentEventFrame = z
       "ends after the run's terminal `done` or `error` event (or an `interrupt`). " +
       'See docs/streaming.md.',
   });
-

@@ -1,0 +1,56 @@
+import type { GraphRunKwargs, Run } from '@cognition/contracts';
+import { z } from 'zod';
+import { LangGraphHttpError, parsePart } from './wire';
+
+/**
+ * A run of a `langgraph.json` graph's assistant (docs/langgraph-api.md): the body's kwargs,
+ * stored with the run, which the executor streams through the graph on the session's thread.
+ */
+
+/** The commands a graph run takes: `resume` (the value `interrupt()` returns) and `update`. */
+const GraphCommandSchema = z
+  .object({ resume: z.unknown().optional(), update: z.unknown().optional() })
+  .strict();
+
+/** The fields of a run's create body (runs.ts checked them) a graph run is made with. */
+export interface GraphRunBody {
+  input?: Record<string, unknown> | null;
+  command?: Record<string, unknown> | null;
+  config?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  stream_mode?: string | string[];
+  stream_subgraphs?: boolean;
+}
+
+/** The kwargs of a graph run made with `body`; a 422 naming the field it cannot take. */
+export function graphKwargs(graphId: string, body: GraphRunBody): GraphRunKwargs {
+  const command =
+    body.command == null
+      ? null
+      : parsePart(z.object({ command: GraphCommandSchema }), { command: body.command }, 'body')
+          .command;
+  const modes = body.stream_mode ?? ['values'];
+  return {
+    graph_id: graphId,
+    input: body.input ?? null,
+    command,
+    config: body.config ?? {},
+    context: body.context ?? {},
+    stream_mode: Array.isArray(modes) ? modes : [modes],
+    stream_subgraphs: body.stream_subgraphs === true,
+  };
+}
+
+/**
+ * A thread runs one assistant's graph (its checkpoint thread holds that graph's state): a
+ * thread whose runs were another graph's, or an agent's, refuses it with a 422.
+ */
+export function refuseOtherRuns(threadId: string, graphId: string, runs: readonly Run[]): void {
+  const other = runs.find((run) => run.kwargs?.graph_id !== graphId);
+  if (!other) return;
+  const ran = other.kwargs ? `graph "${other.kwargs.graph_id}"` : 'an agent';
+  const message = `thread ${threadId} runs ${ran}, not graph "${graphId}"`;
+  throw new LangGraphHttpError(422, `Invalid body: body.assistant_id: ${message}`, [
+    { path: 'body.assistant_id', message },
+  ]);
+}

@@ -1,0 +1,180 @@
+import type { GraphRunKwargs, Session } from '@cognition/contracts';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { Command } from '@langchain/langgraph';
+import type {
+  BaseCheckpointSaver,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+} from '@langchain/langgraph-checkpoint';
+import { RuntimeError } from '../../errors';
+import type { Outcome } from '../../run-outcome';
+import type { ActiveRun, RunContext } from '../run-context';
+import { cancelledOutcome, toRuntimeError } from '../run-context';
+
+/**
+ * A run of a `langgraph.json` graph (docs/langgraph-api.md): the graph streams on the session's
+ * checkpoint thread with our storage's checkpointer, and each chunk becomes a `graph` event of
+ * the run's durable log. Admission, leases, the finisher and recovery are the agent runs' own.
+ */
+
+/** What `RunExecutor` gives a graph run. */
+export interface GraphRunInput {
+  session: Session;
+  callbackUrl: string | null;
+  /** What the run was made with (stored with it, so any node can execute it). */
+  graph: GraphRunKwargs;
+  /** Taken up again after a crash: continues from the thread's last checkpoint of this run. */
+  resumed?: boolean;
+}
+
+/**
+ * The graph's own stream modes for the SDK's: `messages-tuple` is LangGraph.js's `messages`;
+ * `messages` (partial) and `events` have no graph mode and yield nothing.
+ */
+const GRAPH_MODES: Readonly<Record<string, string>> = {
+  values: 'values',
+  updates: 'updates',
+  'messages-tuple': 'messages',
+  custom: 'custom',
+  debug: 'debug',
+  tasks: 'tasks',
+  checkpoints: 'checkpoints',
+};
+
+/** Executes the graph run; answers its outcome (never throws for a failure of the run). */
+export async function runGraph(
+  ctx: RunContext,
+  active: ActiveRun,
+  input: GraphRunInput,
+): Promise<Outcome> {
+  const { session, graph: kwargs } = input;
+  const { emitter, controller, runId } = active;
+  const signal = controller.signal;
+  try {
+    const userGraph = ctx.userGraphs.get(kwargs.graph_id);
+    if (!userGraph) {
+      throw new RuntimeError(
+        'VALIDATION_ERROR',
+        `No graph "${kwargs.graph_id}" in this server's langgraph.json`,
+      );
+    }
+    const config = runConfig(kwargs, session, runId);
+    const graph = await userGraph.graph(config);
+    // Every run of every graph checkpoints in our storage: the thread is the session's.
+    graph.checkpointer = stampingRunIds(ctx.storage.checkpointer);
+    const state = (await graph.getState(config)) as {
+      config: RunnableConfig;
+      metadata?: Record<string, unknown>;
+    };
+    const stored = await ctx.storage.runs.get(runId);
+    const head = state.config.configurable?.['checkpoint_id'] as string | undefined;
+    await ctx.storage.runs.update(runId, {
+      status: 'running',
+      startedAt: stored?.startedAt ?? new Date(),
+      // What a rollback returns to: the thread's head before the run's first start.
+      ...(stored?.startedAt ? {} : { baseCheckpointId: head ?? null }),
+    });
+    if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
+    // A run taken up again continues from its own last checkpoint (LangGraph redoes the step
+    // that was cut off); one cut off before its first checkpoint starts over from its input.
+    const continues = input.resumed === true && state.metadata?.['run_id'] === runId;
+    const start = continues
+      ? null
+      : kwargs.command
+        ? new Command(kwargs.command as ConstructorParameters<typeof Command>[0])
+        : (kwargs.input ?? null);
+    const modes = [...new Set(kwargs.stream_mode.flatMap((m) => GRAPH_MODES[m] ?? []))];
+    const options = {
+      ...config,
+      streamMode: modes.length > 0 ? modes : ['values'],
+      subgraphs: kwargs.stream_subgraphs,
+      signal,
+    };
+    const stream = await graph.stream(start, options);
+    for await (const chunk of stream) {
+      const [namespace, mode, data] = (
+        kwargs.stream_subgraphs ? chunk : [[], ...(chunk as unknown[])]
+      ) as [string[], string, unknown];
+      emitter.emit({ type: 'graph', mode, namespace, data: toJson(data) });
+    }
+    return signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
+  } catch (error) {
+    return signal.aborted && !(error instanceof RuntimeError)
+      ? cancelledOutcome(active.cancelReason)
+      : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
+  }
+}
+
+const stamping = new WeakMap<BaseCheckpointSaver, BaseCheckpointSaver>();
+
+/**
+ * `saver`, writing the run id of the config's metadata into each checkpoint's metadata (what
+ * LangGraph Python's savers do; LangGraph.js's loop leaves it out): how a resumed run tells
+ * its own checkpoints from those of the runs before it. One per saver, shared by every graph.
+ */
+function stampingRunIds(saver: BaseCheckpointSaver): BaseCheckpointSaver {
+  let stamped = stamping.get(saver);
+  if (!stamped) {
+    stamped = new Proxy(saver, {
+      get(target, key) {
+        if (key === 'put') {
+          return (
+            config: RunnableConfig,
+            checkpoint: Checkpoint,
+            metadata: CheckpointMetadata,
+            versions: ChannelVersions,
+          ) => {
+            const runId = config.metadata?.['run_id'];
+            const stampedMetadata = runId === undefined ? metadata : { ...metadata, run_id: runId };
+            return target.put(config, checkpoint, stampedMetadata, versions);
+          };
+        }
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    stamping.set(saver, stamped);
+  }
+  return stamped;
+}
+
+/**
+ * The run's config: the caller's, on the session's checkpoint thread, with the run id in the
+ * metadata (LangGraph copies it into each checkpoint: how a resumed run finds its own).
+ */
+function runConfig(kwargs: GraphRunKwargs, session: Session, runId: string): RunnableConfig {
+  const given = kwargs.config as RunnableConfig;
+  return {
+    ...given,
+    configurable: {
+      ...given.configurable,
+      ...kwargs.context,
+      thread_id: session.threadId,
+      checkpoint_ns: '',
+    },
+    metadata: { ...given.metadata, run_id: runId, thread_id: session.id },
+  };
+}
+
+/**
+ * A chunk as JSON: LangChain messages in their dict form with their `type` (what the SDK
+ * reads), dates as ISO strings, functions and `undefined` left out.
+ */
+export function toJson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'function' || value === undefined ? null : value;
+  }
+  if (Array.isArray(value)) return value.map(toJson);
+  if (value instanceof Date) return value.toISOString();
+  const message = value as { getType?: () => string; toDict?: () => { data: unknown } };
+  if (typeof message.getType === 'function' && typeof message.toDict === 'function') {
+    const data = toJson(message.toDict().data) as Record<string, unknown>;
+    const chunk = value.constructor.name.endsWith('Chunk') ? value.constructor.name : null;
+    return { ...data, type: chunk ?? message.getType() };
+  }
+  const entries = Object.entries(value).filter(
+    ([, v]) => v !== undefined && typeof v !== 'function',
+  );
+  return Object.fromEntries(entries.map(([k, v]) => [k, toJson(v)]));
+}
