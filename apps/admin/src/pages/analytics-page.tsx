@@ -1,7 +1,7 @@
 import type { UsageFigures } from '@cognition/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { usd } from '../components/common/money';
+import { cost } from '../components/common/money';
 import { QueryView, TableHead } from '../components/common/states';
 import { useTRPC } from '../trpc';
 
@@ -77,7 +77,7 @@ export function AnalyticsPage() {
                     <td>{row.calls}</td>
                     <td>{row.tokensIn.toLocaleString()}</td>
                     <td>{row.tokensOut.toLocaleString()}</td>
-                    <td>{usd(row.costUsd, row.costComplete)}</td>
+                    <td>{cost(row.costUsd, row.costComplete)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -110,7 +110,7 @@ function Totals({ figures: s }: { figures: UsageFigures }) {
       </dd>
       <dt>Cost</dt>
       <dd>
-        {usd(s.costUsd, s.costComplete)}
+        {cost(s.costUsd, s.costComplete)}
         {!s.costComplete && ' (some models have no known price)'}
       </dd>
       <dt>Feedback</dt>
@@ -136,7 +136,7 @@ function Bars({
   const value = (b: UsageFigures) => (byCost ? b.costUsd : b.runs.total);
   const max = Math.max(...buckets.map(value), Number.MIN_VALUE);
   const label = (b: UsageFigures & { start: Date }) =>
-    `${bucket === 'hour' ? b.start.toLocaleString() : b.start.toLocaleDateString()}: ${usd(b.costUsd, b.costComplete)}, ${b.runs.total} runs, ${b.sessions.total} sessions`;
+    `${bucket === 'hour' ? b.start.toLocaleString() : b.start.toLocaleDateString()}: ${cost(b.costUsd, b.costComplete)}, ${b.runs.total} runs, ${b.sessions.total} sessions`;
   return (
     <ol className="bars" aria-label={`Cost per ${bucket}`}>
       {buckets.map((b) => (
