@@ -42,7 +42,7 @@ export function RunTimeline({ turn, now }: { turn: TurnState; now: number }) {
                 />
               </span>
               <span className="span-duration">
-                {span.endedAt === null ? `${ms(duration)}…` : ms(duration)}
+                {span.held ? 'held' : span.endedAt === null ? `${ms(duration)}…` : ms(duration)}
               </span>
             </li>
           );

@@ -56,9 +56,10 @@ describe('turnReducer', () => {
     expect(turn).toMatchObject({ outcome: 'completed', usage: { input_tokens: 12 } });
   });
 
-  it('marks the wait for a decision until the run goes on, and keeps the interrupt to answer', () => {
+  it('marks the wait for a decision until the run goes on, the held call after it', () => {
     const paused = fold([
       [{ type: 'status', status: 'thinking' }, 0],
+      [{ type: 'tool_call', id: 'c1', name: 'ls', args: {} }, 20],
       [
         {
           type: 'interrupt',
@@ -73,12 +74,26 @@ describe('turnReducer', () => {
     ]);
     expect(paused.outcome).toBe('waiting for a decision');
     expect(paused.interrupt?.event.tool_calls[0]?.name).toBe('execute');
-    const resumed = fold([[{ type: 'status', status: 'thinking' }, 500]], paused);
+    const resumed = fold(
+      [
+        [{ type: 'reconnected', last_event_id: 'r1:000101', truncated: false }, 480],
+        [{ type: 'status', status: 'thinking' }, 500],
+        [{ type: 'tool_result', tool_call_id: 'c1', output: '', exit_code: 0 }, 530],
+      ],
+      paused,
+    );
     expect(resumed).toMatchObject({ interrupt: null, outcome: null });
     expect(spans(resumed)).toEqual([
       ['model', 'model call 1', 0, 20, 0],
-      ['decision', 'waiting for a decision', 20, 500, 0],
-      ['model', 'model call 2', 500, null, 0],
+      ['decision', 'waiting for a decision', 20, 480, 0],
+      ['tool', 'ls', 500, 530, 0],
+      ['model', 'model call 2', 530, null, 0],
+    ]);
+    // Aborted while paused: the held call never ran, so it leaves the timeline.
+    const aborted = fold([[{ type: 'error', code: 'ABORTED', message: 'aborted' }, 900]], paused);
+    expect(spans(aborted)).toEqual([
+      ['model', 'model call 1', 0, 20, 0],
+      ['decision', 'waiting for a decision', 20, 900, 0],
     ]);
   });
 

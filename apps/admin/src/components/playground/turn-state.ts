@@ -23,6 +23,8 @@ export interface TimelineSpan {
   attempt: number;
   /** The tool call's id (`tool` spans). */
   callId?: string;
+  /** A tool call held for a person's decision: it starts when the run goes on. */
+  held?: true;
 }
 
 /** One turn of the playground: the user's message and what its run did, folded from events. */
@@ -71,6 +73,9 @@ const closeAll = (spans: TimelineSpan[], at: number): TimelineSpan[] =>
 const closeKind = (spans: TimelineSpan[], kind: TimelineSpan['kind'], at: number) =>
   spans.map((s) => (s.endedAt === null && s.kind === kind ? { ...s, endedAt: at } : s));
 
+/** Without the calls still held for a decision: a run ended while paused never ran them. */
+const unheld = (spans: TimelineSpan[]) => spans.filter((s) => !s.held);
+
 /** Opens a model call at `at` unless something (a model or tool call) is still open. */
 function openModelCall(turn: TurnState, at: number): TimelineSpan[] {
   if (turn.timeline.some((s) => s.endedAt === null && (s.kind === 'model' || s.kind === 'tool')))
@@ -100,13 +105,21 @@ export function turnReducer(
 ): TurnState {
   // Any event after a pause means the run goes on (decided or aborted): the wait ends here.
   const goesOn = turn.interrupt !== null && event.type !== 'interrupt';
+  // Held calls start with the run's first step after the decision (not a reconnect or its end).
+  const release = !['reconnected', 'done', 'error', 'interrupt'].includes(event.type);
   const base: TurnState = {
     ...turn,
     lastAt: at,
     ...(goesOn
-      ? { interrupt: null, outcome: null, timeline: closeKind(turn.timeline, 'decision', at) }
+      ? {
+          interrupt: null,
+          outcome: null,
+          timeline: closeKind(turn.timeline, 'decision', at),
+        }
       : {}),
   };
+  if (release && base.timeline.some((s) => s.held))
+    base.timeline = base.timeline.map(({ held, ...s }) => (held ? { ...s, startedAt: at } : s));
   switch (event.type) {
     case 'status':
       return event.status === 'thinking' ? { ...base, timeline: openModelCall(base, at) } : base;
@@ -171,8 +184,13 @@ export function turnReducer(
         ...base,
         interrupt: { eventId: id, event },
         outcome: 'waiting for a decision',
+        // The calls it asks about run only after the decision: their spans follow the wait.
         timeline: [
-          ...closeAll(base.timeline, at),
+          ...closeKind(
+            base.timeline.filter((s) => !(s.kind === 'tool' && s.endedAt === null)),
+            'model',
+            at,
+          ),
           {
             kind: 'decision',
             label: 'waiting for a decision',
@@ -180,6 +198,9 @@ export function turnReducer(
             endedAt: null,
             attempt: base.attempt,
           },
+          ...base.timeline
+            .filter((s) => s.kind === 'tool' && s.endedAt === null)
+            .map((s): TimelineSpan => ({ ...s, held: true })),
         ],
       };
     case 'resumed':
@@ -201,12 +222,12 @@ export function turnReducer(
         ],
       };
     case 'done':
-      return { ...base, outcome: 'completed', timeline: closeAll(base.timeline, at) };
+      return { ...base, outcome: 'completed', timeline: closeAll(unheld(base.timeline), at) };
     case 'error':
       return {
         ...base,
         outcome: event.code === 'ABORTED' ? 'aborted' : `failed: ${event.message}`,
-        timeline: closeAll(base.timeline, at),
+        timeline: closeAll(unheld(base.timeline), at),
       };
     case 'queued':
     case 'planning':
