@@ -75,6 +75,10 @@ afterAll(async () => {
 
 const turn = (n: number) => page.getByRole('list', { name: 'Conversation' }).locator('> li').nth(n);
 
+/** The labels of a turn's run timeline, in order. */
+const spansOf = (n: number) =>
+  turn(n).getByRole('list', { name: 'Run timeline' }).locator('.span-label').allTextContents();
+
 /** Sends a message and waits for its run to pause before the command. */
 async function sendAndPause(n: number, content: string): Promise<void> {
   await page.getByLabel('Message').fill(content);
@@ -98,11 +102,7 @@ test('chats with an agent file, approving, editing and rejecting its commands, a
   await turn(0).locator('.badge', { hasText: 'completed' }).waitFor();
   await turn(0).getByText('Tool execute · ok').click();
   await turn(0).getByText('"command": "echo approved"').waitFor();
-  const spans = await turn(0)
-    .getByRole('list', { name: 'Run timeline' })
-    .locator('.span-label')
-    .allTextContents();
-  expect(spans).toEqual([
+  expect(await spansOf(0)).toEqual([
     'model call 1',
     'waiting for a decision',
     'sandbox exec (execute)',
@@ -120,6 +120,10 @@ test('chats with an agent file, approving, editing and rejecting its commands, a
   await args.fill('{"command": "echo edited"}');
   await turn(1).getByRole('button', { name: 'Send decision' }).click();
   await turn(1).getByText('The tool said: edited').waitFor();
+  // The edited call is one call, shown with the arguments it ran with.
+  expect(await turn(1).locator('.tool-call').count()).toBe(1);
+  await turn(1).getByText('Tool execute · ok').click();
+  await turn(1).getByText('"command": "echo edited"').waitFor();
 
   // Reject: the command never runs; the model reads the message instead.
   await sendAndPause(2, 'run never');
@@ -134,6 +138,8 @@ test('chats with an agent file, approving, editing and rejecting its commands, a
   await sendAndPause(3, 'run aborted');
   await turn(3).getByRole('button', { name: 'Abort run' }).click();
   await turn(3).locator('.badge', { hasText: 'aborted' }).waitFor();
+  await turn(3).getByText('Tool execute · not run', { exact: true }).waitFor();
+  expect(await spansOf(3)).toEqual(['model call 1', 'waiting for a decision']);
   await page.getByRole('button', { name: 'Send' }).waitFor({ state: 'visible' });
   expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(false);
   await page.screenshot({ path: path.join(SHOTS, 'playground.png'), fullPage: true });

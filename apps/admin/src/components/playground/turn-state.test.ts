@@ -78,11 +78,15 @@ describe('turnReducer', () => {
       [
         [{ type: 'reconnected', last_event_id: 'r1:000101', truncated: false }, 480],
         [{ type: 'status', status: 'thinking' }, 500],
+        [{ type: 'tool_call', id: 'c1', name: 'ls', args: { path: 'edited' } }, 510],
         [{ type: 'tool_result', tool_call_id: 'c1', output: '', exit_code: 0 }, 530],
       ],
       paused,
     );
     expect(resumed).toMatchObject({ interrupt: null, outcome: null });
+    // An edit announces the call again: one call with the new arguments, one span.
+    expect(resumed.pieces).toHaveLength(1);
+    expect(resumed.tools['c1']?.args).toEqual({ path: 'edited' });
     expect(spans(resumed)).toEqual([
       ['model', 'model call 1', 0, 20, 0],
       ['decision', 'waiting for a decision', 20, 480, 0],
@@ -90,10 +94,17 @@ describe('turnReducer', () => {
       ['model', 'model call 2', 530, null, 0],
     ]);
     // Aborted while paused: the held call never ran, so it leaves the timeline.
-    const aborted = fold([[{ type: 'error', code: 'ABORTED', message: 'aborted' }, 900]], paused);
+    const aborted = fold(
+      [
+        [{ type: 'reconnected', last_event_id: 'r1:000101', truncated: false }, 880],
+        [{ type: 'status', status: 'idle' }, 890],
+        [{ type: 'error', code: 'ABORTED', message: 'aborted' }, 900],
+      ],
+      paused,
+    );
     expect(spans(aborted)).toEqual([
       ['model', 'model call 1', 0, 20, 0],
-      ['decision', 'waiting for a decision', 20, 900, 0],
+      ['decision', 'waiting for a decision', 20, 880, 0],
     ]);
   });
 

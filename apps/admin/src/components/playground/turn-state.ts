@@ -105,8 +105,13 @@ export function turnReducer(
 ): TurnState {
   // Any event after a pause means the run goes on (decided or aborted): the wait ends here.
   const goesOn = turn.interrupt !== null && event.type !== 'interrupt';
-  // Held calls start with the run's first step after the decision (not a reconnect or its end).
-  const release = !['reconnected', 'done', 'error', 'interrupt'].includes(event.type);
+  // Held calls start with the run's first step after the decision (not a reconnect, nor the
+  // `idle` and terminal events of an abort).
+  const release =
+    event.type === 'tool_call' ||
+    event.type === 'tool_result' ||
+    event.type === 'token' ||
+    (event.type === 'status' && event.status === 'thinking');
   const base: TurnState = {
     ...turn,
     lastAt: at,
@@ -130,6 +135,10 @@ export function turnReducer(
         pieces: [...base.pieces, { id, kind: 'text', text: event.content }],
       };
     case 'tool_call': {
+      const known = base.tools[event.id];
+      if (known)
+        // An edited call is announced again with its new arguments: same call, same span.
+        return { ...base, tools: { ...base.tools, [event.id]: { ...known, args: event.args } } };
       const label = event.name === 'execute' ? `sandbox exec (${event.name})` : event.name;
       return {
         ...base,

@@ -5,9 +5,15 @@ import { RunTimeline } from './run-timeline';
 import type { ToolCallView, TurnState } from './turn-state';
 
 /** A tool call folded: its name and exit code; open it for the arguments and the result. */
-function ToolCall({ call }: { call: ToolCallView }) {
+function ToolCall({ call, ended }: { call: ToolCallView; ended: boolean }) {
   const state =
-    call.exitCode === null ? 'not run yet' : call.exitCode === 0 ? 'ok' : `exit ${call.exitCode}`;
+    call.exitCode === null
+      ? ended
+        ? 'not run'
+        : 'not run yet'
+      : call.exitCode === 0
+        ? 'ok'
+        : `exit ${call.exitCode}`;
   return (
     <details className="tool-call">
       <summary>
@@ -65,7 +71,11 @@ export function TurnView({
             </div>
           ) : (
             turn.tools[block.callId] && (
-              <ToolCall key={block.id} call={turn.tools[block.callId] as ToolCallView} />
+              <ToolCall
+                key={block.id}
+                call={turn.tools[block.callId] as ToolCallView}
+                ended={turn.outcome !== null && turn.interrupt === null}
+              />
             )
           ),
         )}
