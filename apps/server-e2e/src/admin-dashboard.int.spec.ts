@@ -331,10 +331,11 @@ test('the system page shows storage, runs, circuit breakers, agents and provider
     .filter({ hasText: 'api v1' })
     .filter({ hasText: 'execute (approve/reject)' })
     .waitFor();
+  // The test server's provider is defined by COGNITION_LLM_PROVIDER: its origin says so.
   await page
     .getByRole('row')
     .filter({ hasText: 'openai_compatible' })
-    .filter({ hasText: 'file' })
+    .filter({ hasText: 'environment' })
     .waitFor();
   await page.getByRole('row').filter({ hasText: 'Write the release notes of a version' }).waitFor();
   await page.getByText('templates/notes.md').waitFor();
