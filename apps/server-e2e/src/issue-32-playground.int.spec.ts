@@ -172,3 +172,31 @@ test('the session page shows full run ids that copy, and the playground fits a n
   await turn(0).getByRole('button', { name: 'Abort run' }).click();
   await turn(0).locator('.badge', { hasText: 'aborted' }).waitFor();
 });
+
+test('adds an agent on the System page, a refused field shown next to it, then picks it in the playground', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${server.url}/admin/#/system`);
+  await page.getByText('Add an agent (admin key)').click();
+  const form = page.getByRole('form', { name: 'Add an agent' });
+  await form.getByLabel('Name', { exact: true }).fill('lister');
+  await form.getByLabel('Description').fill('Lists files.');
+  await form.getByLabel('Tools (comma-separated)').fill('ls, exec');
+  await form.getByLabel('System prompt').fill('You list files.');
+  await form.getByRole('button', { name: 'Add agent' }).click();
+  const tools = form.getByLabel('Tools (comma-separated)');
+  // The server's message for `tools.1`, next to the field it belongs to.
+  await form.locator('#agent-tools-problem', { hasText: 'expected one of "ls"' }).waitFor();
+  await form.getByRole('alert').filter({ hasText: 'see the messages next to them' }).waitFor();
+  expect(await tools.getAttribute('aria-invalid')).toBe('true');
+  await tools.fill('ls');
+  await form.getByRole('button', { name: 'Add agent' }).click();
+  await form.getByRole('status').filter({ hasText: 'Added lister (version 1)' }).waitFor();
+  await page.getByRole('row').filter({ hasText: 'lister' }).filter({ hasText: 'api v1' }).waitFor();
+
+  // A registry agent is one of the playground's choices.
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByLabel('Agent').selectOption('lister');
+  expect(await page.getByLabel('Agent').locator('option:checked').textContent()).toBe(
+    'lister (api v1)',
+  );
+});
