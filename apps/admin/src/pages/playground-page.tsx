@@ -57,7 +57,7 @@ function RunFollower(props: { sessionId: string; follow: Follow; onEvent: (a: Ac
   return null;
 }
 
-/** Browser time, ticking while something runs (open timeline spans grow). */
+/** Browser time, ticking while `ticking` (open timeline spans grow). */
 function useNow(ticking: boolean): number {
   const [now, setNow] = useState(() => performance.now());
   useEffect(() => {
@@ -90,7 +90,8 @@ export function PlaygroundPage() {
   const current = turns.at(-1) ?? null;
   const running = current !== null && current.outcome === null;
   const paused = current?.interrupt ? current : null;
-  const now = useNow(running);
+  // Open spans (a call, the wait for a decision) grow while the run goes on or waits.
+  const now = useNow(running || paused !== null);
   const chosen = agentName ?? agents.data?.[0]?.name ?? null;
 
   const submit = async () => {

@@ -8,6 +8,8 @@ export function fieldIssues(error: unknown): { path: string; message: string }[]
   return Array.isArray(errors)
     ? errors.filter(
         (e): e is { path: string; message: string } =>
+          typeof e === 'object' &&
+          e !== null &&
           typeof (e as { path?: unknown }).path === 'string' &&
           typeof (e as { message?: unknown }).message === 'string',
       )
