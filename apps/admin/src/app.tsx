@@ -9,6 +9,7 @@ import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
 import { AnalyticsPage } from './pages/analytics-page';
 import { SchedulesPage } from './pages/schedules-page';
+import { PlaygroundPage } from './pages/playground-page';
 import { SystemPage } from './pages/system-page';
 import { hrefOf, useRoute } from './route';
 import { errorCode, TRPCProvider, useTRPC } from './trpc';
@@ -89,6 +90,12 @@ function Shell(props: {
             Sessions
           </a>
           <a
+            href={hrefOf({ page: 'playground' })}
+            aria-current={route.page === 'playground' ? 'page' : undefined}
+          >
+            Playground
+          </a>
+          <a
             href={hrefOf({ page: 'analytics' })}
             aria-current={route.page === 'analytics' ? 'page' : undefined}
           >
@@ -120,6 +127,7 @@ function Shell(props: {
       <main>
         {route.page === 'sessions' && <SessionsPage />}
         {route.page === 'session' && <SessionPage id={route.id} />}
+        {route.page === 'playground' && <PlaygroundPage />}
         {route.page === 'analytics' && <AnalyticsPage />}
         {route.page === 'schedules' && <SchedulesPage />}
         {route.page === 'system' && <SystemPage />}

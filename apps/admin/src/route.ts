@@ -6,6 +6,7 @@ export type Route =
   | { page: 'session'; id: string }
   | { page: 'analytics' }
   | { page: 'schedules' }
+  | { page: 'playground' }
   | { page: 'system' };
 
 function parseRoute(hash: string): Route {
@@ -15,6 +16,7 @@ function parseRoute(hash: string): Route {
   if (parts[0] === 'system') return { page: 'system' };
   if (parts[0] === 'analytics') return { page: 'analytics' };
   if (parts[0] === 'schedules') return { page: 'schedules' };
+  if (parts[0] === 'playground') return { page: 'playground' };
   return { page: 'sessions' };
 }
 
@@ -28,6 +30,8 @@ export function hrefOf(route: Route): string {
       return '#/analytics';
     case 'schedules':
       return '#/schedules';
+    case 'playground':
+      return '#/playground';
     case 'system':
       return '#/system';
   }

@@ -1,8 +1,8 @@
 import type { UsageFigures } from '@cognition/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { usd } from '../components/common/money';
-import { QueryView, TableHead } from '../components/common/states';
+import { cost } from '../components/common/money';
+import { Empty, QueryView, TableHead } from '../components/common/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 10_000;
@@ -51,7 +51,6 @@ export function AnalyticsPage() {
         {(s) => (
           <>
             <Totals figures={s} />
-            <h2>Cost per {bucket}</h2>
             <Bars buckets={s.buckets ?? []} bucket={bucket} />
           </>
         )}
@@ -77,7 +76,7 @@ export function AnalyticsPage() {
                     <td>{row.calls}</td>
                     <td>{row.tokensIn.toLocaleString()}</td>
                     <td>{row.tokensOut.toLocaleString()}</td>
-                    <td>{usd(row.costUsd, row.costComplete)}</td>
+                    <td>{cost(row.costUsd, row.costComplete)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -109,10 +108,7 @@ function Totals({ figures: s }: { figures: UsageFigures }) {
           ` (${(s.estimatedTokensIn + s.estimatedTokensOut).toLocaleString()} estimated)`}
       </dd>
       <dt>Cost</dt>
-      <dd>
-        {usd(s.costUsd, s.costComplete)}
-        {!s.costComplete && ' (some models have no known price)'}
-      </dd>
+      <dd>{cost(s.costUsd, s.costComplete)}</dd>
       <dt>Feedback</dt>
       <dd>
         {s.feedback.count === 0
@@ -123,7 +119,11 @@ function Totals({ figures: s }: { figures: UsageFigures }) {
   );
 }
 
-/** One bar per bucket, height by cost (runs when nothing was priced), labelled for readers. */
+/**
+ * One bar per bucket, labelled for readers. Height by cost; when nothing in the period had a
+ * price it is titled and drawn as runs per bucket (a cost of $0 drawn full height would
+ * mislead), and with no run at all it is an empty state, not a row of empty bars.
+ */
 function Bars({
   buckets,
   bucket,
@@ -131,19 +131,29 @@ function Bars({
   buckets: (UsageFigures & { start: Date })[];
   bucket: 'hour' | 'day';
 }) {
-  if (buckets.length === 0) return null;
   const byCost = buckets.some((b) => b.costUsd > 0);
+  const title = byCost ? `Cost per ${bucket}` : `Runs per ${bucket} (no priced calls)`;
+  if (!buckets.some((b) => b.runs.total > 0 || b.costUsd > 0))
+    return (
+      <>
+        <h2>{title}</h2>
+        <Empty>No run in this period.</Empty>
+      </>
+    );
   const value = (b: UsageFigures) => (byCost ? b.costUsd : b.runs.total);
   const max = Math.max(...buckets.map(value), Number.MIN_VALUE);
   const label = (b: UsageFigures & { start: Date }) =>
-    `${bucket === 'hour' ? b.start.toLocaleString() : b.start.toLocaleDateString()}: ${usd(b.costUsd, b.costComplete)}, ${b.runs.total} runs, ${b.sessions.total} sessions`;
+    `${bucket === 'hour' ? b.start.toLocaleString() : b.start.toLocaleDateString()}: ${cost(b.costUsd, b.costComplete)}, ${b.runs.total} runs, ${b.sessions.total} sessions`;
   return (
-    <ol className="bars" aria-label={`Cost per ${bucket}`}>
-      {buckets.map((b) => (
-        <li key={b.start.toISOString()} title={label(b)} aria-label={label(b)}>
-          <span className="bar" style={{ height: `${Math.max(2, (value(b) / max) * 100)}%` }} />
-        </li>
-      ))}
-    </ol>
+    <>
+      <h2>{title}</h2>
+      <ol className="bars" aria-label={title}>
+        {buckets.map((b) => (
+          <li key={b.start.toISOString()} title={label(b)} aria-label={label(b)}>
+            <span className="bar" style={{ height: `${Math.max(2, (value(b) / max) * 100)}%` }} />
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }

@@ -1,5 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Empty, ErrorView, Loading, QueryView } from '../components/common/states';
+import { CopyId } from '../components/common/copy-id';
+import { sessionTitle } from '../components/common/session-title';
 import { AnswerFeedback } from '../components/session/conversation/answer-feedback';
 import { LiveRun } from '../components/session/runs/live-run';
 import { MessageView } from '../components/session/conversation/message-view';
@@ -34,8 +36,12 @@ export function SessionPage({ id }: { id: string }) {
       <p>
         <a href={hrefOf({ page: 'sessions' })}>← Sessions</a>
       </p>
-      <h1 id="session-title">{s.title ?? s.id}</h1>
+      <h1 id="session-title">{sessionTitle(s)}</h1>
       <dl className="facts">
+        <dt>Id</dt>
+        <dd>
+          <CopyId id={s.id} what="session id" />
+        </dd>
         <dt>Status</dt>
         <dd>
           <span className={`badge ${s.status}`}>{s.status}</span>

@@ -6,7 +6,8 @@ import { changesSessionList, liveLabel } from '../components/session/session-wat
 import { Empty, ErrorView, Loading, TableHead } from '../components/common/states';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
-import { usd } from '../components/common/money';
+import { cost } from '../components/common/money';
+import { sessionTitle } from '../components/common/session-title';
 
 const PAGE_SIZE = 20;
 // `abandoned`: active sessions idle past the server's threshold (computed when read).
@@ -180,7 +181,7 @@ export function SessionsPage() {
                   <tr key={session.id}>
                     <td>
                       <a href={hrefOf({ page: 'session', id: session.id })}>
-                        {session.title ?? session.id}
+                        {sessionTitle(session)}
                       </a>
                     </td>
                     <td>
@@ -200,7 +201,7 @@ export function SessionsPage() {
                     >
                       {session.usage.runs === 0
                         ? '—'
-                        : usd(session.usage.costUsd, session.usage.costComplete)}
+                        : cost(session.usage.costUsd, session.usage.costComplete)}
                     </td>
                     <td>
                       <time dateTime={session.updatedAt.toISOString()}>

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ArtifactsBrowser } from '../components/artifacts/artifacts-browser';
 import { milliseconds } from '../components/common/durations';
+import { AgentForm } from '../components/system/agent-form';
 import { RegistryLists } from '../components/system/registry-lists';
 import { SkillsList } from '../components/system/skills-list';
 import { ErrorView, Loading, TableHead } from '../components/common/states';
@@ -62,6 +63,7 @@ export function SystemPage() {
         </table>
       </div>
       <RegistryLists />
+      <AgentForm />
       <SkillsList />
       <ArtifactsBrowser />
     </section>

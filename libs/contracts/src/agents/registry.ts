@@ -3,11 +3,12 @@ import { HitlDecisionTypeSchema, McpServerNameSchema } from './agent';
 import { ContextSettingsSchema } from './context';
 
 /**
- * Where a registry entry comes from: `builtin` (shipped with the server), `file` (the server's
- * configuration: agent files, the providers file or the environment) or `api` (the registry
- * API). Only `api` entries can be changed or deleted through the API.
+ * Where a registry entry comes from: `builtin` (shipped with the server), `file` (an agent file
+ * or the providers file), `environment` (the provider the server's environment variables define:
+ * `COGNITION_LLM_PROVIDER`, or an API key alone) or `api` (the registry API). Only `api` entries
+ * can be changed or deleted through the API.
  */
-export const RegistrySourceSchema = z.enum(['builtin', 'file', 'api']);
+export const RegistrySourceSchema = z.enum(['builtin', 'file', 'environment', 'api']);
 export type RegistrySource = z.infer<typeof RegistrySourceSchema>;
 
 /** What every registry answer carries besides the definition. */

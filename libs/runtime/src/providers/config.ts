@@ -83,7 +83,12 @@ const LlmConfigSchema = z
       seen.add(provider.id);
     });
   });
-export type LlmConfig = z.output<typeof LlmConfigSchema>;
+/**
+ * `environmentProviderId`: the provider the environment variables defined (set by
+ * {@link resolveLlmConfig} only, never read from a file), so the registry can say where each
+ * provider comes from.
+ */
+export type LlmConfig = z.output<typeof LlmConfigSchema> & { environmentProviderId?: string };
 export type LlmConfigInput = z.input<typeof LlmConfigSchema>;
 
 function configError(issues: FieldIssue[], prefix?: string): RuntimeError {
@@ -98,11 +103,20 @@ function configError(issues: FieldIssue[], prefix?: string): RuntimeError {
   );
 }
 
-/** Validates a typed configuration (e.g. built by hand or by tests). */
+/**
+ * Validates a typed configuration (e.g. built by hand or by tests). `environmentProviderId` is
+ * kept when it names one of the providers (it is not part of the file's schema).
+ */
 export function parseLlmConfig(input: unknown): LlmConfig {
-  const result = LlmConfigSchema.safeParse(input ?? {});
+  const { environmentProviderId, ...rest } = (input ?? {}) as {
+    environmentProviderId?: unknown;
+  };
+  const result = LlmConfigSchema.safeParse(rest);
   if (!result.success) throw configError(toFieldIssues(result.error));
-  return result.data;
+  return typeof environmentProviderId === 'string' &&
+    result.data.providers.some((p) => p.id === environmentProviderId)
+    ? { ...result.data, environmentProviderId }
+    : result.data;
 }
 
 /**
@@ -330,6 +344,7 @@ function resolveProviders(env: LlmEnvValues): {
     config: {
       ...config,
       providers: [parsed.data, ...config.providers.filter((p) => p.id !== parsed.data.id)],
+      environmentProviderId: parsed.data.id,
     },
     choice: detected,
   };

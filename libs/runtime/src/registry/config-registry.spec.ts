@@ -1,5 +1,6 @@
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { AgentRegistry } from '../agents/registry';
+import { loadLlmConfig } from '../providers/config';
 import { ProviderRegistry } from '../providers/registry';
 import { FAKE_PROVIDERS } from '../testing/test-runtime';
 import { ConfigRegistry } from './config-registry';
@@ -45,5 +46,30 @@ describe('ConfigRegistry', () => {
     expect(snapshot.providers.get('half')).toBeUndefined();
     expect(snapshot.agents.get('default')).toBeDefined();
     expect(snapshot.entries.map((e) => e.name)).not.toContain('broken');
+  });
+
+  it('says which provider the environment defined and which the providers file did', async () => {
+    const config = loadLlmConfig({
+      provider: 'openai',
+      model: 'gpt-4o',
+      openaiApiKey: 'sk-env',
+      providersFile: {
+        path: 'providers.yaml',
+        content:
+          'providers:\n  - { id: local, kind: openai_compatible, model: m, baseUrl: "http://127.0.0.1:9/v1" }\n',
+      },
+    });
+    const registry = new ConfigRegistry({
+      agents: new AgentRegistry(),
+      providers: new ProviderRegistry(config),
+      store: storage.registry,
+    });
+    const service = new RegistryService(registry, storage.registry);
+    const sources = (await service.listProviders()).map((p) => [p.id, p.source]);
+    expect(sources).toEqual([
+      ['openai', 'environment'],
+      ['local', 'file'],
+    ]);
+    expect((await service.getProvider('openai')).source).toBe('environment');
   });
 });

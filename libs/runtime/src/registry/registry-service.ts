@@ -162,8 +162,16 @@ function agentView(agent: AgentDefinition, entry?: RegistryEntry): AgentView {
 }
 
 /** A provider as callers see it: everything but the API key. */
-function providerView(provider: ProviderConfig, entry?: RegistryEntry): ProviderView {
-  const source: RegistrySource = entry ? 'api' : 'file';
+function providerView(
+  provider: ProviderConfig,
+  entry: RegistryEntry | undefined,
+  environmentProviderId: string | undefined,
+): ProviderView {
+  const source: RegistrySource = entry
+    ? 'api'
+    : provider.id === environmentProviderId
+      ? 'environment'
+      : 'file';
   const { source: _source, read_only, created_at, updated_at, version } = meta(source, entry);
   return {
     id: provider.id,
@@ -240,7 +248,11 @@ export class RegistryService {
   async listProviders(): Promise<ProviderView[]> {
     const snapshot = await this.registry.current();
     return snapshot.providers.config.providers.map((p) =>
-      providerView(p, entryOf(snapshot, 'provider', p.id)),
+      providerView(
+        p,
+        entryOf(snapshot, 'provider', p.id),
+        snapshot.providers.config.environmentProviderId,
+      ),
     );
   }
 
@@ -248,7 +260,11 @@ export class RegistryService {
     const snapshot = await this.registry.current();
     const provider = snapshot.providers.get(id);
     if (!provider) throw notFound('provider', id);
-    return providerView(provider, entryOf(snapshot, 'provider', id));
+    return providerView(
+      provider,
+      entryOf(snapshot, 'provider', id),
+      snapshot.providers.config.environmentProviderId,
+    );
   }
 
   createProvider(definition: unknown): Promise<ProviderView> {
@@ -338,7 +354,7 @@ export class RegistryService {
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
     });
     this.saved(entry);
-    return providerView(result.provider, entry);
+    return providerView(result.provider, entry, undefined);
   }
 
   private saved(entry: RegistryEntry): void {

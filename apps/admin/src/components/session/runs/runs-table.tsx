@@ -1,3 +1,5 @@
+import { CopyId } from '../../common/copy-id';
+import { runCost } from '../../common/money';
 import { TableHead } from '../../common/states';
 import type { Run } from '@cognition/client';
 
@@ -5,12 +7,6 @@ function duration(run: Run): string {
   if (!run.startedAt) return '—';
   const end = run.finishedAt ?? new Date();
   return `${((end.getTime() - run.startedAt.getTime()) / 1000).toFixed(1)} s`;
-}
-
-function cost(run: Run): string {
-  if (!run.usage) return '—';
-  // An unknown price is shown as unknown, never as $0.
-  return run.usage.costUsd === null ? 'unknown price' : `$${run.usage.costUsd.toFixed(6)}`;
 }
 
 /** A session's runs, newest first: outcome, timing and what they cost. */
@@ -27,7 +23,7 @@ export function RunsTable({ runs }: { runs: Run[] }) {
             .map((run) => (
               <tr key={run.id}>
                 <td>
-                  <code title={run.id}>…{run.id.slice(-8)}</code>
+                  <CopyId id={run.id} what="run id" />
                 </td>
                 <td>
                   <span className={`badge ${run.status}`}>{run.status}</span>
@@ -37,7 +33,7 @@ export function RunsTable({ runs }: { runs: Run[] }) {
                 <td>{duration(run)}</td>
                 <td>{run.usage ? `${run.usage.inputTokens} / ${run.usage.outputTokens}` : '—'}</td>
                 <td>{run.usage?.model ?? '—'}</td>
-                <td>{cost(run)}</td>
+                <td>{run.usage ? runCost(run.usage.costUsd) : '—'}</td>
               </tr>
             ))}
         </tbody>

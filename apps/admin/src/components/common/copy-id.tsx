@@ -1,0 +1,25 @@
+import { useState } from 'react';
+
+/**
+ * An id shown in full (it wraps on a narrow window rather than being cut) with a button that
+ * copies it, so a run or session id can be pasted into a log search or an API call.
+ */
+export function CopyId({ id, what }: { id: string; what: string }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const copy = () => {
+    // The clipboard needs a secure context (https or localhost); elsewhere it says it failed.
+    navigator.clipboard
+      .writeText(id)
+      .then(() => setCopied('yes'))
+      .catch(() => setCopied('failed'));
+  };
+  return (
+    <span className="copy-id">
+      <code>{id}</code>{' '}
+      <button type="button" className="small" onClick={copy} aria-label={`Copy ${what} ${id}`}>
+        {copied === 'yes' ? 'Copied' : 'Copy'}
+      </button>
+      {copied === 'failed' && <span className="error-text"> select and copy it by hand</span>}
+    </span>
+  );
+}

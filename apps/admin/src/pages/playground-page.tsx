@@ -1,0 +1,233 @@
+import type { AgentEventEnvelope, HitlDecision } from '@cognition/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { useEffect, useReducer, useState } from 'react';
+import { QueryView } from '../components/common/states';
+import { DecisionForm } from '../components/playground/decision-form';
+import { newTurn, turnReducer } from '../components/playground/turn-state';
+import type { TurnState } from '../components/playground/turn-state';
+import { TurnView } from '../components/playground/turn-view';
+import { hrefOf } from '../route';
+import { errorMessage, useTRPC } from '../trpc';
+
+type Action =
+  | { type: 'start'; runId: string; content: string }
+  | { type: 'event'; envelope: AgentEventEnvelope; at: number }
+  | { type: 'reset' };
+
+function turnsReducer(turns: TurnState[], action: Action): TurnState[] {
+  switch (action.type) {
+    case 'start':
+      return [...turns, newTurn(action.runId, action.content)];
+    case 'event':
+      return turns.map((t) =>
+        t.runId === action.envelope.runId ? turnReducer(t, action.envelope, action.at) : t,
+      );
+    case 'reset':
+      return [];
+  }
+}
+
+/** Where the page follows a run's events from: its start, or after a decision's `interrupt`. */
+interface Follow {
+  runId: string;
+  lastEventId: string | null;
+}
+
+/** The run's events as they happen (`runs.events`); resumes a dropped connection by itself. */
+function RunFollower(props: { sessionId: string; follow: Follow; onEvent: (a: Action) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  useSubscription(
+    trpc.runs.events.subscriptionOptions(
+      {
+        sessionId: props.sessionId,
+        runId: props.follow.runId,
+        ...(props.follow.lastEventId ? { lastEventId: props.follow.lastEventId } : {}),
+      },
+      {
+        onData: (tracked) => {
+          props.onEvent({ type: 'event', envelope: tracked.data, at: performance.now() });
+          const { type } = tracked.data.event;
+          if (type === 'done' || type === 'error') void queryClient.invalidateQueries();
+        },
+      },
+    ),
+  );
+  return null;
+}
+
+/** Browser time, ticking while `ticking` (open timeline spans grow). */
+function useNow(ticking: boolean): number {
+  const [now, setNow] = useState(() => performance.now());
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setNow(performance.now()), 250);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  return ticking ? now : performance.now();
+}
+
+/**
+ * Chat with any agent in force (built-in, file or registry): the first message creates a
+ * session for it, each turn streams its answer and tool calls, a run paused for a decision is
+ * approved, edited or rejected here, a running or paused run can be aborted, and each turn has
+ * its run timeline.
+ */
+export function PlaygroundPage() {
+  const trpc = useTRPC();
+  const agents = useQuery(trpc.agents.list.queryOptions());
+  const [agentName, setAgentName] = useState<string | null>(null);
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const [turns, dispatch] = useReducer(turnsReducer, []);
+  const [follow, setFollow] = useState<Follow | null>(null);
+  const [draft, setDraft] = useState('');
+  const createSession = useMutation(trpc.sessions.create.mutationOptions());
+  const send = useMutation(trpc.messages.send.mutationOptions());
+  const resume = useMutation(trpc.runs.resume.mutationOptions());
+  const abort = useMutation(trpc.runs.abort.mutationOptions());
+
+  const current = turns.at(-1) ?? null;
+  const running = current !== null && current.outcome === null;
+  const paused = current?.interrupt ? current : null;
+  // Open spans (a call, the wait for a decision) grow while the run goes on or waits.
+  const now = useNow(running || paused !== null);
+  const chosen = agentName ?? agents.data?.[0]?.name ?? null;
+
+  const submit = async () => {
+    const content = draft.trim();
+    if (content === '' || chosen === null) return;
+    const id =
+      sessionId ??
+      (await createSession.mutateAsync({ agentName: chosen, title: `Playground: ${chosen}` })).id;
+    setSessionId(id);
+    const { run } = await send.mutateAsync({ sessionId: id, content });
+    setDraft('');
+    dispatch({ type: 'start', runId: run.id, content });
+    setFollow({ runId: run.id, lastEventId: null });
+  };
+  const decide = async (decisions: HitlDecision[]) => {
+    if (!paused || sessionId === null) return;
+    const result = await resume.mutateAsync({ sessionId, runId: paused.runId, decisions });
+    // Its events go on after the `interrupt` (the resume's `lastEventId`).
+    setFollow({
+      runId: paused.runId,
+      lastEventId: result.lastEventId ?? paused.interrupt?.eventId ?? null,
+    });
+  };
+  const stop = async () => {
+    if (sessionId === null || current === null) return;
+    await abort.mutateAsync({ sessionId });
+    // A paused run's stream ended at its `interrupt`: follow it again for the abort's events.
+    if (current.interrupt)
+      setFollow({ runId: current.runId, lastEventId: current.interrupt.eventId });
+  };
+  const newConversation = (name: string | null) => {
+    setAgentName(name);
+    setSessionId(null);
+    setFollow(null);
+    dispatch({ type: 'reset' });
+  };
+  const failure = [createSession, send].find((m) => m.isError)?.error;
+
+  return (
+    <section aria-labelledby="playground-title" className="playground">
+      <h1 id="playground-title">Playground</h1>
+      <QueryView
+        query={agents}
+        loading="Loading agents"
+        isEmpty={(d) => d.length === 0}
+        empty="No agent is configured."
+      >
+        {(list) => (
+          <div className="filters">
+            <label>
+              Agent
+              <select value={chosen ?? ''} onChange={(e) => newConversation(e.target.value)}>
+                {list.map((a) => (
+                  <option key={a.name} value={a.name}>
+                    {a.name} ({a.source}
+                    {a.version !== null ? ` v${a.version}` : ''})
+                  </option>
+                ))}
+              </select>
+            </label>
+            {sessionId && (
+              <>
+                <a href={hrefOf({ page: 'session', id: sessionId })}>Open the session</a>
+                <button type="button" onClick={() => newConversation(chosen)} disabled={running}>
+                  New conversation
+                </button>
+              </>
+            )}
+          </div>
+        )}
+      </QueryView>
+      {sessionId && follow && (
+        <RunFollower
+          key={`${follow.runId}:${follow.lastEventId ?? ''}`}
+          sessionId={sessionId}
+          follow={follow}
+          onEvent={dispatch}
+        />
+      )}
+      <ol className="turns" aria-label="Conversation">
+        {turns.map((turn) => (
+          <TurnView key={turn.runId} turn={turn} now={now}>
+            {turn === paused && paused.interrupt && (
+              <DecisionForm
+                key={paused.interrupt.eventId}
+                interrupt={paused.interrupt.event}
+                pending={resume.isPending}
+                problem={resume.isError ? errorMessage(resume.error) : null}
+                onDecide={(d) => void decide(d).catch(() => undefined)}
+              />
+            )}
+            {turn === current && (running || paused) && (
+              <button
+                type="button"
+                onClick={() => void stop().catch(() => undefined)}
+                disabled={abort.isPending}
+              >
+                Abort run
+              </button>
+            )}
+          </TurnView>
+        ))}
+      </ol>
+      {abort.isError && (
+        <p className="state error" role="alert">
+          {errorMessage(abort.error)}
+        </p>
+      )}
+      <form
+        className="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit().catch(() => undefined);
+        }}
+      >
+        <label htmlFor="playground-message">Message</label>
+        <textarea
+          id="playground-message"
+          rows={3}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          aria-invalid={failure !== undefined}
+          aria-describedby={failure ? 'playground-problem' : undefined}
+        />
+        <button
+          type="submit"
+          disabled={running || paused !== null || send.isPending || chosen === null}
+        >
+          Send
+        </button>
+        {failure && (
+          <p id="playground-problem" className="state error" role="alert">
+            {errorMessage(failure)}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

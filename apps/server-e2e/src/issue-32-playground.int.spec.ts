@@ -1,0 +1,202 @@
+import type { RecordedRequest } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import { startAgentServer } from './testing/agent-server';
+import { REPO_ROOT } from './testing/paths';
+import type { ServerProcess } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
+
+/**
+ * The dashboard's Playground (issue 32) in a real Chromium against the built server with the
+ * fake model: pick an agent file that asks before `execute`, chat with it, approve, edit (a bad
+ * JSON shown on the field first) and reject its commands from the page, abort a paused run; each
+ * turn's tool call folds its arguments and result and its run timeline lists the model calls,
+ * the sandbox exec and the wait for the decision. Then the session page's full, copyable run
+ * ids, and the page on a narrow window. One server for the file; the screenshot goes to a
+ * temporary folder, or to docs/admin with COGNITION_UPDATE_SCREENSHOTS=1.
+ */
+const UPDATE_SCREENSHOTS = process.env['COGNITION_UPDATE_SCREENSHOTS'] === '1';
+const SHOTS = UPDATE_SCREENSHOTS
+  ? path.join(REPO_ROOT, 'docs/admin')
+  : mkdtempSync(path.join(os.tmpdir(), 'cognition-shots-'));
+const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
+
+const CAREFUL_AGENT = `---
+description: Runs commands only once a person decides.
+tools: [execute]
+interrupt_on:
+  execute: true
+---
+
+You run shell commands for the user, one at a time.
+`;
+
+/** "run <words>" asks for `echo <words>`; a tool result is quoted back. */
+function reply(request: RecordedRequest) {
+  const last = (request.body.messages ?? []).at(-1);
+  if (last?.role === 'tool') return { text: `The tool said: ${String(last.content).trim()}` };
+  const words = typeof last?.content === 'string' ? last.content.replace(/^run /, '') : '';
+  return { toolCalls: [{ name: 'execute', args: { command: `echo ${words}` } }] };
+}
+
+let fake: FakeOpenAIServer;
+let server: ServerProcess;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const workspace = tempWorkspace('cognition-playground-');
+
+beforeAll(async () => {
+  mkdirSync(path.join(workspace.dir, '.cognition', 'agents'), { recursive: true });
+  writeFileSync(path.join(workspace.dir, '.cognition', 'agents', 'careful.md'), CAREFUL_AGENT);
+  fake = await FakeOpenAIServer.start({ fallback: reply });
+  server = await startAgentServer(fake, workspace.dir, {});
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  page = await context.newPage();
+  mkdirSync(SHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) expect(await server.stop()).toBe(0);
+  await fake?.close();
+  workspace.remove();
+  if (!UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
+});
+
+const turn = (n: number) => page.getByRole('list', { name: 'Conversation' }).locator('> li').nth(n);
+
+/** The labels of a turn's run timeline, in order. */
+const spansOf = (n: number) =>
+  turn(n).getByRole('list', { name: 'Run timeline' }).locator('.span-label').allTextContents();
+
+/** Sends a message and waits for its run to pause before the command. */
+async function sendAndPause(n: number, content: string): Promise<void> {
+  await page.getByLabel('Message').fill(content);
+  await page.getByRole('button', { name: 'Send' }).click();
+  await turn(n).getByText('The agent wants to run').waitFor();
+  await turn(n).locator('.badge', { hasText: 'waiting for a decision' }).waitFor();
+}
+
+test('chats with an agent file, approving, editing and rejecting its commands, and aborts a paused run', async () => {
+  await page.goto(`${server.url}/admin/#/playground`);
+  await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  await page.getByLabel('Agent').selectOption('careful');
+  expect(await page.getByLabel('Agent').locator('option:checked').textContent()).toBe(
+    'careful (file)',
+  );
+
+  // Approve: the command runs as the model wrote it.
+  await sendAndPause(0, 'run approved');
+  await turn(0).getByRole('button', { name: 'Send decision' }).click();
+  await turn(0).getByText('The tool said: approved').waitFor();
+  await turn(0).locator('.badge', { hasText: 'completed' }).waitFor();
+  await turn(0).getByText('Tool execute · ok').click();
+  await turn(0).getByText('"command": "echo approved"').waitFor();
+  expect(await spansOf(0)).toEqual([
+    'model call 1',
+    'waiting for a decision',
+    'sandbox exec (execute)',
+    'model call 2',
+  ]);
+
+  // Edit: a bad JSON is refused on the field, then the edited command runs.
+  await sendAndPause(1, 'run original');
+  await turn(1).getByRole('radio', { name: 'Edit' }).check();
+  const args = turn(1).getByLabel('Arguments (JSON)');
+  await args.fill('{"command": ');
+  await turn(1).getByRole('button', { name: 'Send decision' }).click();
+  await turn(1).getByRole('alert').filter({ hasText: 'Arguments not JSON' }).waitFor();
+  expect(await args.getAttribute('aria-invalid')).toBe('true');
+  await args.fill('{"command": "echo edited"}');
+  await turn(1).getByRole('button', { name: 'Send decision' }).click();
+  await turn(1).getByText('The tool said: edited').waitFor();
+  // The edited call is one call, shown with the arguments it ran with.
+  expect(await turn(1).locator('.tool-call').count()).toBe(1);
+  await turn(1).getByText('Tool execute · ok').click();
+  await turn(1).getByText('"command": "echo edited"').waitFor();
+
+  // Reject: the command never runs; the model reads the message instead.
+  await sendAndPause(2, 'run never');
+  await turn(2).getByRole('radio', { name: 'Reject' }).check();
+  await turn(2).getByLabel('Message to the model (optional)').fill('not today');
+  await turn(2).getByRole('button', { name: 'Send decision' }).click();
+  await turn(2).locator('.badge', { hasText: 'completed' }).waitFor();
+  expect(await turn(2).getByText('The tool said: edited').count()).toBe(0);
+  expect(await turn(2).textContent()).not.toContain('echo never\n');
+
+  // Abort while it waits for a decision.
+  await sendAndPause(3, 'run aborted');
+  await turn(3).getByRole('button', { name: 'Abort run' }).click();
+  await turn(3).locator('.badge', { hasText: 'aborted' }).waitFor();
+  await turn(3).getByText('Tool execute · not run', { exact: true }).waitFor();
+  expect(await spansOf(3)).toEqual(['model call 1', 'waiting for a decision']);
+  await page.getByRole('button', { name: 'Send' }).waitFor({ state: 'visible' });
+  expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(false);
+  await page.screenshot({ path: path.join(SHOTS, 'playground.png'), fullPage: true });
+});
+
+test('the session page shows full run ids that copy, and the playground fits a narrow window', async () => {
+  await page.getByRole('link', { name: 'Open the session' }).click();
+  await page.getByRole('heading', { name: 'Playground: careful' }).waitFor();
+  const copy = page.getByRole('button', { name: /^Copy run id / }).first();
+  const label = (await copy.getAttribute('aria-label')) ?? '';
+  const runId = label.replace('Copy run id ', '');
+  expect(runId.length).toBeGreaterThan(20);
+  await page.getByRole('cell', { name: new RegExp(runId) }).waitFor();
+  await copy.click();
+  await copy.getByText('Copied').waitFor();
+  expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(runId);
+
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.goto(`${server.url}/admin/#/playground`);
+  await page.getByLabel('Agent').selectOption('careful');
+  await sendAndPause(0, 'run narrow');
+  // The page never scrolls sideways; the elements that stick out, if any, are named (the
+  // function runs in the page, with the browser's globals).
+  const wider = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .map((e) => e.tagName.toLowerCase() + '.' + e.className)`,
+  );
+  expect(wider).toEqual([]);
+  await turn(0).getByRole('button', { name: 'Abort run' }).click();
+  await turn(0).locator('.badge', { hasText: 'aborted' }).waitFor();
+});
+
+test('adds an agent on the System page, a refused field shown next to it, then picks it in the playground', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${server.url}/admin/#/system`);
+  await page.getByText('Add an agent (admin key)').click();
+  const form = page.getByRole('form', { name: 'Add an agent' });
+  await form.getByLabel('Name', { exact: true }).fill('lister');
+  await form.getByLabel('Description').fill('Lists files.');
+  await form.getByLabel('Tools (comma-separated)').fill('ls, exec');
+  await form.getByLabel('System prompt').fill('You list files.');
+  await form.getByRole('button', { name: 'Add agent' }).click();
+  const tools = form.getByLabel('Tools (comma-separated)');
+  // The server's message for `tools.1`, next to the field it belongs to.
+  await form.locator('#agent-tools-problem', { hasText: 'expected one of "ls"' }).waitFor();
+  await form.getByRole('alert').filter({ hasText: 'see the messages next to them' }).waitFor();
+  expect(await tools.getAttribute('aria-invalid')).toBe('true');
+  await tools.fill('ls');
+  await form.getByRole('button', { name: 'Add agent' }).click();
+  await form.getByRole('status').filter({ hasText: 'Added lister (version 1)' }).waitFor();
+  await page.getByRole('row').filter({ hasText: 'lister' }).filter({ hasText: 'api v1' }).waitFor();
+
+  // A registry agent is one of the playground's choices.
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByLabel('Agent').selectOption('lister');
+  expect(await page.getByLabel('Agent').locator('option:checked').textContent()).toBe(
+    'lister (api v1)',
+  );
+});
