@@ -245,6 +245,7 @@ export function turnReducer(
     case 'artifact':
     case 'compaction':
     case 'reconnected':
+    case 'graph': // a langgraph.json graph's stream part; the Playground chats with agents
       return base;
   }
 }
