@@ -128,6 +128,17 @@ describe.each([
       after.push(part);
     }
     expect(after.map((p) => p.id)).toEqual(all.slice(2).map((p) => p.id));
+    // What `useStream` sends to rejoin a run it has seen nothing of (`Last-Event-ID: -1`, the
+    // checkpoint it knows): the whole stream again.
+    const rejoined: Part[] = [];
+    for await (const part of alice.runs.joinStream(thread.thread_id, run.run_id, {
+      lastEventId: '-1',
+      checkpointId: 'any-checkpoint',
+      streamMode: ['values', 'updates'],
+    })) {
+      rejoined.push(part);
+    }
+    expect(rejoined.map((p) => p.id)).toEqual(all.map((p) => p.id));
   });
 
   it('interrupt() ends the run and leaves the thread interrupted; command.resume continues it', async () => {

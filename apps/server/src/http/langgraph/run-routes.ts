@@ -21,10 +21,16 @@ const HEARTBEAT_MS = 15_000;
 
 const Params = z.object({ id: z.string(), run: z.string().optional() });
 
+// `namespace` and `checkpoint_id` are what SDK 1.15's `joinStream` may add (`useStream` passes
+// the checkpoint when it rejoins); a join follows the run's own stored parts either way, so they
+// are accepted and narrow nothing (docs/langgraph-api.md).
 const JoinStreamQuerySchema = z
   .object({
     cancel_on_disconnect: z.enum(['0', '1', 'true', 'false']).default('0'),
-    stream_mode: z.string().optional(),
+    // One mode, a JSON array (SDK 2.0) or the parameter repeated (SDK 1.15).
+    stream_mode: z.union([z.string(), z.array(z.string())]).optional(),
+    namespace: z.union([z.string(), z.array(z.string())]).optional(),
+    checkpoint_id: z.string().optional(),
   })
   .strict();
 
@@ -208,7 +214,10 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       const query = parsePart(JoinStreamQuerySchema, req.query, 'query');
       const modes = parseModes(query.stream_mode);
       const { run, session } = await runs.get(id, runId, caller.scope);
-      const lastEventId = req.header('last-event-id');
+      // `-1` is what the SDK's `useStream` sends to rejoin a run it has seen no event of: the
+      // whole stream, as without the header.
+      const header = req.header('last-event-id');
+      const lastEventId = header === '-1' ? undefined : header;
       await stream(
         req,
         res,
@@ -226,9 +235,21 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
   );
 }
 
-/** `stream_mode` of a join stream: one mode, or the JSON array the SDK sends for several. */
-function parseModes(raw: string | undefined): Set<string> {
+/**
+ * `stream_mode` of a join stream: one mode, the parameter repeated (SDK 1.15 sends several that
+ * way), or a JSON array (SDK 2.0).
+ */
+function parseModes(raw: string | string[] | undefined): Set<string> {
   if (raw === undefined) return new Set(ALL_MODES);
+  if (Array.isArray(raw)) {
+    return new Set(
+      parsePart(
+        z.object({ stream_mode: z.array(z.enum(STREAM_MODES)) }),
+        { stream_mode: raw },
+        'query',
+      ).stream_mode,
+    );
+  }
   let modes: unknown = raw;
   if (raw.startsWith('[')) {
     try {
