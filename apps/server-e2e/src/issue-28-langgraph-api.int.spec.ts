@@ -7,14 +7,18 @@ import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
 import type { ServerProcess } from './testing/server-process';
 import { startServerProcess, tempWorkspace } from './testing/server-process';
-import { sdkFailure, startEchoModel } from './testing/langgraph-sdk';
+import {
+  GRAPHS_DIR,
+  sdkFailure,
+  startEchoModel,
+  startLangGraphServer,
+} from './testing/langgraph-sdk';
 
 /**
  * The LangGraph API (issue 28, first slice) driven by the official SDK's `Client` against the
  * built server, on SQLite and PostgreSQL: system assistants of a langgraph.json graph and of our
  * agents, threads that are sessions (seen from REST too), tenancy, bad input, start-up errors.
  */
-const GRAPHS = path.join(__dirname, 'testing/langgraph');
 const ALICE = 'e2e-langgraph-alice-0123456789';
 const BOB = 'e2e-langgraph-bob-0123456789';
 
@@ -39,20 +43,10 @@ describe.each([
       path.join(workspace.dir, '.cognition', 'agents', 'careful.md'),
       '---\ndescription: Asks first.\ntools: [execute]\ninterrupt_on:\n  execute: { allowed: [approve, reject] }\n---\nYou run commands.\n',
     );
-    server = await startServerProcess({
-      ...database.env,
-      ...fakeProviderEnv(fake),
-      COGNITION_WORKSPACE_ROOT: workspace.dir,
-      COGNITION_LANGGRAPH_CONFIG: path.join(GRAPHS, 'langgraph.json'),
-      COGNITION_SCOPING_ENABLED: 'true',
-      COGNITION_SCOPE_KEYS: 'user',
-      COGNITION_API_KEYS: `${ALICE}:user=alice,${BOB}:user=bob`,
-    });
-    // No retries: a 5xx must fail the test, not be hidden by the SDK's retry loop.
-    const client = (apiKey: string) =>
-      new Client({ apiUrl: server.url, apiKey, callerOptions: { maxRetries: 0 } });
-    alice = client(ALICE);
-    bob = client(BOB);
+    ({ server, alice, bob } = await startLangGraphServer(
+      { alice: ALICE, bob: BOB },
+      { ...database.env, ...fakeProviderEnv(fake), COGNITION_WORKSPACE_ROOT: workspace.dir },
+    ));
   });
 
   afterAll(async () => {
@@ -392,7 +386,7 @@ describe.each([
 describe('langgraph.json start-up errors (issue 28)', () => {
   it('a graph whose export is missing stops the start, naming the file and the export', async () => {
     const error = await startServerProcess({
-      COGNITION_LANGGRAPH_CONFIG: path.join(GRAPHS, 'broken.json'),
+      COGNITION_LANGGRAPH_CONFIG: path.join(GRAPHS_DIR, 'broken.json'),
     }).then(
       async (server) => {
         await server.stop();
@@ -404,7 +398,7 @@ describe('langgraph.json start-up errors (issue 28)', () => {
     const line = (error?.message ?? '').split('\n').find((l) => l.includes('failed to start'));
     const logged = JSON.parse(line ?? '{}') as { err?: { message?: string } };
     expect(logged.err?.message).toBe(
-      `${path.join(GRAPHS, 'broken.json')}: graph "echo" (${path.join(GRAPHS, 'graphs.ts')}, ` +
+      `${path.join(GRAPHS_DIR, 'broken.json')}: graph "echo" (${path.join(GRAPHS_DIR, 'graphs.ts')}, ` +
         'export "missing"): no such export (the module exports: agent, approval, echo, steps)',
     );
   });

@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from '@langchain/langgraph-sdk';
+import type { Client } from '@langchain/langgraph-sdk';
 import { eventually } from './testing/agent-server';
-import { sdkFailure } from './testing/langgraph-sdk';
+import { sdkFailure, startLangGraphServer } from './testing/langgraph-sdk';
 import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
 import type { ServerProcess } from './testing/server-process';
-import { startServerProcess, tempWorkspace } from './testing/server-process';
+import { tempWorkspace } from './testing/server-process';
 
 /**
  * Runs of langgraph.json graphs (issue 28, user graphs' runs) through our run machinery, driven
@@ -15,7 +15,6 @@ import { startServerProcess, tempWorkspace } from './testing/server-process';
  * `Command({resume})`, bad input, another tenant's thread, and a run resumed from its last
  * checkpoint after the server was killed with SIGKILL.
  */
-const GRAPHS = path.join(__dirname, 'testing/langgraph');
 const ALICE = 'e2e-graph-runs-alice-0123456789';
 const BOB = 'e2e-graph-runs-bob-0123456789';
 
@@ -33,19 +32,10 @@ describe.each([
   let bob: Client;
 
   const start = async () => {
-    server = await startServerProcess({
-      ...database.env,
-      COGNITION_WORKSPACE_ROOT: workspace.dir,
-      COGNITION_LANGGRAPH_CONFIG: path.join(GRAPHS, 'langgraph.json'),
-      COGNITION_SCOPING_ENABLED: 'true',
-      COGNITION_SCOPE_KEYS: 'user',
-      COGNITION_API_KEYS: `${ALICE}:user=alice,${BOB}:user=bob`,
-    });
-    // No retries: a 5xx must fail the test, not be hidden by the SDK's retry loop.
-    const client = (apiKey: string) =>
-      new Client({ apiUrl: server.url, apiKey, callerOptions: { maxRetries: 0 } });
-    alice = client(ALICE);
-    bob = client(BOB);
+    ({ server, alice, bob } = await startLangGraphServer(
+      { alice: ALICE, bob: BOB },
+      { ...database.env, COGNITION_WORKSPACE_ROOT: workspace.dir },
+    ));
   };
 
   beforeAll(async () => {

@@ -1,4 +1,8 @@
+import path from 'node:path';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { Client } from '@langchain/langgraph-sdk';
+import type { ServerProcess } from './server-process';
+import { startServerProcess } from './server-process';
 
 /*
  * What the specs that drive the LangGraph API with the official SDK share.
@@ -25,4 +29,34 @@ export function startEchoModel(): Promise<FakeOpenAIServer> {
       return { text: `You said: ${String(last?.content)}` };
     },
   });
+}
+
+/** The test langgraph.json's folder (its graphs: agent, approval, echo, steps…). */
+export const GRAPHS_DIR = path.join(__dirname, 'langgraph');
+
+/** Two tenants' SDK clients of one server: `alice` and `bob`, each scoped to its own `user`. */
+export interface TenantClients {
+  alice: Client;
+  bob: Client;
+}
+
+/**
+ * The built server with the test langgraph.json and scoping by `user` (one API key per tenant),
+ * plus `env`; the clients never retry, so a 5xx fails the test instead of hiding in the SDK's
+ * retry loop.
+ */
+export async function startLangGraphServer(
+  keys: { alice: string; bob: string },
+  env: Record<string, string>,
+): Promise<{ server: ServerProcess } & TenantClients> {
+  const server = await startServerProcess({
+    ...env,
+    COGNITION_LANGGRAPH_CONFIG: path.join(GRAPHS_DIR, 'langgraph.json'),
+    COGNITION_SCOPING_ENABLED: 'true',
+    COGNITION_SCOPE_KEYS: 'user',
+    COGNITION_API_KEYS: `${keys.alice}:user=alice,${keys.bob}:user=bob`,
+  });
+  const client = (apiKey: string) =>
+    new Client({ apiUrl: server.url, apiKey, callerOptions: { maxRetries: 0 } });
+  return { server, alice: client(keys.alice), bob: client(keys.bob) };
 }
