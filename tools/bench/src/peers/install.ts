@@ -55,7 +55,17 @@ function npmInstall(dir: string): Promise<void> {
   // --loglevel=error: the engine warnings (Mastra and some of its dependencies declare Node ≥ 22;
   // they run on 20) and peer-dependency notes would bury the bench's own log; errors still show.
   // npm's output goes to stderr, where the bench logs (stdout carries the result table).
-  const args = ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'];
+  // --prefer-offline: the lock file pins every version (and its integrity), so what npm's cache
+  // holds is used without asking the registry again; the registry serves what it lacks.
+  const args = [
+    'install',
+    '--prefix',
+    dir,
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('npm', args, {
       cwd: dir,
