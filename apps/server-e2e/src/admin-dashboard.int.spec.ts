@@ -273,10 +273,15 @@ test('the analytics page adds up usage and cost by model, saying when prices are
     .locator('xpath=following-sibling::dd[1]');
   expect(await totalCost.textContent()).toBe('unknown price');
   // Nothing was priced: the chart shows runs, saying so, never a $0 bar.
-  const perDay = page.getByRole('list', { name: 'Runs per day (no priced calls)' });
-  expect(await perDay.getByRole('listitem').count()).toBe(1);
+  // One bar (today's runs), whose tooltip gives the day's figures in the one cost wording.
+  const perDay = page.getByRole('figure', { name: 'Runs per day (no priced calls)' });
+  const bars = perDay.locator('.recharts-bar-rectangle');
+  await bars.first().waitFor();
+  expect(await bars.count()).toBe(1);
+  await bars.first().hover();
+  await perDay.locator('.chart-tooltip', { hasText: 'cost unknown price' }).waitFor();
   await page.getByLabel('Period').selectOption('24h');
-  await page.getByRole('list', { name: 'Runs per hour (no priced calls)' }).waitFor();
+  await page.getByRole('figure', { name: 'Runs per hour (no priced calls)' }).waitFor();
   await shot('analytics');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Each session's cost in the list: the same words where runs used only the unpriced model.
