@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { seriousAccessibilityViolations } from './testing/accessibility';
 import { startAgentServer } from './testing/agent-server';
 import { REPO_ROOT } from './testing/paths';
 import type { ServerProcess } from './testing/server-process';
@@ -105,11 +106,13 @@ test('asks for an API key, then lists the sessions', async () => {
     .filter({ hasText: /API key/i })
     .waitFor();
   await shot('sign-in');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await page.getByLabel('API key').fill(API_KEY);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Sessions' }).waitFor();
   await rowsToBe(4); // header + 3 sessions
   await shot('sessions');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });
 
 test('filters sessions by metadata, status and title text, and sorts them', async () => {
@@ -174,6 +177,7 @@ test('rates an answer with a thumb and a comment', async () => {
     text: 'Clear and short.',
   });
   await shot('session');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Pressing the chosen thumb again takes the rating back.
   await answer.getByRole('button', { name: 'Good answer', pressed: true }).click();
   await answer.getByRole('button', { name: 'Good answer', pressed: false }).waitFor();
@@ -191,6 +195,7 @@ test('a message sent by another client streams into the page as it runs', async 
   await page.locator('.stream', { hasText: 'word5' }).waitFor();
   expect(await live.textContent()).not.toContain('word59');
   await shot('session-live');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // ...then all of it, and the run shows completed.
   await sending;
   await page.locator('.messages').getByText('Go long').waitFor();
@@ -268,11 +273,17 @@ test('the analytics page adds up usage and cost by model, saying when prices are
     .locator('xpath=following-sibling::dd[1]');
   expect(await totalCost.textContent()).toBe('unknown price');
   // Nothing was priced: the chart shows runs, saying so, never a $0 bar.
-  const perDay = page.getByRole('list', { name: 'Runs per day (no priced calls)' });
-  expect(await perDay.getByRole('listitem').count()).toBe(1);
+  // One bar (today's runs), whose tooltip gives the day's figures in the one cost wording.
+  const perDay = page.getByRole('figure', { name: 'Runs per day (no priced calls)' });
+  const bars = perDay.locator('.recharts-bar-rectangle');
+  await bars.first().waitFor();
+  expect(await bars.count()).toBe(1);
+  await bars.first().hover();
+  await perDay.locator('.chart-tooltip', { hasText: 'cost unknown price' }).waitFor();
   await page.getByLabel('Period').selectOption('24h');
-  await page.getByRole('list', { name: 'Runs per hour (no priced calls)' }).waitFor();
+  await page.getByRole('figure', { name: 'Runs per hour (no priced calls)' }).waitFor();
   await shot('analytics');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Each session's cost in the list: the same words where runs used only the unpriced model.
   await page.getByRole('link', { name: 'Sessions' }).click();
   await page.getByRole('columnheader', { name: 'Cost' }).waitFor();
@@ -354,6 +365,7 @@ test('the system page shows storage, runs, circuit breakers, agents and provider
   await page.getByRole('button', { name: 'v1', exact: true }).click();
   await page.getByLabel('Content of version 1').filter({ hasText: 'First draft.' }).waitFor();
   await shot('system');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });
 
 test('works on a narrow window', async () => {
@@ -367,6 +379,7 @@ test('works on a narrow window', async () => {
   );
   expect(overflow).toBeLessThanOrEqual(0);
   await shot('sessions-narrow');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });
 
 test('rewinds a conversation from its history, with the version it shows, and forks it', async () => {
@@ -385,6 +398,7 @@ test('rewinds a conversation from its history, with the version it shows, and fo
   await page.locator('.markdown', { hasText: 'Second question' }).waitFor({ state: 'detached' });
   expect((await client.sessions.get.query({ id: session.id })).messageCount).toBe(2);
   await shot('session-history');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Someone else changes the session: a rewind with the version the page shows is refused.
   await client.sessions.update.mutate({ id: session.id, title: 'History demo (renamed)' });
   const question = page.getByRole('row').filter({ hasText: 'First question' }).first();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { seriousAccessibilityViolations } from './testing/accessibility';
 import { startAgentServer } from './testing/agent-server';
 import { REPO_ROOT } from './testing/paths';
 import type { ServerProcess } from './testing/server-process';
@@ -143,6 +144,7 @@ test('chats with an agent file, approving, editing and rejecting its commands, a
   await page.getByRole('button', { name: 'Send' }).waitFor({ state: 'visible' });
   expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(false);
   await page.screenshot({ path: path.join(SHOTS, 'playground.png'), fullPage: true });
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });
 
 test('the session page shows full run ids that copy, and the playground fits a narrow window', async () => {
@@ -154,8 +156,10 @@ test('the session page shows full run ids that copy, and the playground fits a n
   expect(runId.length).toBeGreaterThan(20);
   await page.getByRole('cell', { name: new RegExp(runId) }).waitFor();
   await copy.click();
-  await copy.getByText('Copied').waitFor();
+  // The outcome is the status beside the button.
+  await page.locator('.copy-id', { has: copy }).getByRole('status').getByText('Copied').waitFor();
   expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(runId);
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto(`${server.url}/admin/#/playground`);
@@ -169,6 +173,7 @@ test('the session page shows full run ids that copy, and the playground fits a n
       .map((e) => e.tagName.toLowerCase() + '.' + e.className)`,
   );
   expect(wider).toEqual([]);
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await turn(0).getByRole('button', { name: 'Abort run' }).click();
   await turn(0).locator('.badge', { hasText: 'aborted' }).waitFor();
 });
@@ -188,6 +193,7 @@ test('adds an agent on the System page, a refused field shown next to it, then p
   await form.locator('#agent-tools-problem', { hasText: 'expected one of "ls"' }).waitFor();
   await form.getByRole('alert').filter({ hasText: 'see the messages next to them' }).waitFor();
   expect(await tools.getAttribute('aria-invalid')).toBe('true');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await tools.fill('ls');
   await form.getByRole('button', { name: 'Add agent' }).click();
   await form.getByRole('status').filter({ hasText: 'Added lister (version 1)' }).waitFor();

@@ -2,7 +2,8 @@ import type { UsageFigures } from '@cognition/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { cost } from '../components/common/money';
-import { Empty, QueryView, TableHead } from '../components/common/states';
+import { UsageChart } from '../components/analytics/usage-chart';
+import { QueryView, TableHead } from '../components/common/states';
 import { useTRPC } from '../trpc';
 
 const REFRESH_MS = 10_000;
@@ -10,7 +11,7 @@ const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000
 type Range = keyof typeof RANGES;
 
 /**
- * Usage and cost over the sessions this key may see: totals, a bar per hour or day, and cost
+ * Usage and cost over the sessions this key may see: totals, a chart per hour or day, and cost
  * per model (the server's `sessions.stats` and `sessions.costByModel`, computed in the database).
  */
 export function AnalyticsPage() {
@@ -51,7 +52,7 @@ export function AnalyticsPage() {
         {(s) => (
           <>
             <Totals figures={s} />
-            <Bars buckets={s.buckets ?? []} bucket={bucket} />
+            <UsageChart buckets={s.buckets ?? []} bucket={bucket} />
           </>
         )}
       </QueryView>
@@ -116,44 +117,5 @@ function Totals({ figures: s }: { figures: UsageFigures }) {
           : `${s.feedback.count} · average ${s.feedback.averageScore?.toFixed(1) ?? '—'} / 5`}
       </dd>
     </dl>
-  );
-}
-
-/**
- * One bar per bucket, labelled for readers. Height by cost; when nothing in the period had a
- * price it is titled and drawn as runs per bucket (a cost of $0 drawn full height would
- * mislead), and with no run at all it is an empty state, not a row of empty bars.
- */
-function Bars({
-  buckets,
-  bucket,
-}: {
-  buckets: (UsageFigures & { start: Date })[];
-  bucket: 'hour' | 'day';
-}) {
-  const byCost = buckets.some((b) => b.costUsd > 0);
-  const title = byCost ? `Cost per ${bucket}` : `Runs per ${bucket} (no priced calls)`;
-  if (!buckets.some((b) => b.runs.total > 0 || b.costUsd > 0))
-    return (
-      <>
-        <h2>{title}</h2>
-        <Empty>No run in this period.</Empty>
-      </>
-    );
-  const value = (b: UsageFigures) => (byCost ? b.costUsd : b.runs.total);
-  const max = Math.max(...buckets.map(value), Number.MIN_VALUE);
-  const label = (b: UsageFigures & { start: Date }) =>
-    `${bucket === 'hour' ? b.start.toLocaleString() : b.start.toLocaleDateString()}: ${cost(b.costUsd, b.costComplete)}, ${b.runs.total} runs, ${b.sessions.total} sessions`;
-  return (
-    <>
-      <h2>{title}</h2>
-      <ol className="bars" aria-label={title}>
-        {buckets.map((b) => (
-          <li key={b.start.toISOString()} title={label(b)} aria-label={label(b)}>
-            <span className="bar" style={{ height: `${Math.max(2, (value(b) / max) * 100)}%` }} />
-          </li>
-        ))}
-      </ol>
-    </>
   );
 }

@@ -13,13 +13,18 @@ export function CopyId({ id, what }: { id: string; what: string }) {
       .then(() => setCopied('yes'))
       .catch(() => setCopied('failed'));
   };
+  // The button's text stays "Copy" (its accessible name must contain what it shows); the
+  // outcome is a status beside it, which a screen reader announces.
   return (
     <span className="copy-id">
       <code>{id}</code>{' '}
       <button type="button" className="small" onClick={copy} aria-label={`Copy ${what} ${id}`}>
-        {copied === 'yes' ? 'Copied' : 'Copy'}
+        Copy
       </button>
-      {copied === 'failed' && <span className="error-text"> select and copy it by hand</span>}
+      <span role="status" className={copied === 'failed' ? 'error-text' : undefined}>
+        {copied === 'yes' && ' Copied'}
+        {copied === 'failed' && ' select and copy it by hand'}
+      </span>
     </span>
   );
 }

@@ -53,20 +53,18 @@ export function HistoryTable(props: HistoryTableProps) {
                       <button
                         type="button"
                         disabled={props.pending}
-                        aria-label={`Rewind to step ${checkpoint.step}`}
                         onClick={() => props.onRewind(checkpoint)}
                       >
-                        Rewind here
+                        Rewind to step {checkpoint.step}
                       </button>
                     )
                   )}
                   <button
                     type="button"
                     disabled={props.pending}
-                    aria-label={`Fork from step ${checkpoint.step}`}
                     onClick={() => props.onFork(checkpoint)}
                   >
-                    Fork from here
+                    Fork from step {checkpoint.step}
                   </button>
                 </td>
               </tr>
