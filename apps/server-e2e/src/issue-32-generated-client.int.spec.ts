@@ -34,7 +34,7 @@ type EventName = AgentEvent['event'];
 const EVENT_NAMES: { [K in EventName]: true } = {
   queued: true, status: true, token: true, tool_call: true, tool_result: true, planning: true,
   step_complete: true, delegation: true, artifact: true, usage: true, compaction: true,
-  error: true, done: true, reconnected: true, resumed: true, interrupt: true,
+  error: true, done: true, reconnected: true, resumed: true, interrupt: true, graph: true,
 };
 
 function isEventName(name: string): name is EventName {
