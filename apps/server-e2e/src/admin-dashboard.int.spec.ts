@@ -1,16 +1,14 @@
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { seriousAccessibilityViolations } from './testing/accessibility';
 import { startAgentServer } from './testing/agent-server';
-import { REPO_ROOT } from './testing/paths';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
+import { launchChromium, screenshotsDir } from './testing/browser';
 
 /**
  * The dashboard (apps/admin) in a real Chromium against the built server with the fake model:
@@ -23,11 +21,8 @@ import { tempWorkspace } from './testing/server-process';
 const API_KEY = 'admin-dashboard-key-0001';
 /** May change the registry (agents, providers); the dashboard itself signs in with API_KEY. */
 const ADMIN_KEY = 'admin-dashboard-admin-0001';
-const UPDATE_SCREENSHOTS = process.env['COGNITION_UPDATE_SCREENSHOTS'] === '1';
-const SHOTS = UPDATE_SCREENSHOTS
-  ? path.join(REPO_ROOT, 'docs/admin')
-  : mkdtempSync(path.join(os.tmpdir(), 'cognition-shots-'));
-const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
+const shots = screenshotsDir();
+const SHOTS = shots.dir;
 const LONG_ANSWER = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
 
 let fake: FakeOpenAIServer;
@@ -59,18 +54,8 @@ beforeAll(async () => {
   await drain(
     streamMessage(client, { sessionId: ids['Alpha review'] ?? '', content: 'Summarise the PR' }),
   );
-  try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
-  } catch (error) {
-    throw new Error(
-      `chromium: UNAVAILABLE — the dashboard's browser tests need Chromium at ${CHROMIUM}: \`npm test\` installs it (tools/provision/ensure-chromium.sh); COGNITION_TEST_CHROMIUM points elsewhere. ${String(error)}`,
-    );
-  }
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  mkdirSync(SHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -78,7 +63,7 @@ afterAll(async () => {
   if (server) expect(await server.stop()).toBe(0);
   await fake?.close();
   workspace.remove();
-  if (!UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
+  shots.cleanup();
 });
 
 async function drain(events: AsyncIterable<unknown>): Promise<void> {

@@ -1,15 +1,12 @@
 import { createCognitionClient } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { startAgentServer } from './testing/agent-server';
-import { REPO_ROOT } from './testing/paths';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
+import { launchChromium, screenshotsDir } from './testing/browser';
 
 /**
  * The dashboard's Schedules page (issue 29) in a real Chromium against the built server with
@@ -17,11 +14,8 @@ import { tempWorkspace } from './testing/server-process';
  * next fire time in the viewer's zone, trigger now (its run shows with its status), disable.
  * The screenshot goes to a temporary folder, or to docs/admin with COGNITION_UPDATE_SCREENSHOTS=1.
  */
-const UPDATE_SCREENSHOTS = process.env['COGNITION_UPDATE_SCREENSHOTS'] === '1';
-const SHOTS = UPDATE_SCREENSHOTS
-  ? path.join(REPO_ROOT, 'docs/admin')
-  : mkdtempSync(path.join(os.tmpdir(), 'cognition-shots-'));
-const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
+const shots = screenshotsDir();
+const SHOTS = shots.dir;
 
 let fake: FakeOpenAIServer;
 let server: ServerProcess;
@@ -34,10 +28,7 @@ beforeAll(async () => {
   fake = await FakeOpenAIServer.start({ fallback: { text: 'The daily report.' } });
   server = await startAgentServer(fake, workspace.dir, {});
   client = createCognitionClient({ url: `${server.url}/trpc` });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
   // A viewer in New York looking at a schedule read in Berlin.
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
@@ -45,7 +36,6 @@ beforeAll(async () => {
     locale: 'en-US',
   });
   page = await context.newPage();
-  mkdirSync(SHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -53,7 +43,7 @@ afterAll(async () => {
   if (server) expect(await server.stop()).toBe(0);
   await fake?.close();
   workspace.remove();
-  if (!UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
+  shots.cleanup();
 });
 
 test('lists schedules in words with the next time in the viewer’s zone; triggers and disables one', async () => {

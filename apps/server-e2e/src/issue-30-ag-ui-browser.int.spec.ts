@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { FakeOpenAIServer, startAgentServer } from './testing/agent-server';
+import { launchChromium } from './testing/browser';
 import { REPO_ROOT } from './testing/paths';
 import type { ServerDatabase } from './testing/postgres';
 import { sqliteServerDatabase } from './testing/postgres';
@@ -16,7 +16,6 @@ import { tempWorkspace } from './testing/server-process';
  */
 
 const KEY = 'agui-page-key-0123456789';
-const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 const ANSWER = 'Streamed into the page word by word';
 
 /** The page's script: a form whose submit runs one AG-UI turn and shows the text as it comes. */
@@ -88,21 +87,7 @@ describe('AG-UI in Chromium through @ag-ui/client', () => {
       startAgentServer(fake, workspace.dir, { ...db.env, COGNITION_API_KEYS: KEY }),
       pageHtml(),
     ]);
-    try {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--no-first-run',
-        ],
-      });
-    } catch (error) {
-      throw new Error(
-        `chromium: UNAVAILABLE — this test needs Chromium at ${CHROMIUM}: \`npm test\` installs it (tools/provision/ensure-chromium.sh); COGNITION_TEST_CHROMIUM points elsewhere. ${String(error)}`,
-      );
-    }
+    browser = await launchChromium();
   }, 90_000);
   afterAll(async () => {
     await browser?.close();

@@ -4,7 +4,6 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import type { RecordedRequest } from '@cognition/runtime/testing';
 import { FAKE_MODEL, FakeOpenAIServer, eventually, startAgentServer } from './testing/agent-server';
 import { succeed } from './testing/exec';
@@ -13,6 +12,7 @@ import { REPO_ROOT } from './testing/paths';
 import { trackOutput } from './testing/process-logs';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
+import { launchChromium } from './testing/browser';
 
 /**
  * Issue 32: the client installs from the tarball `npm run build` writes, and the projects of
@@ -25,7 +25,6 @@ import { tempWorkspace } from './testing/server-process';
  */
 
 const API_KEY = 'examples-key-0001';
-const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 const EXAMPLES = ['node-turn', 'react-chat'] as const;
 
 /** The child processes' environment: jest's NODE_ENV=test would make Vite bundle React for tests. */
@@ -176,16 +175,7 @@ test('react-chat: builds, and its page streams the answer to a message in Chromi
     return Promise.resolve(/Local:\s+(http:\/\/\S+)\n/.exec(printed)?.[1]);
   }, 60_000);
 
-  try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
-  } catch (error) {
-    throw new Error(
-      `chromium: UNAVAILABLE — this test needs Chromium at ${CHROMIUM}: \`npm test\` installs it (tools/provision/ensure-chromium.sh); COGNITION_TEST_CHROMIUM points elsewhere. ${String(error)}`,
-    );
-  }
+  browser = await launchChromium();
   const page = await browser.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -1,15 +1,13 @@
 import type { RecordedRequest } from '@cognition/runtime/testing';
 import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { seriousAccessibilityViolations } from './testing/accessibility';
 import { startAgentServer } from './testing/agent-server';
-import { REPO_ROOT } from './testing/paths';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
+import { launchChromium, screenshotsDir } from './testing/browser';
 
 /**
  * The dashboard's Playground (issue 32) in a real Chromium against the built server with the
@@ -20,11 +18,8 @@ import { tempWorkspace } from './testing/server-process';
  * ids, and the page on a narrow window. One server for the file; the screenshot goes to a
  * temporary folder, or to docs/admin with COGNITION_UPDATE_SCREENSHOTS=1.
  */
-const UPDATE_SCREENSHOTS = process.env['COGNITION_UPDATE_SCREENSHOTS'] === '1';
-const SHOTS = UPDATE_SCREENSHOTS
-  ? path.join(REPO_ROOT, 'docs/admin')
-  : mkdtempSync(path.join(os.tmpdir(), 'cognition-shots-'));
-const CHROMIUM = process.env['COGNITION_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
+const shots = screenshotsDir();
+const SHOTS = shots.dir;
 
 const CAREFUL_AGENT = `---
 description: Runs commands only once a person decides.
@@ -56,14 +51,10 @@ beforeAll(async () => {
   writeFileSync(path.join(workspace.dir, '.cognition', 'agents', 'careful.md'), CAREFUL_AGENT);
   fake = await FakeOpenAIServer.start({ fallback: reply });
   server = await startAgentServer(fake, workspace.dir, {});
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   page = await context.newPage();
-  mkdirSync(SHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -71,7 +62,7 @@ afterAll(async () => {
   if (server) expect(await server.stop()).toBe(0);
   await fake?.close();
   workspace.remove();
-  if (!UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
+  shots.cleanup();
 });
 
 const turn = (n: number) => page.getByRole('list', { name: 'Conversation' }).locator('> li').nth(n);

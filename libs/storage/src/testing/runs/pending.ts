@@ -14,6 +14,13 @@ function pendingInput(content: string): PendingRunInput {
 }
 
 /** Pending runs (double-texting) and `rollbackRun`. */
+/** A run of `sessionId` waiting behind the active one. */
+async function pendingRun(ctx: SuiteContext, sessionId: string) {
+  return (
+    await ctx.backend.runs.create({ sessionId, status: 'pending', pendingInput: pendingInput('q') })
+  ).run;
+}
+
 export function multitaskTests(ctx: SuiteContext): void {
   describe('pending runs (double-texting)', () => {
     it('stores a pending run beside the active one, with its input, strategy and callback', async () => {
@@ -110,14 +117,7 @@ export function multitaskTests(ctx: SuiteContext): void {
     it('lists pending runs oldest first, per session or across sessions', async () => {
       const a = await ctx.backend.sessions.create({}, {});
       const b = await ctx.backend.sessions.create({}, {});
-      const make = async (sessionId: string) =>
-        (
-          await ctx.backend.runs.create({
-            sessionId,
-            status: 'pending',
-            pendingInput: pendingInput('q'),
-          })
-        ).run;
+      const make = (sessionId: string) => pendingRun(ctx, sessionId);
       const a1 = await make(a.id);
       const b1 = await make(b.id);
       const a2 = await make(a.id);
@@ -136,14 +136,7 @@ export function multitaskTests(ctx: SuiteContext): void {
         active: null,
         pending: [],
       });
-      const make = async (sessionId: string) =>
-        (
-          await ctx.backend.runs.create({
-            sessionId,
-            status: 'pending',
-            pendingInput: pendingInput('q'),
-          })
-        ).run;
+      const make = (sessionId: string) => pendingRun(ctx, sessionId);
       const a1 = await make(a.id);
       await make(b.id);
       const a2 = await make(a.id);
