@@ -279,8 +279,8 @@ export class RunScheduler {
       const session = await requireSession(storage, input.sessionId, input.scope);
       refuseClosed(session);
       if (input.callbackUrl) await this.checkCallbackHost(input.callbackUrl);
-      const active = await storage.runs.getActive(session.id);
-      const waiting = (await storage.runs.listPending(session.id)).length;
+      const { active, pending } = await storage.runs.getActiveAndPending(session.id);
+      const waiting = pending.length;
       const fields = {
         id: newRunId(),
         sessionId: session.id,
