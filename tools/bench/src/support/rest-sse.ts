@@ -23,7 +23,11 @@ export async function readUntil(
   if (!response.body) throw new Error('no body');
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
-  const timer = setTimeout(() => void reader.cancel(), timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void reader.cancel();
+  }, timeoutMs);
   let buffer = '';
   /** The last event before the end, named in the error (e.g. an `error` event's code). */
   let last = 'none';
@@ -32,7 +36,13 @@ export async function readUntil(
     for (;;) {
       const { value, done } = await reader.read();
       const awaited = found ? (thenUntil ?? type) : type;
-      if (done) throw new Error(`the stream ended before a \`${awaited}\` event (last: ${last})`);
+      if (done) {
+        // A stream the server ended and one that went silent are different defects.
+        const how = timedOut
+          ? `sent no \`${awaited}\` event within ${timeoutMs} ms`
+          : `ended before a \`${awaited}\` event`;
+        throw new Error(`the stream ${how} (last: ${last})`);
+      }
       buffer += decoder.decode(value, { stream: true });
       const parsed = parseSseBlocks(buffer);
       buffer = parsed.rest;

@@ -233,6 +233,45 @@ describe('openEventStream of a run executed elsewhere', () => {
     expect(repairEnd).toHaveBeenCalledTimes(1);
   });
 
+  it('follows a run taken over from this node to its end elsewhere, read from the stored log', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    // The new owner's events never reach this node live (a fan-out that dropped them).
+    const log = lossy(store, (e) => e.id !== eventId(run, 1));
+    let local = true;
+    let active = true;
+    const stream = openEventStream({
+      log,
+      sessionId: SESSION,
+      targetRunId: run,
+      onlyRunId: run,
+      cursor: `${run}:`,
+      lastEventId: undefined,
+      isLocal: () => local,
+      isActive: () => Promise.resolve(active),
+      repairEnd: () => Promise.reject(new Error('the run ended with its events stored')),
+      signals: [],
+      pollMs: 50,
+      endWaitMs: END_WAIT_MS,
+    });
+    const first = stream.next();
+    await store.append(envelope(run, 1));
+    expect((await first).value?.id).toBe(eventId(run, 1));
+    // This node lost its lease while the stream waits; another node resumes and ends the run.
+    local = false;
+    await store.append(
+      envelope(run, 2, {
+        type: 'resumed',
+        run_id: run,
+        void_after_event_id: eventId(run, 1),
+        attempt: 1,
+      }),
+    );
+    await store.append(envelope(run, 3, { type: 'done', assistant_data: null }));
+    active = false;
+    expect((await collect(stream)).map((e) => e.id)).toEqual([eventId(run, 2), eventId(run, 3)]);
+  });
+
   it('ends after one repair that wrote nothing (the run left no events to end)', async () => {
     const store = new InMemoryEventLog({ bufferSize: 100 });
     const run = newRunId();

@@ -30,7 +30,10 @@ export interface EventStreamParams {
    */
   repairEnd(runId: string): Promise<void>;
   signals: readonly AbortSignal[];
-  /** How often a stream waiting on a run executed elsewhere re-checks its status. */
+  /**
+   * How often a waiting stream re-checks its run: one executed elsewhere, or one executed here
+   * until another node took it over.
+   */
   pollMs: number;
   /**
    * How long a stream waits for the last events of a run that ended on another node. That node
@@ -196,12 +199,16 @@ export function openEventStream(
         }
         if (queue.length > 0 || stopped()) continue;
         waiting = true;
+        // Polled even while the run executes here: it can be taken over by another node (this
+        // one lost its lease) and end there, with nothing local left to publish its events.
+        let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           wake = resolve;
-          if (!local) setTimeout(notify, p.pollMs).unref();
+          timer = setTimeout(notify, p.pollMs).unref();
         });
+        clearTimeout(timer);
         waiting = false;
-        if (!local && queue.length === 0 && !stopped()) {
+        if (!p.isLocal(p.targetRunId) && queue.length === 0 && !stopped()) {
           // A run executed on another node reaches this one through the log's fan-out; should
           // that drop an event, the stored log still has it.
           queue.push(...(await p.log.readAfter(p.sessionId, last)).events);
