@@ -63,6 +63,27 @@ async function settledFires(url: string, id: string): Promise<Fire[]> {
   }, 30 * SECOND);
 }
 
+/**
+ * Waits until every schedule of `ids` has `count` scheduled fires due after `after` (ms since the
+ * epoch): the steps of an outage scenario are what the schedules did, not a time a loaded machine
+ * may not keep (a restarted node that has not fired yet left the outage without its end).
+ */
+async function untilScheduledFires(
+  url: string,
+  ids: readonly string[],
+  after: number,
+  count: number,
+): Promise<void> {
+  for (const id of ids) {
+    await eventually(async () => {
+      const res = await http(url, 'GET', `/schedules/${id}/runs?limit=500`);
+      const fires = (res.json?.['runs'] as Fire[] | undefined) ?? [];
+      const since = fires.filter((f) => f.reason === 'scheduled' && Date.parse(f.due_at) > after);
+      return since.length >= count;
+    }, 30 * SECOND);
+  }
+}
+
 /** One run per fire, in the fire's own session: counted from the sessions, not the fires. */
 async function expectOneRunPerFire(url: string, id: string, fires: Fire[]): Promise<void> {
   const sessions = await http(url, 'GET', `/sessions?metadata.schedule_id=${id}&limit=500`);
@@ -133,11 +154,12 @@ describe('scheduled runs on the built server (issue 29)', () => {
       let url = await start();
       const once = await createEverySecond(url, 'run_once');
       const skip = await createEverySecond(url, 'skip');
-      await sleep(3 * SECOND);
+      await untilScheduledFires(url, [once, skip], 0, 2);
       await server?.stop('SIGTERM');
       await sleep(6 * SECOND);
+      const restarted = Date.now();
       url = await start();
-      await sleep(2.5 * SECOND);
+      await untilScheduledFires(url, [once, skip], restarted, 1);
       await disable(url, once);
       await disable(url, skip);
       for (const [id, misfire] of [
@@ -189,12 +211,13 @@ describe('scheduled runs on the built server (issue 29)', () => {
       const url = nodes().nodeUrl(0);
       const once = await createEverySecond(url, 'run_once');
       const skip = await createEverySecond(url, 'skip');
-      await sleep(2.5 * SECOND);
+      await untilScheduledFires(url, [once, skip], 0, 2);
       await Promise.all([0, 1, 2].map((i) => nodes().stop(i, 'SIGTERM')));
       await sleep(6 * SECOND);
+      const restarted = Date.now();
       await nodes().start(2);
-      await sleep(2.5 * SECOND);
       const up = nodes().nodeUrl(2);
+      await untilScheduledFires(up, [once, skip], restarted, 1);
       await disable(up, once);
       await disable(up, skip);
       for (const [id, misfire] of [
