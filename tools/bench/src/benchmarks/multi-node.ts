@@ -24,7 +24,17 @@ interface Cluster {
   close(): Promise<void>;
 }
 
-async function startCluster(ctx: BenchContext, fake: FakeOpenAIServer, size: number) {
+/**
+ * `leaseSeconds`: the takeover case shortens the lease to time a takeover in seconds; the load
+ * case runs the shipped default (a 2 s lease on a loaded machine lets live nodes' runs be taken
+ * over between two renewals, which is not what a load through a balancer measures).
+ */
+async function startCluster(
+  ctx: BenchContext,
+  fake: FakeOpenAIServer,
+  size: number,
+  leaseSeconds?: number,
+) {
   const db = await createTestDatabase('postgresql');
   if (db.provider !== 'postgresql') throw new Error('expected a PostgreSQL database');
   const workspace = path.join(ctx.tmpDir, `cluster-${randomUUID()}`);
@@ -36,7 +46,7 @@ async function startCluster(ctx: BenchContext, fake: FakeOpenAIServer, size: num
     COGNITION_REDIS_URL: REDIS_URL,
     COGNITION_REDIS_KEY_PREFIX: prefix,
     COGNITION_NODE_ID: `node-${i + 1}`,
-    COGNITION_RUN_LEASE_SECONDS: String(LEASE_SECONDS),
+    ...(leaseSeconds !== undefined ? { COGNITION_RUN_LEASE_SECONDS: String(leaseSeconds) } : {}),
     COGNITION_LOG_LEVEL: 'warn',
   });
   const nodes: (BenchServer | null)[] = [];
@@ -63,7 +73,7 @@ async function startCluster(ctx: BenchContext, fake: FakeOpenAIServer, size: num
  */
 async function takeover(ctx: BenchContext): Promise<number[]> {
   const fake = await FakeOpenAIServer.start({ fallback: { text: 'Taken over, and finished.' } });
-  const cluster = await startCluster(ctx, fake, 3);
+  const cluster = await startCluster(ctx, fake, 3, LEASE_SECONDS);
   const samples: number[] = [];
   try {
     for (let trial = 0; trial < ctx.size(2, 6); trial += 1) {
