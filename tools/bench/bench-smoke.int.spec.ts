@@ -5,6 +5,7 @@ import type { RunReport } from './src/harness/types';
 import { ensurePeersInstalled } from './src/peers/install';
 import { BENCHMARKS, PLANNED } from './src/registry';
 import { findRepoRoot } from './src/support/repo';
+import { collectServerLogs } from './src/support/server-process';
 
 /**
  * Every registered benchmark at --smoke sizes, end to end (built server, PostgreSQL, Docker, the
@@ -30,6 +31,8 @@ describe('npm run bench -- --smoke', () => {
       profileDir: undefined,
       // Streamed: which benchmark ran how long, and what a failing one said, is in the output.
       log: (line) => void process.stderr.write(`${line}\n`),
+      // A failing benchmark prints the logs of the servers it started.
+      collectLogs: collectServerLogs,
     });
     // Sixteen benchmarks, each starting servers (and peers in 1): 2.5 minutes alone on 2 cores,
     // three to four times that beside the e2e suite in `npm test` (434 s on a quiet CI run). The

@@ -10,6 +10,7 @@ import type { RunReport } from './harness/types';
 import { BENCHMARKS, PLANNED } from './registry';
 import { formatProfileSummary, summarizeProfiles } from './support/cpu-profile';
 import { findRepoRoot } from './support/repo';
+import { collectServerLogs } from './support/server-process';
 
 /** The start of docs/benchmarks.md when the file does not exist yet. */
 const DOC_SKELETON = `# Benchmarks
@@ -74,6 +75,8 @@ async function main(argv: readonly string[]): Promise<number> {
     profileDir,
     minutes: args.minutes,
     log,
+    // A smoke run is a check: a benchmark that fails prints the logs of the servers it started.
+    ...(args.smoke ? { collectLogs: collectServerLogs } : {}),
   });
   await stopProfile?.();
   printReport(report);

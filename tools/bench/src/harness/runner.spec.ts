@@ -94,6 +94,39 @@ describe('runBenchmarks', () => {
     expect(allGoalsMet(report)).toBe(false);
   });
 
+  it('prints the collected logs of a benchmark that throws or has a failed case, only of it', async () => {
+    const logs: string[] = [];
+    let collected = 0;
+    const stopped: number[] = [];
+    const collectLogs = () => {
+      const n = (collected += 1);
+      return { report: () => [`log line of collection ${n}`], stop: () => void stopped.push(n) };
+    };
+    const ok = { case: 'ok', figures: '', metrics: {} };
+    await runBenchmarks(
+      [
+        benchmark(1, () => Promise.reject(new Error('boom'))),
+        benchmark(2, () => Promise.resolve({ rows: [ok], notes: [] })),
+        benchmark(3, () =>
+          Promise.resolve({ rows: [{ ...ok, failure: '2 failed turns' }], notes: [] }),
+        ),
+      ],
+      {
+        smoke: true,
+        only: undefined,
+        repoRoot,
+        profileDir: undefined,
+        log: (l) => logs.push(l),
+        collectLogs,
+      },
+    );
+    expect(logs.filter((l) => l.includes('log line'))).toEqual([
+      '[bench 1] log line of collection 1',
+      '[bench 3] log line of collection 3',
+    ]);
+    expect(stopped).toEqual([1, 2, 3]);
+  });
+
   it('treats a missed goal or a failed case as not all goals met', async () => {
     const row = (verdict: 'met' | 'missed') => ({
       case: verdict,

@@ -15,6 +15,12 @@ export interface RunOptions {
   /** `--minutes` (see `BenchContext.minutes`). */
   minutes?: number | undefined;
   log(line: string): void;
+  /**
+   * Starts keeping the logs of the processes a benchmark starts (called before each one); what
+   * `report()` gives is printed when the benchmark throws or a case of it fails (the smoke run in
+   * the test suite: a failure explains itself).
+   */
+  collectLogs?: () => { report(): string[]; stop(): void };
 }
 
 /**
@@ -77,6 +83,7 @@ export async function runBenchmarks(
       goal: benchmark.goal,
     };
     options.log(`[bench ${benchmark.id}] ${benchmark.title}`);
+    const serverLogs = options.collectLogs?.() ?? null;
     try {
       const { files: written = [], ...output } = await benchmark.run({
         smoke: options.smoke,
@@ -89,12 +96,17 @@ export async function runBenchmarks(
       });
       const durationMs = performance.now() - started;
       runs.push({ ...base, durationMs, ...output });
+      if (output.rows.some((row) => row.failure !== undefined)) {
+        for (const line of serverLogs?.report() ?? [])
+          options.log(`[bench ${benchmark.id}] ${line}`);
+      }
       files.push(...written);
       // Progress for whoever watches a long run (and its time budget); the docs record it too.
       options.log(`[bench ${benchmark.id}] took ${(durationMs / 1000).toFixed(1)} s`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       options.log(`[bench ${benchmark.id}] failed: ${message}`);
+      for (const line of serverLogs?.report() ?? []) options.log(`[bench ${benchmark.id}] ${line}`);
       runs.push({
         ...base,
         durationMs: performance.now() - started,
@@ -103,6 +115,7 @@ export async function runBenchmarks(
         error: message,
       });
     } finally {
+      serverLogs?.stop();
       rmSync(tmpDir, { recursive: true, force: true });
     }
   }

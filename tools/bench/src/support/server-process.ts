@@ -43,6 +43,52 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The last lines of one server's log, kept while a `ServerLogTails` collects. */
+interface LogTail {
+  label: string;
+  lines: string[];
+  partial: string;
+}
+
+/** Lines kept per server: enough for the requests and errors around a failure. */
+const TAIL_LINES = 200;
+let collecting: LogTail[] | null = null;
+
+/**
+ * Keeps the last lines of the log of every server started from now on until `stop()`, for a
+ * failure report (the smoke run in the test suite prints them for a benchmark that failed).
+ * Outside such a window a server's log is discarded (see `startServer`).
+ */
+export function collectServerLogs(): { report(): string[]; stop(): void } {
+  const tails: LogTail[] = [];
+  collecting = tails;
+  return {
+    report: () =>
+      tails.flatMap((tail) => [
+        `--- log of ${tail.label} (last ${TAIL_LINES} lines) ---`,
+        ...tail.lines,
+        ...(tail.partial ? [tail.partial] : []),
+      ]),
+    stop: () => {
+      if (collecting === tails) collecting = null;
+    },
+  };
+}
+
+function keepTail(child: ChildProcess, tails: LogTail[], label: string): void {
+  const tail: LogTail = { label, lines: [], partial: '' };
+  tails.push(tail);
+  const take = (chunk: Buffer) => {
+    const text = tail.partial + chunk.toString('utf8');
+    const lines = text.split('\n');
+    tail.partial = lines.pop() ?? '';
+    tail.lines.push(...lines);
+    if (tail.lines.length > TAIL_LINES) tail.lines.splice(0, tail.lines.length - TAIL_LINES);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+}
+
 export interface BenchServer {
   /** e.g. `http://127.0.0.1:41234` */
   url: string;
@@ -70,7 +116,8 @@ export interface StartServerOptions {
 /**
  * Spawns the built server (`node dist/apps/server/main.js`) on a free port and polls `/ready`
  * until it answers 200. Its log (stdout) is discarded, as a log shipper would take it off the
- * process without the benchmark paying for parsing; stderr is kept for failure reports.
+ * process without the benchmark paying for parsing, unless `collectServerLogs` keeps its tail;
+ * stderr is kept for failure reports.
  */
 export async function startServer(options: StartServerOptions): Promise<BenchServer> {
   const port = options.port ?? (await freePort());
@@ -86,8 +133,10 @@ export async function startServer(options: StartServerOptions): Promise<BenchSer
       COGNITION_PORT: String(port),
       ...options.env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', collecting ? 'pipe' : 'ignore', 'pipe'],
   });
+  if (collecting)
+    keepTail(child, collecting, `the server on port ${port} (pid ${child.pid ?? '?'})`);
   const { stop } = await untilReady(child, {
     what: 'the server',
     readyUrl: () => `${url}/ready`,
