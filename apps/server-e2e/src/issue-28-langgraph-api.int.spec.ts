@@ -246,13 +246,14 @@ describe.each([
     expect(
       await sdkFailure(alice.runs.create(thread.thread_id, 'nope', { input: human('x') })),
     ).toEqual({ status: 404, body: { detail: 'Assistant not found' } });
-    // A graph run's command takes `resume` and `update`; `goto` is refused, naming it.
+    // A graph run's command takes `resume`, `update` and `goto`; anything else is refused.
+    const unknownField: never = JSON.parse('{"resume": "x", "jump": "echo"}') as never;
     const graphRun = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'echo', { command: { goto: 'echo' } }),
+      alice.runs.create(thread.thread_id, 'echo', { command: unknownField }),
     );
     expect(graphRun).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'body.command.goto' }] },
+      body: { errors: [{ path: 'body.command.jump', message: 'not supported' }] },
     });
     // Another tenant's thread: its runs are not found either.
     expect(await sdkFailure(bob.runs.list(thread.thread_id))).toMatchObject({ status: 404 });

@@ -163,8 +163,10 @@ describe.each([
 
   it("bad input: 422 naming the field; another graph's or tenant's thread refused", async () => {
     const thread = await alice.threads.create();
+    // `goto` names nodes (or `Send`s): a number is refused, naming it.
+    const notANode: never = JSON.parse('42') as never;
     const goto = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'approval', { command: { goto: 'ask' } }),
+      alice.runs.create(thread.thread_id, 'approval', { command: { goto: notANode } }),
     );
     expect(goto).toMatchObject({ status: 422, body: { errors: [{ path: 'body.command.goto' }] } });
     const bogusModes: never = JSON.parse('["values", "bogus"]') as never;

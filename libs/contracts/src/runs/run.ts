@@ -195,12 +195,33 @@ export type PendingRunInput = z.infer<typeof PendingRunInputSchema>;
  * take it up again after a crash. `input` and `command` are what `graph.stream` gets (a command
  * becomes LangGraph's `Command`); `stream_mode` the modes its chunks are recorded in.
  */
+/** A `Send` of a command's `goto`: a node to run with its own input (LangGraph's `Send`). */
+const GraphSendSchema = z
+  .object({
+    lg_name: z.literal('Send').optional(),
+    node: z.string().min(1),
+    args: z.unknown(),
+    timeout: z.number().positive().optional(),
+  })
+  .strict();
+
+/** Where a command goes next: a node's name, a `Send`, or a list of them. */
+export const GraphCommandGotoSchema = z.union([
+  z.string().min(1),
+  GraphSendSchema,
+  z.array(z.union([z.string().min(1), GraphSendSchema])).max(100),
+]);
+
 export const GraphRunKwargsSchema = z
   .object({
     graph_id: z.string().min(1),
     input: z.unknown().nullable(),
     command: z
-      .object({ resume: z.unknown().optional(), update: z.unknown().optional() })
+      .object({
+        resume: z.unknown().optional(),
+        update: z.unknown().optional(),
+        goto: GraphCommandGotoSchema.optional(),
+      })
       .strict()
       .nullable(),
     config: z.record(z.string(), z.unknown()),

@@ -1,4 +1,5 @@
 import type { GraphRunKwargs, Run } from '@cognition/contracts';
+import { GraphCommandGotoSchema } from '@cognition/contracts';
 import { z } from 'zod';
 import { LangGraphHttpError, parsePart } from './wire';
 
@@ -7,10 +8,23 @@ import { LangGraphHttpError, parsePart } from './wire';
  * stored with the run, which the executor streams through the graph on the session's thread.
  */
 
-/** The commands a graph run takes: `resume` (the value `interrupt()` returns) and `update`. */
+/**
+ * The commands a graph run takes: `resume` (the value `interrupt()` returns), `update` and
+ * `goto` (node names or `Send`s), as the SDK sends them — `RemoteGraph` sends LangGraph's
+ * `Command.toJSON()`, which adds `lg_name` and an empty `goto`.
+ */
 const GraphCommandSchema = z
-  .object({ resume: z.unknown().optional(), update: z.unknown().optional() })
-  .strict();
+  .object({
+    lg_name: z.literal('Command').optional(),
+    resume: z.unknown().optional(),
+    update: z.unknown().optional(),
+    goto: GraphCommandGotoSchema.optional(),
+  })
+  .strict()
+  .transform(({ lg_name: _marker, goto, ...command }) => ({
+    ...command,
+    ...(goto !== undefined && (!Array.isArray(goto) || goto.length > 0) ? { goto } : {}),
+  }));
 
 /** The fields of a run's create body (runs.ts checked them) a graph run is made with. */
 export interface GraphRunBody {

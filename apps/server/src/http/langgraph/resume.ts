@@ -27,11 +27,28 @@ const Decision = z
   })
   .strict();
 
-const CommandSchema = z
-  .object({
-    resume: z.object({ decisions: z.array(Decision).min(1).max(100) }).strict(),
-  })
-  .strict();
+const CommandSchema = z.preprocess(
+  withoutCommandMarkers,
+  z
+    .object({
+      resume: z.object({ decisions: z.array(Decision).min(1).max(100) }).strict(),
+    })
+    .strict(),
+);
+
+/**
+ * LangGraph's `Command.toJSON()` (what `RemoteGraph` sends) marks itself (`lg_name`) and lists
+ * an empty `goto`: neither asks for anything, so neither is refused as an unknown field.
+ */
+function withoutCommandMarkers(command: unknown): unknown {
+  if (typeof command !== 'object' || command === null || Array.isArray(command)) return command;
+  const { lg_name: marker, goto, ...rest } = command as Record<string, unknown>;
+  return {
+    ...rest,
+    ...(marker !== 'Command' && marker !== undefined ? { lg_name: marker } : {}),
+    ...(Array.isArray(goto) && goto.length === 0 ? {} : goto !== undefined ? { goto } : {}),
+  };
+}
 
 /** The body's `command` when it is a resume; a 422 naming the field for any other command. */
 export function parseCommand(command: unknown): z.output<typeof CommandSchema> {

@@ -154,7 +154,7 @@ export class Runs {
         ]);
       }
     }
-    const session = await this.threads.session(threadId, scope);
+    const session = await this.thread(threadId, body.if_not_exists, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id);
     if (target.kind === 'graph') {
       const graphId = target.graph.graphId;
@@ -193,6 +193,29 @@ export class Runs {
       ...(body.webhook ? { callbackUrl: body.webhook } : {}),
     });
     return { run: sent.run, session: agentSession, assistantId: assistant.assistant_id };
+  }
+
+  /**
+   * The thread's session; with `if_not_exists: create` (what `RemoteGraph` sends with every
+   * run, on a thread id it made up) a thread made under that id first. An id another tenant
+   * holds answers 404 like any thread of theirs.
+   */
+  private async thread(
+    threadId: string,
+    ifNotExists: RunCreate['if_not_exists'],
+    scope: Scope,
+  ): Promise<Session> {
+    // A thread id is a UUID: anything else is not found, never made.
+    if (ifNotExists === 'create' && z.uuid().safeParse(threadId).success) {
+      await this.threads
+        .create({ thread_id: threadId, metadata: {}, if_exists: 'do_nothing' }, scope)
+        .catch((error: unknown) => {
+          // Not visible in this scope, yet taken: another tenant's.
+          if ((error as { code?: unknown }).code === 'CONFLICT') throw notFound('Thread');
+          throw error;
+        });
+    }
+    return this.threads.session(threadId, scope);
   }
 
   /**
