@@ -1,6 +1,6 @@
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';

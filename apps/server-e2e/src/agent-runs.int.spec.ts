@@ -15,7 +15,7 @@ import {
 import { http } from './testing/http';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 
 /**
  * Agent runs against the BUILT server (SQLite) whose `openai_compatible` provider is a fake

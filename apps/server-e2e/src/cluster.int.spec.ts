@@ -1,5 +1,5 @@
-import { eventsOf, readSse } from '@cognition/runtime/testing';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer, createSession, eventually, postMessage } from './testing/agent-server';
 import type { TestCluster } from './testing/cluster';
 import { startCluster } from './testing/cluster';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentEventEnvelope } from '@cognition/client';
 import { createCognitionClient, resumeRun, streamMessage } from '@cognition/client';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer, createSession, startAgentServer } from './testing/agent-server';
 import { http } from './testing/http';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';

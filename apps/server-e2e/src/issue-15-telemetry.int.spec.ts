@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readSse } from '@cognition/runtime/testing';
+import { readSse } from '@cognition/runtime/testing/http';
 import {
   FAKE_MODEL,
   FakeOpenAIServer,

@@ -1,6 +1,6 @@
 import { seededRandom } from '@cognition/api/testing';
-import { parseSseBlocks } from '@cognition/runtime/testing';
-import type { SseFrame } from '@cognition/runtime/testing';
+import { parseSseBlocks } from '@cognition/runtime/testing/http';
+import type { SseFrame } from '@cognition/runtime/testing/http';
 import {
   FakeOpenAIServer,
   createSession,

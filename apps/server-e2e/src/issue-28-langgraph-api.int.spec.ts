@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FakeOpenAIServer } from '@cognition/runtime/testing';
+import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { Client } from '@langchain/langgraph-sdk';
 import { eventually, fakeProviderEnv } from './testing/agent-server';
 import type { ServerDatabase } from './testing/postgres';

@@ -1,6 +1,6 @@
 import { createCognitionClient } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startAgentServer } from './testing/agent-server';

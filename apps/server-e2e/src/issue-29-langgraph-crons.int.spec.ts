@@ -1,4 +1,4 @@
-import type { FakeOpenAIServer } from '@cognition/runtime/testing';
+import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { Client } from '@langchain/langgraph-sdk';
 import { eventually, fakeProviderEnv } from './testing/agent-server';
 import type { ServerDatabase } from './testing/postgres';

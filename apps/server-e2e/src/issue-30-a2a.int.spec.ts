@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
 import type { Task } from '@a2a-js/sdk';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer, eventually, startAgentServer } from './testing/agent-server';
 import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';

@@ -1,6 +1,6 @@
 import { HttpAgent } from '@ag-ui/client';
 import type { BaseEvent } from '@ag-ui/client';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer, startAgentServer } from './testing/agent-server';
 import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer, startAgentServer } from './testing/agent-server';
 import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';

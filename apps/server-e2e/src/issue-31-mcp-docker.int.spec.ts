@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 import {
   FakeOpenAIServer,
   createSession,

@@ -1,4 +1,4 @@
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 import {
   FakeOpenAIServer,
   createSession,

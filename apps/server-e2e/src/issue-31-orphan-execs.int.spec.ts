@@ -1,5 +1,5 @@
-import { eventsOf, readSse } from '@cognition/runtime/testing';
-import type { SseFrame } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
+import type { SseFrame } from '@cognition/runtime/testing/http';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {

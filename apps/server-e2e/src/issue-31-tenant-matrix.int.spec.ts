@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer, startAgentServer } from './testing/agent-server';
 import type { HttpResponse } from './testing/http';
 import { http } from './testing/http';

@@ -4,7 +4,7 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FAKE_MODEL, FakeOpenAIServer, eventually, startAgentServer } from './testing/agent-server';
 import { succeed } from './testing/exec';
 import { http } from './testing/http';

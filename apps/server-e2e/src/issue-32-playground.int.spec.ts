@@ -1,5 +1,5 @@
-import type { RecordedRequest } from '@cognition/runtime/testing';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

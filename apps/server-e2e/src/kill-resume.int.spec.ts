@@ -1,6 +1,6 @@
 import { createPrismaStorage } from '@cognition/storage-prisma';
-import { eventsOf, readSse } from '@cognition/runtime/testing';
-import type { SseFrame } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
+import type { SseFrame } from '@cognition/runtime/testing/http';
 import {
   FakeOpenAIServer,
   createSession,

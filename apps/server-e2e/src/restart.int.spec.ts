@@ -7,7 +7,7 @@ import {
 import { http } from './testing/http';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 
 /**
  * With `COGNITION_RUN_RECOVERY=interrupt` (the behaviour before runs were resumed, kept

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createCognitionClient } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import { summarizeLatencies } from './harness/stats';
 import type { AgentServerProvider } from './support/agent-server';

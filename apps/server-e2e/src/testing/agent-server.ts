@@ -1,4 +1,4 @@
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { http } from './http';
 import type { HttpResponse } from './http';
 import type { ServerProcess } from './server-process';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { TEST_REDIS_URL, startBalancer } from '@cognition/cluster-redis/testing';
-import type { FakeOpenAIServer } from '@cognition/runtime/testing';
+import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { fakeProviderEnv } from './agent-server';
 import { createTestDatabase } from './postgres';
 import { trackOutput } from './process-logs';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { Client } from '@langchain/langgraph-sdk';
 import type { ServerProcess } from './server-process';
 import { startServerProcess } from './server-process';

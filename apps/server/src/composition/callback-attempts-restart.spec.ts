@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 import superjson from 'superjson';
 import type { RunningServer } from './server';
 import { callbackReceiver, restartableCallbackServer } from '../testing/callback-restart';

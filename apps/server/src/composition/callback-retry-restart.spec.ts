@@ -1,4 +1,4 @@
-import { readSse } from '@cognition/runtime/testing';
+import { readSse } from '@cognition/runtime/testing/http';
 import type { RunningServer } from './server';
 import { callbackReceiver, restartableCallbackServer } from '../testing/callback-restart';
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readSse } from '@cognition/runtime/testing';
+import { readSse } from '@cognition/runtime/testing/http';
 import type { TestApp } from '../testing/test-app';
 import { createTestApp } from '../testing/test-app';
 import type { PromSample } from '../testing/prometheus';

@@ -1,7 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { Tiktoken } from 'js-tiktoken/lite';
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import type { TiktokenBPE } from 'js-tiktoken/lite';
 import type { ProviderKind } from '../providers/config';
 
 /**
@@ -28,13 +27,29 @@ type Encoding = 'o200k_base' | 'cl100k_base';
 const encoders = new Map<Encoding, Tiktoken>();
 
 /**
+ * The rank table of an encoding, loaded on first use rather than with this module: the two
+ * tables are 3.4 MB of source that every server start would read and compile although only
+ * OpenAI models count with them. (`require`: counting is synchronous.)
+ */
+function ranks(encoding: Encoding): TiktokenBPE {
+  // The packages' CommonJS builds export the table itself (`module.exports = {...}`).
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return (
+    encoding === 'o200k_base'
+      ? require('js-tiktoken/ranks/o200k_base')
+      : require('js-tiktoken/ranks/cl100k_base')
+  ) as TiktokenBPE;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+/**
  * Encoders are built on first use: building one parses its rank table, which takes a second or
  * more of CPU, once per process.
  */
 function encoder(encoding: Encoding): Tiktoken {
   let found = encoders.get(encoding);
   if (!found) {
-    found = new Tiktoken(encoding === 'o200k_base' ? o200kBase : cl100kBase);
+    found = new Tiktoken(ranks(encoding));
     encoders.set(encoding, found);
   }
   return found;

@@ -1,5 +1,6 @@
 import { StorageError } from '@cognition/storage';
-import { Prisma } from '../generated/postgres/client';
+// The runtime both generated clients share (importing a generated client would load it whole).
+import { PrismaClientKnownRequestError } from '@prisma/client/runtime/client';
 
 /** Prisma's error codes this backend tells apart. */
 const UNIQUE_VIOLATION = 'P2002';
@@ -19,7 +20,7 @@ interface KnownError {
  * recognised by shape rather than by `instanceof` against one client's classes.
  */
 function asKnownError(error: unknown): KnownError | null {
-  if (error instanceof Prisma.PrismaClientKnownRequestError) return error;
+  if (error instanceof PrismaClientKnownRequestError) return error;
   if (
     error instanceof Error &&
     error.name === 'PrismaClientKnownRequestError' &&

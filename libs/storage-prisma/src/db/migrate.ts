@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { StorageError } from '@cognition/storage';
 import Sqlite from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { guardPoolErrors } from './pool-errors';
 
 /** The two database providers, named as Prisma names them. */
@@ -299,7 +299,9 @@ export async function migrate(config: MigrateConfig): Promise<MigrateResult> {
     case 'sqlite':
       return migrateSqliteFile(config.path, config);
     case 'postgresql': {
-      const pool = new pg.Pool({ connectionString: config.url, max: 1 });
+      // Loaded here, not at the top: a SQLite process never loads the PostgreSQL driver.
+      const { default: pgDriver } = await import('pg');
+      const pool = new pgDriver.Pool({ connectionString: config.url, max: 1 });
       guardPoolErrors(pool);
       try {
         return await migratePostgresPool(pool, config);

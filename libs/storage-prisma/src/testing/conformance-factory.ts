@@ -1,7 +1,9 @@
+import { copyFileSync } from 'node:fs';
 import type { ProjectionTamper, StorageHarnessFactory } from '@cognition/storage/testing';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import type { DatabaseProvider } from '../db/migrate';
+import { migrateSqliteFile } from '../db/migrate';
 import { createPrismaStorage } from '../prisma-storage';
 import type { TestDatabase } from './test-db';
 import { createTestDatabase } from './test-db';
@@ -78,20 +80,35 @@ function tamperWith(runner: SqlRunner): ProjectionTamper {
   };
 }
 
+/** A SQLite file with every migration applied, copied for each test of a spec file. */
+async function migratedSqliteTemplate(): Promise<{ path: string; cleanup(): Promise<void> }> {
+  const template = await createTestDatabase('sqlite');
+  if (template.provider !== 'sqlite') throw new Error('a SQLite database was asked for');
+  migrateSqliteFile(template.path);
+  return template;
+}
+
 /**
  * The conformance suite's factory for one provider, plus the `afterAll` teardown.
- * SQLite: a fresh database file per test. Postgres: one fresh database per spec file (creating a
- * database per test would dominate the run time), every data table truncated before each test.
+ * SQLite: a fresh database file per test, a copy of one migrated per spec file (migrating a new
+ * file was two thirds of a test's set-up: 62 -> 19 ms of CPU; `initialize()` still runs the
+ * migrator, which finds every migration applied). Postgres: one fresh database per spec file
+ * (creating a database per test would dominate the run time), every data table emptied before
+ * each test.
  */
 export function prismaConformanceFactory(
   provider: DatabaseProvider,
   options: { poolSize?: number } = {},
 ): { factory: StorageHarnessFactory; teardown(): Promise<void> } {
   let shared: TestDatabase | undefined;
+  let template: { path: string; cleanup(): Promise<void> } | undefined;
   const factory: StorageHarnessFactory = async () => {
     let database: TestDatabase;
     if (provider === 'sqlite') {
+      template ??= await migratedSqliteTemplate();
       database = await createTestDatabase('sqlite');
+      // Closed after migrating, so the file holds everything (no write-ahead log beside it).
+      if (database.provider === 'sqlite') copyFileSync(template.path, database.path);
     } else {
       shared ??= await createTestDatabase('postgresql');
       database = shared;
@@ -123,5 +140,11 @@ export function prismaConformanceFactory(
       },
     };
   };
-  return { factory, teardown: async () => shared?.cleanup() };
+  return {
+    factory,
+    teardown: async () => {
+      await template?.cleanup();
+      await shared?.cleanup();
+    },
+  };
 }

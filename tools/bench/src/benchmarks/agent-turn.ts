@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { sampleLatencies } from '../harness/measure';
 import { compare, formatLatency, formatMs, summarizeLatencies } from '../harness/stats';
 import type { Operation } from '../harness/measure';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createCognitionClient } from '@cognition/client';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { compare, formatBytes, formatMs, formatRate, summarizeLatencies } from '../harness/stats';
 import type { Benchmark, BenchContext, Comparison, ResultRow } from '../harness/types';
 import { LANGGRAPH_WORKERS } from '../peers/langgraph';

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
+import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import {
   compare,

@@ -8,7 +8,7 @@ import {
   seedTenant,
   trpcTargets,
 } from '@cognition/api/testing';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import { ensureServerBuilt, serverEnvFor, startServer } from '../support/server-process';

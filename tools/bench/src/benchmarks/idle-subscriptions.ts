@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
+import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing/http';
 import { compare, formatBytes, median } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import type { OpenStream } from '../peers/peer';

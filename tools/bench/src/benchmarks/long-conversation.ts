@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SUMMARIZER_PROMPT } from '@cognition/runtime';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { compare, formatMs, median } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import type { AgentServer } from '../support/agent-server';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { sampleLatencies } from '../harness/measure';
 import type { Operation } from '../harness/measure';
 import { compare, formatMs, median } from '../harness/stats';

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Balancer } from '@cognition/cluster-redis/testing';
 import { startBalancer } from '@cognition/cluster-redis/testing';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import { formatLatency, formatRate, summarizeLatencies } from '../harness/stats';
 import type { BenchContext, ResultRow } from '../harness/types';

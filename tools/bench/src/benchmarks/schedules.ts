@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import pg from 'pg';
 import { formatLatency, summarizeLatencies } from '../harness/stats';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { streamMessage } from '@cognition/client';
 import type { CognitionClient } from '@cognition/client';
-import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing';
+import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing/http';
 import { compare, formatMs, formatRate, median } from '../harness/stats';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import type { PeerServer } from '../peers/peer';

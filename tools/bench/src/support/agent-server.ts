@@ -3,7 +3,11 @@ import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { createCognitionClient, streamMessage } from '@cognition/client';
 import type { AgentEvent, CognitionClient } from '@cognition/client';
-import type { FakeCompletion, FakeOpenAIServer, RecordedRequest } from '@cognition/runtime/testing';
+import type {
+  FakeCompletion,
+  FakeOpenAIServer,
+  RecordedRequest,
+} from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import type { BenchContext } from '../harness/types';
 import type { BenchServer } from './server-process';

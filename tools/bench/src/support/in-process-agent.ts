@@ -16,7 +16,7 @@ import {
   toToolDefinition,
 } from '@cognition/runtime';
 import type { BoundChatModel } from '@cognition/runtime';
-import type { FakeOpenAIServer } from '@cognition/runtime/testing';
+import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import { createLocalSandbox } from '@cognition/sandbox-local';
 import { HumanMessage } from '@langchain/core/messages';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { parseSseBlocks } from '@cognition/runtime/testing';
+import { parseSseBlocks } from '@cognition/runtime/testing/http';
 
 /** A JSON answer of the server; anything but 2xx throws with the status and body. */
 export async function json(url: string, init?: RequestInit): Promise<Record<string, unknown>> {

@@ -1,5 +1,5 @@
-import type { FakeCompletion, RecordedRequest } from '@cognition/runtime/testing';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
+import type { FakeCompletion, RecordedRequest } from '@cognition/runtime/testing/http';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 
 /** The model every node of a chaos run talks to, and what it saw. */
 

@@ -1,4 +1,4 @@
-import { parseSseBlocks } from '@cognition/runtime/testing';
+import { parseSseBlocks } from '@cognition/runtime/testing/http';
 import { answerOf, turnMessage } from './model';
 import { RunStream } from './stream-check';
 import type { StreamEvent } from './stream-check';

@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { FakeOpenAIServer } from '@cognition/runtime/testing';
-import type { RecordedRequest } from '@cognition/runtime/testing';
+import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
+import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { createTestDatabase } from '@cognition/storage-prisma/testing';
 import pg from 'pg';
 import type { Benchmark, BenchContext, ResultRow } from '../../harness/types';

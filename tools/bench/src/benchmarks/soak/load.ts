@@ -1,4 +1,4 @@
-import { parseSseBlocks } from '@cognition/runtime/testing';
+import { parseSseBlocks } from '@cognition/runtime/testing/http';
 import { json } from '../../support/rest-sse';
 
 /** What one load worker did, counted per action (errors by message). */

@@ -1,4 +1,4 @@
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 import type { TestApp } from '../../../testing/test-app';
 import type { ListeningTestApp } from '../../../testing/listen';
 import { listenTestApp } from '../../../testing/listen';

@@ -1,7 +1,7 @@
 import type { TestApp } from '../../../testing/test-app';
 import type { ListeningTestApp } from '../../../testing/listen';
 import { listenTestApp } from '../../../testing/listen';
-import { eventsOf, readSse } from '@cognition/runtime/testing';
+import { eventsOf, readSse } from '@cognition/runtime/testing/http';
 
 type Json = Record<string, unknown>;
 
