@@ -1,4 +1,5 @@
-import type { Run } from '@cognition/contracts';
+import type { Run, RunStatus } from '@cognition/contracts';
+import { holdsSession } from '@cognition/contracts';
 import type pg from 'pg';
 import {
   applyRunUsageOnPostgres,
@@ -53,9 +54,10 @@ function split(returned: VersionedRawRow): VersionedRow {
 }
 
 /**
- * The versions of the runs this store wrote last, most recent last: a turn's start and finish
- * follow its create on the same node, so they need no read. Bounded (the runs in flight on a
- * node are far fewer); an evicted or missing entry costs one read, a stale one a failed guard.
+ * The versions of the unfinished runs this store wrote last, most recent last: a turn's start
+ * and finish follow its create on the same node, so they need no read. Bounded (the runs in
+ * flight on a node are far fewer); an evicted or missing entry costs one read, a stale one a
+ * failed guard.
  */
 export class RunVersions {
   private readonly rows = new Map<string, VersionedRow>();
@@ -66,8 +68,12 @@ export class RunVersions {
     return this.rows.get(id);
   }
 
+  /** Keeps `entry` while its run may still change; a finished run's entry goes. */
   set(id: string, entry: VersionedRow): void {
     this.rows.delete(id);
+    const status = entry.row.status as RunStatus;
+    // A finished run is seldom written again (one read then, if it is).
+    if (status !== 'pending' && !holdsSession(status)) return;
     this.rows.set(id, entry);
     if (this.rows.size > this.capacity) {
       const oldest = this.rows.keys().next().value;
