@@ -1,12 +1,16 @@
 // `npm run bench -- ab-turn --builds before=<dir>/main.js,after=dist/apps/server/main.js
-//   [--providers sqlite,postgresql,memory] [--turns 40] [--warmup 10] [--profile <dir>]`
+//   [--providers sqlite,postgresql,memory] [--turns 40] [--warmup 10] [--profile <dir>]
+//   [--round-trips]`
 //
 // Server CPU per turn of several server builds, taking turns: benchmark 1's turn (one `ls` call,
 // then 50 tokens, a fresh session each) on every build × backend, each server on its own fresh
 // database, the servers rotating turn by turn so load from other work on the machine hits all
 // of them alike. CPU time (user + system, /proc) over the measured turns, not wall time, is the
 // figure: it hardly depends on that load. What an optimisation's commit message quotes.
-import { mkdtemp, rm } from 'node:fs/promises';
+// `--round-trips` also counts each PostgreSQL server's statements per measured turn (a preload
+// wrapping node-postgres, support/pg-round-trips.cjs; the scheduler off so its polls do not
+// count): deterministic, unlike the times, which that run should not be quoted for.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,7 +42,28 @@ interface Contender {
   sessions: string[];
   cpuAtStart: number;
   latencies: number[];
+  /** Where the preload writes the statement counts (`--round-trips`, PostgreSQL only). */
+  roundTripsFile: string | undefined;
   cleanup: () => Promise<void>;
+}
+
+/** The settings that preload the round-trip counter into a server writing to `file`. */
+function roundTripEnv(file: string): Record<string, string> {
+  return {
+    NODE_OPTIONS: `--require ${path.join(repoRoot(), 'tools/bench/src/support/pg-round-trips.cjs')}`,
+    COGNITION_BENCH_ROUND_TRIPS_FILE: file,
+    COGNITION_SCHEDULES_ENABLED: 'false',
+  };
+}
+
+/** The counts of `c`'s measured turns as lines: the total per turn, then each statement. */
+async function roundTripReport(c: Contender, turns: number): Promise<string> {
+  if (c.roundTripsFile === undefined) return '';
+  const counts = JSON.parse(await readFile(c.roundTripsFile, 'utf8')) as Record<string, number>;
+  const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, n]) => sum + n, 0);
+  const lines = rows.map(([label, n]) => `  ${(n / turns).toFixed(1).padStart(5)}  ${label}`);
+  return `${c.label} round trips per turn ${(total / turns).toFixed(1)}\n${lines.join('\n')}\n`;
 }
 
 function option(name: string, fallback: string): string {
@@ -59,8 +84,16 @@ async function start(
   fake: FakeOpenAIServer,
   sessions: number,
   profileDir: string | undefined,
+  roundTrips: boolean,
 ): Promise<Contender> {
   const workspace = await mkdtemp(path.join(tmpdir(), 'cognition-ab-'));
+  const roundTripsFile =
+    roundTrips && provider === 'postgresql'
+      ? path.join(
+          tmpdir(),
+          `cognition-ab-round-trips-${process.pid}-${label.replace('/', '-')}.json`,
+        )
+      : undefined;
   const db = provider === 'memory' ? undefined : await createTestDatabase(provider);
   const cleanup = async (server?: BenchServer): Promise<void> => {
     await server?.stop();
@@ -75,7 +108,11 @@ async function start(
     server = await startServer({
       repoRoot: repoRoot(),
       mainPath: path.resolve(mainPath),
-      env: { ...storageEnv, ...fakeProviderEnv(fake) },
+      env: {
+        ...storageEnv,
+        ...fakeProviderEnv(fake),
+        ...(roundTripsFile ? roundTripEnv(roundTripsFile) : {}),
+      },
       profileDir: profileDir && path.resolve(profileDir, label.replace('/', '-')),
     });
     const client = createCognitionClient({ url: `${server.url}/trpc` });
@@ -91,6 +128,7 @@ async function start(
       sessions: ids,
       cpuAtStart: 0,
       latencies: [],
+      roundTripsFile,
       cleanup: () => cleanup(started),
     };
   } catch (error) {
@@ -109,18 +147,25 @@ async function main(): Promise<void> {
   const turns = Number(option('turns', '40'));
   const warmup = Number(option('warmup', '10'));
   const profileDir = process.argv.includes('--profile') ? option('profile', 'tmp/prof') : undefined;
+  const roundTrips = process.argv.includes('--round-trips');
   const fake = await FakeOpenAIServer.start({ fallback: toolThenAnswer(TURN_ANSWER_TOKENS) });
   const contenders: Contender[] = [];
   try {
     for (const provider of providers) {
       for (const [name, mainPath] of builds) {
         const label = `${name}/${provider}`;
-        contenders.push(await start(label, mainPath, provider, fake, warmup + turns, profileDir));
+        contenders.push(
+          await start(label, mainPath, provider, fake, warmup + turns, profileDir, roundTrips),
+        );
       }
     }
     for (let i = 0; i < warmup + turns; i += 1) {
       if (i === warmup) {
-        for (const c of contenders) c.cpuAtStart = processCpuMs(pidOf(c.server));
+        for (const c of contenders) {
+          c.cpuAtStart = processCpuMs(pidOf(c.server));
+          // The counter's first signal starts the count, its second (below) stops it.
+          if (c.roundTripsFile) process.kill(pidOf(c.server), 'SIGUSR2');
+        }
       }
       // Rotating order: no server always goes first after the fake model's idle time.
       for (let k = 0; k < contenders.length; k += 1) {
@@ -133,6 +178,7 @@ async function main(): Promise<void> {
       }
     }
     for (const c of contenders) {
+      if (c.roundTripsFile) process.kill(pidOf(c.server), 'SIGUSR2');
       const cpu = (processCpuMs(pidOf(c.server)) - c.cpuAtStart) / turns;
       const { p50 } = summarizeLatencies(c.latencies);
       process.stdout.write(
@@ -142,6 +188,12 @@ async function main(): Promise<void> {
   } finally {
     for (const c of contenders) await c.cleanup();
     await fake.close();
+  }
+  // The counts are written when a server exits, so they are read after the stops.
+  for (const c of contenders) {
+    if (!c.roundTripsFile) continue;
+    process.stdout.write(await roundTripReport(c, turns));
+    await rm(c.roundTripsFile, { force: true });
   }
 }
 

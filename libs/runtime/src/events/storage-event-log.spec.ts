@@ -42,7 +42,7 @@ class GatedStore implements EventStore {
 
   constructor(private readonly inner: EventStore) {}
 
-  async append(envelopes: readonly AgentEventEnvelope[]): Promise<void> {
+  async append(...[envelopes, retention]: Parameters<EventStore['append']>): Promise<void> {
     this.batches.push(envelopes.map((e) => e.id));
     await new Promise<void>((resolve) => this.gates.push(resolve));
     if (this.failNext) {
@@ -50,7 +50,7 @@ class GatedStore implements EventStore {
       this.failNext = null;
       throw error;
     }
-    await this.inner.append(envelopes);
+    await this.inner.append(envelopes, retention);
   }
 
   listAfter(...args: Parameters<EventStore['listAfter']>) {
@@ -77,9 +77,9 @@ class RecordingStore implements EventStore {
 
   constructor(private readonly inner: EventStore) {}
 
-  append(envelopes: readonly AgentEventEnvelope[]): Promise<void> {
+  append(...[envelopes, retention]: Parameters<EventStore['append']>): Promise<void> {
     this.batches.push(envelopes.map((e) => e.id));
-    return this.inner.append(envelopes);
+    return this.inner.append(envelopes, retention);
   }
 
   listAfter(...args: Parameters<EventStore['listAfter']>) {

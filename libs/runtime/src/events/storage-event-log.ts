@@ -1,6 +1,6 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isTerminalEvent } from '@cognition/contracts';
-import type { EventStore } from '@cognition/storage';
+import type { AppendRetention, EventStore } from '@cognition/storage';
 import { StorageError } from '@cognition/storage';
 import type { EventListener, EventLog, EventReplay } from './event-log';
 import { ListenerSet } from './listener-set';
@@ -212,11 +212,11 @@ export class StorageEventLog implements EventLog {
       const envelopes = batch.filter((p) => !p.refused).map((p) => p.envelope);
       if (envelopes.length === 0) return null;
       try {
-        // Retention goes with the write it follows: a retry appends nothing twice, then trims.
-        const attempt = this.store.append(envelopes);
+        // Retention goes in the write it follows (one round trip, atomic with it): a retry
+        // appends nothing twice, then trims again.
+        const attempt = this.store.append(envelopes, this.retentionOf(envelopes));
         if (this.inFlight) this.inFlight.attempt = attempt;
         await attempt;
-        await this.applyRetention(envelopes);
         return null;
       } catch (error) {
         const left = this.retryForMs - (performance.now() - start);
@@ -251,9 +251,10 @@ export class StorageEventLog implements EventLog {
     return settled;
   }
 
-  private async applyRetention(batch: AgentEventEnvelope[]): Promise<void> {
+  /** Retention for the sessions whose run ended in `batch` (a running run is never cut). */
+  private retentionOf(batch: AgentEventEnvelope[]): AppendRetention | undefined {
     const ended = new Set(batch.filter((e) => isTerminalEvent(e.event)).map((e) => e.sessionId));
-    for (const sessionId of ended) await this.store.trim(sessionId, this.retain);
+    return ended.size === 0 ? undefined : { sessionIds: [...ended], keep: this.retain };
   }
 
   async readAfter(sessionId: string, after?: string): Promise<EventReplay> {

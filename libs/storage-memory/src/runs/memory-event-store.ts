@@ -1,5 +1,5 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import type { EventStore, StoredEventPage } from '@cognition/storage';
+import type { AppendRetention, EventStore, StoredEventPage } from '@cognition/storage';
 import { clone } from '../clone';
 
 interface SessionEvents {
@@ -14,7 +14,10 @@ export class MemoryEventStore implements EventStore {
 
   constructor(private readonly sessionExists: (sessionId: string) => boolean) {}
 
-  append(envelopes: readonly AgentEventEnvelope[]): Promise<void> {
+  async append(
+    envelopes: readonly AgentEventEnvelope[],
+    retention?: AppendRetention,
+  ): Promise<void> {
     for (const envelope of envelopes) {
       if (!this.sessionExists(envelope.sessionId)) continue;
       let held = this.sessions.get(envelope.sessionId);
@@ -26,7 +29,8 @@ export class MemoryEventStore implements EventStore {
       if (held.events[at]?.id === envelope.id) continue;
       held.events.splice(at, 0, clone(envelope));
     }
-    return Promise.resolve();
+    for (const sessionId of retention?.sessionIds ?? [])
+      await this.trim(sessionId, retention?.keep ?? 0);
   }
 
   listAfter(sessionId: string, after: string | undefined, limit: number): Promise<StoredEventPage> {

@@ -148,3 +148,53 @@ export async function applyRunUsageOnPostgres(
     });
   }
 }
+
+/** Columns of the model rows as the arrays `postgresUsageCtes` passes them (its last 7 parameters). */
+const MODEL_ARRAYS = `unnest($M1::text[], $M2::text[], $M3::int[], $M4::int[], $M5::int[],
+  $M6::double precision[], $M7::int[])
+  AS m(provider, model, calls, tokens_in, tokens_out, cost_usd, unpriced_calls)`;
+
+/**
+ * The usage statements of one run write as data-modifying CTEs (`usage_totals`,
+ * `usage_models`) of a PostgreSQL statement in which the CTE `source` yields the written run
+ * row: they write only when it does, so a guarded write whose guard fails writes no usage
+ * either, and the run and its usage commit as one statement. The model rows travel as arrays,
+ * so the statement's text does not depend on their number; its parameters start at `$first`.
+ */
+export function postgresUsageCtes(source: string, first: number): { sql: string; params: number } {
+  const p = (i: number): string => `$${first + i}`;
+  const modelParams = MODEL_ARRAYS.replace(/\$M(\d)/g, (_, i: string) => p(14 + Number(i)));
+  return {
+    sql: `usage_totals AS (
+      INSERT INTO session_usage (${TOTALS_COLUMNS})
+      SELECT ${p(0)}::text, ${p(1)}::int, ${p(2)}::int, ${p(3)}::int, ${p(4)}::int,
+        ${p(5)}::int, ${p(6)}::int, ${p(7)}::int, ${p(8)}::double precision, ${p(9)}::int,
+        ${pgTimestamp(p(10))}, ${pgTimestamp(p(11))}, ${pgTimestamp(p(12))}, ${p(13)}::text,
+        ${p(14)}::text
+      FROM ${source} ${TOTALS_UPDATE}
+    ),
+    usage_models AS (
+      INSERT INTO session_model_usage (${MODEL_COLUMNS})
+      SELECT ${p(0)}::text, m.provider, m.model, m.calls, m.tokens_in, m.tokens_out, m.cost_usd,
+        m.unpriced_calls
+      FROM ${source}, ${modelParams} ${MODEL_UPDATE}
+    )`,
+    params: 22,
+  };
+}
+
+/** The values of `postgresUsageCtes` for the write that turns `before` into `after`. */
+export function postgresUsageValues(before: Run | null, after: Run): unknown[] {
+  const write = usageWrite(before, after, (date) => date);
+  const models = write.models;
+  return [
+    ...write.totals,
+    models.map((m) => m.provider),
+    models.map((m) => m.model),
+    models.map((m) => m.calls),
+    models.map((m) => m.tokensIn),
+    models.map((m) => m.tokensOut),
+    models.map((m) => m.costUsd),
+    models.map((m) => m.unpricedCalls),
+  ];
+}

@@ -1,9 +1,10 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
-import type { EventStore, StoredEventPage } from '@cognition/storage';
+import type { AppendRetention, EventStore, StoredEventPage } from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';
 import { inSqliteTransaction, requireRawConnection } from '../db/raw-connections';
+import type { SqliteSession } from '../db/sqlite-connection';
 import { sqliteTimestamp } from '../db/raw-select';
 
 /**
@@ -21,9 +22,46 @@ const POSTGRES_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, 
   WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
   ON CONFLICT DO NOTHING`;
 
+/**
+ * PostgreSQL: the append and the trim of `retention`'s sessions as one statement. Its CTEs
+ * share one snapshot, so the boundary (the id `keep` places below the newest, as the trim's)
+ * is taken over the stored ids and the batch's together; the batch's rows at or below it are
+ * not inserted, the stored ones are deleted: what an append then a trim leave. $1–$4 the
+ * events, $5 the sessions to trim, $6 the number kept.
+ */
+const POSTGRES_INSERT_RETAINED = `WITH v AS (
+    SELECT v.session_id, v.id, v.run_id, v.event
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(session_id, id, run_id, event)
+    WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
+  ),
+  boundary AS (
+    SELECT t.session_id, (
+      SELECT ids.id FROM (
+        SELECT e.id FROM run_events e WHERE e.session_id = t.session_id
+        UNION SELECT v.id FROM v WHERE v.session_id = t.session_id
+      ) ids ORDER BY ids.id DESC LIMIT 1 OFFSET $6::int
+    ) AS id
+    FROM unnest($5::text[]) AS t(session_id)
+  ),
+  inserted AS (
+    INSERT INTO run_events (session_id, id, run_id, event, created_at)
+    SELECT v.session_id, v.id, v.run_id, v.event, now() FROM v
+    LEFT JOIN boundary b ON b.session_id = v.session_id
+    WHERE b.id IS NULL OR v.id > b.id
+    ON CONFLICT DO NOTHING
+  ),
+  deleted AS (
+    DELETE FROM run_events e USING boundary b
+    WHERE e.session_id = b.session_id AND e.id <= b.id
+  )
+  INSERT INTO run_event_trims (session_id, evicted_up_to)
+  SELECT session_id, id FROM boundary WHERE id IS NOT NULL
+  ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to`;
+
 async function insertNew(
   raw: RawConnection,
   envelopes: readonly AgentEventEnvelope[],
+  retention: AppendRetention | undefined,
 ): Promise<void> {
   if (raw.provider === 'sqlite') {
     const now = sqliteTimestamp(new Date());
@@ -32,24 +70,30 @@ async function insertNew(
       for (const e of envelopes) {
         insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), now, e.sessionId);
       }
+      for (const sessionId of retention?.sessionIds ?? []) {
+        trimOnSqlite(session, sessionId, retention?.keep ?? 0);
+      }
     });
     return;
   }
-  {
-    // One statement is one atomic commit on its own: no BEGIN/COMMIT round trips around it (a
-    // flush of the event log's group commit is then one round trip). Named, so each pooled
-    // connection prepares it once.
-    await raw.pool.query({
-      name: 'cognition_append_run_events',
-      text: POSTGRES_INSERT,
-      values: [
-        envelopes.map((e) => e.sessionId),
-        envelopes.map((e) => e.id),
-        envelopes.map((e) => e.runId),
-        envelopes.map((e) => JSON.stringify(e.event)),
-      ],
-    });
-  }
+  // One statement is one atomic commit on its own: no BEGIN/COMMIT round trips around it (a
+  // flush of the event log's group commit is then one round trip, its retention included).
+  // Named, so each pooled connection prepares it once.
+  const events = [
+    envelopes.map((e) => e.sessionId),
+    envelopes.map((e) => e.id),
+    envelopes.map((e) => e.runId),
+    envelopes.map((e) => JSON.stringify(e.event)),
+  ];
+  await raw.pool.query(
+    retention === undefined || retention.sessionIds.length === 0
+      ? { name: 'cognition_append_run_events', text: POSTGRES_INSERT, values: events }
+      : {
+          name: 'cognition_append_run_events_retained',
+          text: POSTGRES_INSERT_RETAINED,
+          values: [...events, [...retention.sessionIds], Math.max(0, retention.keep)],
+        },
+  );
 }
 
 /** SQLite: a page of events and the session's eviction mark, under one hold of the connection. */
@@ -103,17 +147,22 @@ const SQLITE_TRIM = {
     ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to`,
 };
 
+/** The trim inside `session`'s open transaction. */
+function trimOnSqlite(session: SqliteSession, sessionId: string, keep: number): number {
+  const boundary = session
+    .prepare<{ id: string }>(SQLITE_TRIM.boundary)
+    .all(sessionId, Math.max(0, keep));
+  const last = boundary[0]?.id;
+  if (last === undefined) return 0;
+  const { changes } = session.prepare(SQLITE_TRIM.delete).run(sessionId, last);
+  session.prepare(SQLITE_TRIM.mark).run(sessionId, last);
+  return changes;
+}
+
 async function trimOn(raw: RawConnection, sessionId: string, keep: number): Promise<number> {
   const skip = Math.max(0, keep);
   if (raw.provider === 'sqlite') {
-    return inSqliteTransaction(raw.connection, (session) => {
-      const boundary = session.prepare<{ id: string }>(SQLITE_TRIM.boundary).all(sessionId, skip);
-      const last = boundary[0]?.id;
-      if (last === undefined) return 0;
-      const { changes } = session.prepare(SQLITE_TRIM.delete).run(sessionId, last);
-      session.prepare(SQLITE_TRIM.mark).run(sessionId, last);
-      return changes;
-    });
+    return inSqliteTransaction(raw.connection, (session) => trimOnSqlite(session, sessionId, skip));
   }
   const result = await raw.pool.query<{ deleted: number }>({
     ...POSTGRES_TRIM,
@@ -137,14 +186,14 @@ export class PrismaEventStore implements EventStore {
     this.raw = requireRawConnection(db, 'The event store');
   }
 
-  append(envelopes: readonly AgentEventEnvelope[]): Promise<void> {
-    if (envelopes.length === 0) return Promise.resolve();
+  append(envelopes: readonly AgentEventEnvelope[], retention?: AppendRetention): Promise<void> {
+    if (envelopes.length === 0 && !retention?.sessionIds.length) return Promise.resolve();
     return guard('append events', async () => {
       // A session deleted between the existence check and the insert (Postgres) makes the
       // statement fail on the foreign key; the retry no longer inserts its events.
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await insertNew(this.raw, envelopes);
+          await insertNew(this.raw, envelopes, retention);
           return;
         } catch (error) {
           if (!isForeignKeyViolation(error) || attempt >= 3) throw error;

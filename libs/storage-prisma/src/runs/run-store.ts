@@ -22,13 +22,16 @@ import type { RawConnection } from '../db/raw-connections';
 import { requireRawConnection } from '../db/raw-connections';
 import { PrismaRunCallbacks } from './run-callbacks';
 import { readRuns, RUN_READS } from './run-reads';
-import type { NewRunRow, RunPatch } from './run-writes';
+import type { NewRunRow, RunPatch } from './run-statements';
 import { insertRunRaw, updateRunRaw } from './run-writes';
+import { RunVersions } from './run-writes-postgres';
 
 export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
   private lastCreatedAt = 0;
   /** The driver under `db`: a turn's run reads and writes run on it (run-reads, run-writes). */
   private readonly raw: RawConnection;
+  /** PostgreSQL: the row versions of the runs this store wrote last (run-writes-postgres.ts). */
+  private readonly versions = new RunVersions();
 
   constructor(
     db: PrismaDb,
@@ -78,8 +81,8 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         updatedAt: now,
       };
       try {
-        // The run and its session's usage records change in one transaction (run-writes.ts).
-        return { run: await insertRunRaw(this.raw, row), created: true };
+        // The run and its session's usage records change atomically (run-writes.ts).
+        return { run: await insertRunRaw(this.raw, this.versions, row), created: true };
       } catch (error) {
         if (isForeignKeyViolation(error)) throw StorageError.sessionNotFound(data.sessionId);
         const fields = uniqueViolationFields(error);
@@ -126,10 +129,10 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         patch.callbackConfig =
           data.callbackConfig === null ? null : JSON.stringify(data.callbackConfig);
       try {
-        // The run row is locked, then its contribution to the session's usage records is
-        // replaced in the same transaction (run-writes.ts): concurrent writers of one run or
-        // one session queue.
-        const updated = await updateRunRaw(this.raw, id, patch);
+        // The run and its contribution to the session's usage records change atomically, from
+        // the run's current version (run-writes.ts): concurrent writers of one run or one
+        // session queue.
+        const updated = await updateRunRaw(this.raw, this.versions, id, patch);
         if (!updated) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
         return updated;
       } catch (error) {

@@ -103,6 +103,45 @@ export function eventTests(ctx: SuiteContext): void {
       );
     });
 
+    it('applies an append’s retention in the same write, as trim would after it', async () => {
+      const [s, other, untouched] = [
+        await ctx.backend.sessions.create({}, {}),
+        await ctx.backend.sessions.create({}, {}),
+        await ctx.backend.sessions.create({}, {}),
+      ];
+      const stored = [1, 2, 3].map((i) => envelope(s.id, RUN_A, i));
+      await ctx.backend.events.append(stored);
+      await ctx.backend.events.append([1, 2].map((i) => envelope(untouched.id, RUN_A, i)));
+      // A retried id (already stored), new ones, and a batch larger than what is kept.
+      const batch = [
+        ...stored.slice(2),
+        ...[1, 2].map((i) => envelope(s.id, RUN_B, i)),
+        ...[1, 2, 3, 4].map((i) => envelope(other.id, RUN_B, i)),
+      ];
+      await ctx.backend.events.append(batch, { sessionIds: [s.id, other.id], keep: 2 });
+      expect(await ctx.backend.events.listAfter(s.id, undefined, 100)).toEqual({
+        events: [envelope(s.id, RUN_B, 1), envelope(s.id, RUN_B, 2)],
+        evictedUpTo: stored[2]?.id,
+      });
+      expect(await ctx.backend.events.listAfter(other.id, undefined, 100)).toEqual({
+        events: [3, 4].map((i) => envelope(other.id, RUN_B, i)),
+        evictedUpTo: envelope(other.id, RUN_B, 2).id,
+      });
+      expect(await ctx.backend.events.listAfter(untouched.id, undefined, 100)).toMatchObject({
+        evictedUpTo: null,
+      });
+      expect(
+        (await ctx.backend.events.listAfter(untouched.id, undefined, 100)).events,
+      ).toHaveLength(2);
+      // Nothing beyond `keep`: the mark stays where it was.
+      await ctx.backend.events.append([], { sessionIds: [s.id], keep: 5 });
+      await ctx.backend.events.append([envelope(s.id, RUN_B, 3)], { sessionIds: [s.id], keep: 5 });
+      expect(await ctx.backend.events.listAfter(s.id, undefined, 100)).toEqual({
+        events: [1, 2, 3].map((i) => envelope(s.id, RUN_B, i)),
+        evictedUpTo: stored[2]?.id,
+      });
+    });
+
     it('deletes a session’s events and their eviction mark with the session', async () => {
       const s = await ctx.backend.sessions.create({}, {});
       await ctx.backend.events.append([1, 2, 3].map((i) => envelope(s.id, RUN_A, i)));
