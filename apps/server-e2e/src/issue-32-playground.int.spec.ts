@@ -15,7 +15,7 @@ import { launchChromium, screenshotsDir } from './testing/browser';
  * JSON shown on the field first) and reject its commands from the page, abort a paused run; each
  * turn's tool call folds its arguments and result and its run timeline lists the model calls,
  * the sandbox exec and the wait for the decision. Then the session page's full, copyable run
- * ids, and the page on a narrow window. One server for the file; the screenshot goes to a
+ * ids and a past run's timeline (from the stored events' times), and the page on a narrow window. One server for the file; the screenshot goes to a
  * temporary folder, or to docs/admin with COGNITION_UPDATE_SCREENSHOTS=1.
  */
 const shots = screenshotsDir();
@@ -150,6 +150,18 @@ test('the session page shows full run ids that copy, and the playground fits a n
   // The outcome is the status beside the button.
   await page.locator('.copy-id', { has: copy }).getByRole('status').getByText('Copied').waitFor();
   expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(runId);
+  // A past run's timeline, from its stored events and the times they were emitted: the first
+  // turn (approved) reads as it did live.
+  const first = page.locator('.run-timelines > li').last();
+  await first.locator('summary').first().click();
+  const timeline = first.getByRole('list', { name: 'Run timeline' });
+  await timeline.waitFor();
+  expect(await timeline.locator('.span-label').allTextContents()).toEqual([
+    'model call 1',
+    'waiting for a decision',
+    'sandbox exec (execute)',
+    'model call 2',
+  ]);
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
   await page.setViewportSize({ width: 390, height: 800 });

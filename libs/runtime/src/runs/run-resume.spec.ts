@@ -225,6 +225,7 @@ describe('resuming runs after a crash', () => {
         id: eventId(run.id, attempt),
         sessionId: session.id,
         runId: run.id,
+        at: '2026-01-01T00:00:00.000Z',
         event: {
           type: 'resumed',
           run_id: run.id,

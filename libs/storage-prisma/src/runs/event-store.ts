@@ -4,10 +4,11 @@ import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';
 import { inSqliteTransaction, requireRawConnection } from '../db/raw-connections';
-import { sqliteTimestamp } from '../db/raw-select';
+import { pgUtc, rawDate, sqliteTimestamp } from '../db/raw-select';
 
 /**
- * Ids already held are skipped (`ON CONFLICT DO NOTHING`: an append retried after an unknown
+ * `created_at` is the envelope's `at`, when the event was emitted (not when its batch was
+ * written), in UTC as Prisma keeps a DateTime. Ids already held are skipped (`ON CONFLICT DO NOTHING`: an append retried after an unknown
  * outcome stores nothing twice) and events of a session that no longer exists are dropped (the
  * `EXISTS` filter), in the same statement. The SELECT carries a WHERE so SQLite parses the
  * upsert clause.
@@ -16,8 +17,9 @@ const SQLITE_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, cr
   SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
   ON CONFLICT DO NOTHING`;
 const POSTGRES_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, created_at)
-  SELECT v.session_id, v.id, v.run_id, v.event, now()
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(session_id, id, run_id, event)
+  SELECT v.session_id, v.id, v.run_id, v.event, v.at AT TIME ZONE 'UTC'
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+    AS v(session_id, id, run_id, event, at)
   WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
   ON CONFLICT DO NOTHING`;
 
@@ -26,11 +28,11 @@ async function insertNew(
   envelopes: readonly AgentEventEnvelope[],
 ): Promise<void> {
   if (raw.provider === 'sqlite') {
-    const now = sqliteTimestamp(new Date());
     await inSqliteTransaction(raw.connection, (session) => {
       const insert = session.prepare(SQLITE_INSERT);
       for (const e of envelopes) {
-        insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), now, e.sessionId);
+        const at = sqliteTimestamp(new Date(e.at));
+        insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), at, e.sessionId);
       }
     });
     return;
@@ -47,6 +49,7 @@ async function insertNew(
         envelopes.map((e) => e.id),
         envelopes.map((e) => e.runId),
         envelopes.map((e) => JSON.stringify(e.event)),
+        envelopes.map((e) => e.at),
       ],
     });
   }
@@ -54,8 +57,9 @@ async function insertNew(
 
 /** SQLite: a page of events and the session's eviction mark, under one hold of the connection. */
 const SQLITE_READS = {
-  first: 'SELECT id, run_id, event FROM run_events WHERE session_id = ? ORDER BY id LIMIT ?',
-  after: `SELECT id, run_id, event FROM run_events WHERE session_id = ? AND id > ?
+  first: `SELECT id, run_id, event, created_at AS at FROM run_events WHERE session_id = ?
+    ORDER BY id LIMIT ?`,
+  after: `SELECT id, run_id, event, created_at AS at FROM run_events WHERE session_id = ? AND id > ?
     ORDER BY id LIMIT ?`,
   trim: 'SELECT evicted_up_to FROM run_event_trims WHERE session_id = ?',
 };
@@ -67,10 +71,10 @@ const SQLITE_READS = {
  */
 const POSTGRES_PAGE = {
   name: 'cognition_run_events_page',
-  text: `SELECT 0 AS kind, evicted_up_to AS id, NULL AS run_id, NULL AS event
+  text: `SELECT 0 AS kind, evicted_up_to AS id, NULL AS run_id, NULL AS event, NULL AS at
     FROM run_event_trims WHERE session_id = $1::text
     UNION ALL
-    SELECT * FROM (SELECT 1 AS kind, id, run_id, event FROM run_events
+    SELECT * FROM (SELECT 1 AS kind, id, run_id, event, ${pgUtc('created_at', 'at')} FROM run_events
       WHERE session_id = $1::text AND ($2::text IS NULL OR id > $2::text)
       ORDER BY id LIMIT $3::int) page`,
 };
@@ -161,6 +165,7 @@ export class PrismaEventStore implements EventStore {
           id: row.id,
           sessionId,
           runId: row.run_id,
+          at: rawDate(row.at).toISOString(),
           event: JSON.parse(row.event) as AgentEvent,
         })),
         evictedUpTo,
@@ -177,6 +182,8 @@ interface EventRow {
   id: string;
   run_id: string;
   event: string;
+  /** `created_at`: a Date on PostgreSQL, ISO text on SQLite. */
+  at: unknown;
 }
 
 async function pageOf(
