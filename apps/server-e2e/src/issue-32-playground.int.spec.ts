@@ -15,7 +15,9 @@ import { launchChromium, screenshotsDir } from './testing/browser';
  * JSON shown on the field first) and reject its commands from the page, abort a paused run; each
  * turn's tool call folds its arguments and result and its run timeline lists the model calls,
  * the sandbox exec and the wait for the decision. Then the session page's full, copyable run
- * ids, and the page on a narrow window. One server for the file; the screenshot goes to a
+ * ids and a past run's timeline (from the stored events' times), and the page on a narrow window;
+ * last, the System page's forms: an agent added, then edited, and a provider added and edited,
+ * each refused field's message next to it. The cases run in order on one page and one server. One server for the file; the screenshot goes to a
  * temporary folder, or to docs/admin with COGNITION_UPDATE_SCREENSHOTS=1.
  */
 const shots = screenshotsDir();
@@ -150,6 +152,18 @@ test('the session page shows full run ids that copy, and the playground fits a n
   // The outcome is the status beside the button.
   await page.locator('.copy-id', { has: copy }).getByRole('status').getByText('Copied').waitFor();
   expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(runId);
+  // A past run's timeline, from its stored events and the times they were emitted: the first
+  // turn (approved) reads as it did live.
+  const first = page.locator('.run-timelines > li').last();
+  await first.locator('summary').first().click();
+  const timeline = first.getByRole('list', { name: 'Run timeline' });
+  await timeline.waitFor();
+  expect(await timeline.locator('.span-label').allTextContents()).toEqual([
+    'model call 1',
+    'waiting for a decision',
+    'sandbox exec (execute)',
+    'model call 2',
+  ]);
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
   await page.setViewportSize({ width: 390, height: 800 });
@@ -172,7 +186,7 @@ test('the session page shows full run ids that copy, and the playground fits a n
 test('adds an agent on the System page, a refused field shown next to it, then picks it in the playground', async () => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${server.url}/admin/#/system`);
-  await page.getByText('Add an agent (admin key)').click();
+  await page.getByText('Add or edit an agent (admin key)').click();
   const form = page.getByRole('form', { name: 'Add an agent' });
   await form.getByLabel('Name', { exact: true }).fill('lister');
   await form.getByLabel('Description').fill('Lists files.');
@@ -196,4 +210,49 @@ test('adds an agent on the System page, a refused field shown next to it, then p
   expect(await page.getByLabel('Agent').locator('option:checked').textContent()).toBe(
     'lister (api v1)',
   );
+});
+
+test('edits a registry agent, and adds and edits a provider, refused fields shown next to them', async () => {
+  await page.goto(`${server.url}/admin/#/system`);
+  await page.getByText('Add or edit an agent (admin key)').click();
+  await page.getByLabel('Agent', { exact: true }).selectOption('lister');
+  const agent = page.getByRole('form', { name: 'Edit agent lister' });
+  expect(await agent.getByLabel('Description').inputValue()).toBe('Lists files.');
+  const tools = agent.getByLabel('Tools (comma-separated)');
+  await tools.fill('ls, exec');
+  await agent.getByRole('button', { name: 'Save agent' }).click();
+  await agent.locator('#agent-tools-problem', { hasText: 'expected one of "ls"' }).waitFor();
+  await tools.fill('ls, read_file');
+  await agent.getByLabel('Description').fill('Lists and reads files.');
+  await agent.getByRole('button', { name: 'Save agent' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved lister (version 2)' }).waitFor();
+  await page.getByRole('row').filter({ hasText: 'lister' }).filter({ hasText: 'api v2' }).waitFor();
+
+  await page.getByText('Add or edit a provider (admin key)').click();
+  const provider = page.getByRole('form', { name: 'Add a provider' });
+  await provider.getByLabel('Id').fill('local-llm');
+  await provider.getByLabel('Kind').selectOption('openai_compatible');
+  await provider.getByLabel('Default model').fill('small');
+  await provider.getByLabel('Priority (lower wins; empty: 100)').fill('500');
+  await provider.getByRole('button', { name: 'Add provider' }).click();
+  // An openai_compatible provider needs its base URL: the server's message under that field.
+  const baseUrl = provider.getByLabel('Base URL (required for openai_compatible)');
+  await provider.locator('#provider-baseUrl-problem', { hasText: 'required' }).waitFor();
+  expect(await baseUrl.getAttribute('aria-invalid')).toBe('true');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await baseUrl.fill('http://127.0.0.1:9/v1');
+  await provider.getByLabel('API key').fill('sk-local-0123456789');
+  await provider.getByRole('button', { name: 'Add provider' }).click();
+  await page.getByRole('status').filter({ hasText: 'Added local-llm (version 1)' }).waitFor();
+  const row = page.getByRole('row').filter({ hasText: 'local-llm' });
+  await row.filter({ hasText: 'api v1' }).filter({ hasText: 'set (hidden)' }).waitFor();
+
+  // Editing keeps the stored key when the field is left empty.
+  await page.getByLabel('Provider', { exact: true }).selectOption('local-llm');
+  const edit = page.getByRole('form', { name: 'Edit provider local-llm' });
+  await edit.getByLabel('Other models (comma-separated)').fill('large');
+  await edit.getByRole('button', { name: 'Save provider' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved local-llm (version 2)' }).waitFor();
+  await row.filter({ hasText: 'small, large' }).filter({ hasText: 'set (hidden)' }).waitFor();
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });

@@ -25,6 +25,7 @@ const envelope = (sessionId: string, runId: string, seq: number): AgentEventEnve
   id: `${runId}:${String(seq).padStart(9, '0')}`,
   sessionId,
   runId,
+  at: '2026-01-01T00:00:00.000Z',
   event: { type: 'token', content: `t${seq}` },
 });
 

@@ -12,7 +12,7 @@ import { errorMessage, useTRPC } from '../trpc';
 
 type Action =
   | { type: 'start'; runId: string; content: string }
-  | { type: 'event'; envelope: AgentEventEnvelope; at: number }
+  | { type: 'event'; envelope: AgentEventEnvelope }
   | { type: 'reset' };
 
 function turnsReducer(turns: TurnState[], action: Action): TurnState[] {
@@ -21,7 +21,7 @@ function turnsReducer(turns: TurnState[], action: Action): TurnState[] {
       return [...turns, newTurn(action.runId, action.content)];
     case 'event':
       return turns.map((t) =>
-        t.runId === action.envelope.runId ? turnReducer(t, action.envelope, action.at) : t,
+        t.runId === action.envelope.runId ? turnReducer(t, action.envelope) : t,
       );
     case 'reset':
       return [];
@@ -47,7 +47,7 @@ function RunFollower(props: { sessionId: string; follow: Follow; onEvent: (a: Ac
       },
       {
         onData: (tracked) => {
-          props.onEvent({ type: 'event', envelope: tracked.data, at: performance.now() });
+          props.onEvent({ type: 'event', envelope: tracked.data });
           const { type } = tracked.data.event;
           if (type === 'done' || type === 'error') void queryClient.invalidateQueries();
         },
@@ -57,15 +57,18 @@ function RunFollower(props: { sessionId: string; follow: Follow; onEvent: (a: Ac
   return null;
 }
 
-/** Browser time, ticking while `ticking` (open timeline spans grow). */
+/**
+ * The clock open timeline spans grow to, ticking while `ticking`: epoch milliseconds, like the
+ * events' `at` (a browser clock off the server's shifts only the still open span's end).
+ */
 function useNow(ticking: boolean): number {
-  const [now, setNow] = useState(() => performance.now());
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!ticking) return;
-    const timer = setInterval(() => setNow(performance.now()), 250);
+    const timer = setInterval(() => setNow(Date.now()), 250);
     return () => clearInterval(timer);
   }, [ticking]);
-  return ticking ? now : performance.now();
+  return ticking ? now : Date.now();
 }
 
 /**

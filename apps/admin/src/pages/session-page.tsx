@@ -6,6 +6,7 @@ import { AnswerFeedback } from '../components/session/conversation/answer-feedba
 import { LiveRun } from '../components/session/runs/live-run';
 import { MessageView } from '../components/session/conversation/message-view';
 import { MetadataEditor } from '../components/session/actions/metadata-editor';
+import { RunTimelines } from '../components/session/runs/run-timelines';
 import { RunsTable } from '../components/session/runs/runs-table';
 import { SessionActions } from '../components/session/actions/session-actions';
 import { ThreadHistory } from '../components/session/history/thread-history';
@@ -73,7 +74,12 @@ export function SessionPage({ id }: { id: string }) {
           isEmpty={(d) => d.runs.length === 0}
           empty="No runs yet."
         >
-          {(d) => <RunsTable runs={d.runs} />}
+          {(d) => (
+            <>
+              <RunsTable runs={d.runs} />
+              <RunTimelines sessionId={id} runs={d.runs} />
+            </>
+          )}
         </QueryView>
       </section>
       <section aria-labelledby="messages-title">

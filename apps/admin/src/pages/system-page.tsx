@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ArtifactsBrowser } from '../components/artifacts/artifacts-browser';
 import { milliseconds } from '../components/common/durations';
 import { AgentForm } from '../components/system/agent-form';
+import { ProviderForm } from '../components/system/provider-form';
 import { RegistryLists } from '../components/system/registry-lists';
 import { SkillsList } from '../components/system/skills-list';
 import { ErrorView, Loading, TableHead } from '../components/common/states';
@@ -64,6 +65,7 @@ export function SystemPage() {
       </div>
       <RegistryLists />
       <AgentForm />
+      <ProviderForm />
       <SkillsList />
       <ArtifactsBrowser />
     </section>

@@ -234,11 +234,16 @@ export const EventIdSchema = z
   .max(160)
   .regex(/^[^:]+:\d+$/, 'event ids look like <runId>:<seq>');
 
-/** One event as stored in the event log and delivered to subscribers. */
+/**
+ * One event as stored in the event log and delivered to subscribers. `at` is when it was
+ * emitted (ISO 8601, UTC, milliseconds), stored with it, so a replay of a past run can be laid
+ * out in time as well as a live one.
+ */
 export const AgentEventEnvelopeSchema = z.object({
   id: EventIdSchema,
   sessionId: IdSchema,
   runId: IdSchema,
+  at: z.iso.datetime(),
   event: AgentEventSchema,
 });
 export type AgentEventEnvelope = z.infer<typeof AgentEventEnvelopeSchema>;

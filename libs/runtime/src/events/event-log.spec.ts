@@ -7,6 +7,7 @@ const env = (sessionId: string, runId: string, seq: number): AgentEventEnvelope 
   id: eventId(runId, seq),
   sessionId,
   runId,
+  at: '2026-01-01T00:00:00.000Z',
   event: { type: 'token', content: `t${seq}` },
 });
 
@@ -70,15 +71,16 @@ describe('InMemoryEventLog', () => {
 });
 
 describe('formatSseFrame', () => {
-  it('writes id, event type and the snake_case payload without the discriminator', () => {
+  it('writes id, event type and the snake_case payload without the discriminator, with `at`', () => {
     const frame = formatSseFrame({
       id: 'run_a:000000007',
       sessionId: 's',
       runId: 'run_a',
+      at: '2026-01-01T00:00:00.000Z',
       event: { type: 'tool_result', tool_call_id: 'c1', output: 'line1\nline2', exit_code: 0 },
     });
     expect(frame).toBe(
-      'id: run_a:000000007\nevent: tool_result\ndata: {"tool_call_id":"c1","output":"line1\\nline2","exit_code":0}\n\n',
+      'id: run_a:000000007\nevent: tool_result\ndata: {"tool_call_id":"c1","output":"line1\\nline2","exit_code":0,"at":"2026-01-01T00:00:00.000Z"}\n\n',
     );
   });
 });

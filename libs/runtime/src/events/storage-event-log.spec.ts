@@ -105,6 +105,7 @@ describe('StorageEventLog', () => {
     id: eventId('run_a', seq),
     sessionId,
     runId: 'run_a',
+    at: '2026-01-01T00:00:00.000Z',
     event: { type: 'token', content: `t${seq}` },
   });
 
@@ -245,6 +246,7 @@ describe('StorageEventLog', () => {
       id: eventId(run, seq),
       sessionId: sid,
       runId: run,
+      at: '2026-01-01T00:00:00.000Z',
       event: { type: 'token', content: `t${seq}` },
     });
     const end = (sid: string, run: string, seq: number): AgentEventEnvelope => ({

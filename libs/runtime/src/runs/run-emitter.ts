@@ -52,6 +52,7 @@ export class RunEmitter {
       id: eventId(this.runId, this.seq),
       sessionId: this.sessionId,
       runId: this.runId,
+      at: new Date().toISOString(),
       event,
     };
     const appended = this.log.append(envelope).catch((error: unknown) => {

@@ -51,6 +51,7 @@ describe('RunRecovery (interrupt)', () => {
       id: eventId(running.id, 1),
       sessionId: running.sessionId,
       runId: running.id,
+      at: '2026-01-01T00:00:00.000Z',
       event: { type: 'token', content: 'par' },
     });
     const { interrupted } = await recovery(new ActiveRuns(control, log, silentLogger)).recover();
@@ -76,6 +77,7 @@ describe('RunRecovery (interrupt)', () => {
       id: eventId(ended.id, 1),
       sessionId: ended.sessionId,
       runId: ended.id,
+      at: '2026-01-01T00:00:00.000Z',
       event: { type: 'done', assistant_data: null },
     });
     const active = new ActiveRuns(control, log, silentLogger);
@@ -106,6 +108,7 @@ describe('RunRecovery (interrupt)', () => {
       id: eventId(run.id, 1),
       sessionId: run.sessionId,
       runId: run.id,
+      at: '2026-01-01T00:00:00.000Z',
       event: { type: 'token', content: 'the answer' },
     });
     const ended = await storage.runs.update(run.id, { status: 'completed' });

@@ -105,6 +105,42 @@ describe('resuming runs after a crash', () => {
     expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'completed' });
   });
 
+  it('counts the usage of every attempt: the calls before the crash are stored as they end', async () => {
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [{ name: 'write_file', args: { path: 'a.txt', content: 'A' }, id: 'w1' }],
+        usage: { input_tokens: 100, output_tokens: 10 },
+      },
+      { text: ['Half '], hang: true },
+    ]);
+    rt = await createTestRuntime({ chatModel: model });
+    const session = await rt.createSession();
+    const { run } = await rt.runs.scheduler.send({
+      sessionId: session.id,
+      scope: {},
+      content: 'go',
+    });
+    // The first attempt's finished call is in storage while the process still runs.
+    await waitFor(async () => (await rt.storage.runs.get(run.id))?.usage?.inputTokens === 100);
+    await waitFor(() => model.calls.length === 2);
+
+    model.push({ text: 'Whole.', usage: { input_tokens: 200, output_tokens: 20 } });
+    next = nextProcess(model);
+    await next.recover();
+    const events = await collect(await next.events(session.id, {}, { runId: run.id }));
+    const usage = events.find((e) => e.event.type === 'usage')?.event;
+    expect(usage).toMatchObject({ input_tokens: 300, output_tokens: 30 });
+    expect((await rt.storage.runs.get(run.id))?.usage).toMatchObject({
+      inputTokens: 300,
+      outputTokens: 30,
+    });
+    expect((await rt.storage.usage.get(session.id, {}))?.usage).toMatchObject({
+      tokensIn: 300,
+      tokensOut: 30,
+      runs: 1,
+    });
+  });
+
   it('sends the completion callback of a resumed run when it ends', async () => {
     const bodies: string[] = [];
     const receiver = createServer((req, res) => {
@@ -225,6 +261,7 @@ describe('resuming runs after a crash', () => {
         id: eventId(run.id, attempt),
         sessionId: session.id,
         runId: run.id,
+        at: '2026-01-01T00:00:00.000Z',
         event: {
           type: 'resumed',
           run_id: run.id,

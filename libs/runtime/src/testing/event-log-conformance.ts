@@ -19,6 +19,8 @@ function envelope(sessionId: string, runId: string, seq: number, event?: AgentEv
     id: eventId(runId, seq),
     sessionId,
     runId,
+    // Distinct past times: a log hands back the emission time it was given, not its own clock.
+    at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, seq)).toISOString(),
     event: event ?? { type: 'token', content: `t${seq}` },
   };
   return value;

@@ -74,15 +74,28 @@ export async function readSse(
   }
 }
 
-/** The agent events of a read: `{ id, event, data }` with `data` parsed. */
+/**
+ * The agent events of a read: `{ id, event, data }` with `data` parsed into the event's fields,
+ * without the `at` (emission time) every frame's data carries: a time is never asserted, and
+ * specs compare the fields. `timesOf` reads the times.
+ */
 export function eventsOf(
   frames: readonly SseFrame[],
 ): { id: string; event: string; data: Record<string, unknown> }[] {
   return frames
     .filter((frame) => frame.event !== undefined)
-    .map((frame) => ({
-      id: frame.id ?? '',
-      event: frame.event ?? '',
-      data: JSON.parse(frame.data ?? '{}') as Record<string, unknown>,
-    }));
+    .map((frame) => {
+      const { at: _at, ...data } = JSON.parse(frame.data ?? '{}') as Record<string, unknown>;
+      return { id: frame.id ?? '', event: frame.event ?? '', data };
+    });
+}
+
+/** Each agent event's id and `at` (the time it was emitted; null when a frame has none). */
+export function timesOf(frames: readonly SseFrame[]): { id: string; at: string | null }[] {
+  return frames
+    .filter((frame) => frame.event !== undefined)
+    .map((frame) => {
+      const { at } = JSON.parse(frame.data ?? '{}') as { at?: unknown };
+      return { id: frame.id ?? '', at: typeof at === 'string' ? at : null };
+    });
 }

@@ -5,10 +5,11 @@ import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';
 import { inSqliteTransaction, requireRawConnection } from '../db/raw-connections';
 import type { SqliteSession } from '../db/sqlite-connection';
-import { sqliteTimestamp } from '../db/raw-select';
+import { pgUtc, rawDate, sqliteTimestamp } from '../db/raw-select';
 
 /**
- * Ids already held are skipped (`ON CONFLICT DO NOTHING`: an append retried after an unknown
+ * `created_at` is the envelope's `at`, when the event was emitted (not when its batch was
+ * written), in UTC as Prisma keeps a DateTime. Ids already held are skipped (`ON CONFLICT DO NOTHING`: an append retried after an unknown
  * outcome stores nothing twice) and events of a session that no longer exists are dropped (the
  * `EXISTS` filter), in the same statement. The SELECT carries a WHERE so SQLite parses the
  * upsert clause.
@@ -17,8 +18,9 @@ const SQLITE_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, cr
   SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
   ON CONFLICT DO NOTHING`;
 const POSTGRES_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, created_at)
-  SELECT v.session_id, v.id, v.run_id, v.event, now()
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(session_id, id, run_id, event)
+  SELECT v.session_id, v.id, v.run_id, v.event, v.at AT TIME ZONE 'UTC'
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+    AS v(session_id, id, run_id, event, at)
   WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
   ON CONFLICT DO NOTHING`;
 
@@ -26,12 +28,13 @@ const POSTGRES_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, 
  * PostgreSQL: the append and the trim of `retention`'s sessions as one statement. Its CTEs
  * share one snapshot, so the boundary (the id `keep` places below the newest, as the trim's)
  * is taken over the stored ids and the batch's together; the batch's rows at or below it are
- * not inserted, the stored ones are deleted: what an append then a trim leave. $1–$4 the
- * events, $5 the sessions to trim, $6 the number kept.
+ * not inserted, the stored ones are deleted: what an append then a trim leave. $1–$5 the
+ * events (as POSTGRES_INSERT's), $6 the sessions to trim, $7 the number kept.
  */
 const POSTGRES_INSERT_RETAINED = `WITH v AS (
-    SELECT v.session_id, v.id, v.run_id, v.event
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(session_id, id, run_id, event)
+    SELECT v.session_id, v.id, v.run_id, v.event, v.at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+      AS v(session_id, id, run_id, event, at)
     WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
   ),
   boundary AS (
@@ -39,13 +42,13 @@ const POSTGRES_INSERT_RETAINED = `WITH v AS (
       SELECT ids.id FROM (
         SELECT e.id FROM run_events e WHERE e.session_id = t.session_id
         UNION SELECT v.id FROM v WHERE v.session_id = t.session_id
-      ) ids ORDER BY ids.id DESC LIMIT 1 OFFSET $6::int
+      ) ids ORDER BY ids.id DESC LIMIT 1 OFFSET $7::int
     ) AS id
-    FROM unnest($5::text[]) AS t(session_id)
+    FROM unnest($6::text[]) AS t(session_id)
   ),
   inserted AS (
     INSERT INTO run_events (session_id, id, run_id, event, created_at)
-    SELECT v.session_id, v.id, v.run_id, v.event, now() FROM v
+    SELECT v.session_id, v.id, v.run_id, v.event, v.at AT TIME ZONE 'UTC' FROM v
     LEFT JOIN boundary b ON b.session_id = v.session_id
     WHERE b.id IS NULL OR v.id > b.id
     ON CONFLICT DO NOTHING
@@ -64,11 +67,11 @@ async function insertNew(
   retention: AppendRetention | undefined,
 ): Promise<void> {
   if (raw.provider === 'sqlite') {
-    const now = sqliteTimestamp(new Date());
     await inSqliteTransaction(raw.connection, (session) => {
       const insert = session.prepare(SQLITE_INSERT);
       for (const e of envelopes) {
-        insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), now, e.sessionId);
+        const at = sqliteTimestamp(new Date(e.at));
+        insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), at, e.sessionId);
       }
       for (const sessionId of retention?.sessionIds ?? []) {
         trimOnSqlite(session, sessionId, retention?.keep ?? 0);
@@ -84,6 +87,7 @@ async function insertNew(
     envelopes.map((e) => e.id),
     envelopes.map((e) => e.runId),
     envelopes.map((e) => JSON.stringify(e.event)),
+    envelopes.map((e) => e.at),
   ];
   await raw.pool.query(
     retention === undefined || retention.sessionIds.length === 0
@@ -98,8 +102,9 @@ async function insertNew(
 
 /** SQLite: a page of events and the session's eviction mark, under one hold of the connection. */
 const SQLITE_READS = {
-  first: 'SELECT id, run_id, event FROM run_events WHERE session_id = ? ORDER BY id LIMIT ?',
-  after: `SELECT id, run_id, event FROM run_events WHERE session_id = ? AND id > ?
+  first: `SELECT id, run_id, event, created_at AS at FROM run_events WHERE session_id = ?
+    ORDER BY id LIMIT ?`,
+  after: `SELECT id, run_id, event, created_at AS at FROM run_events WHERE session_id = ? AND id > ?
     ORDER BY id LIMIT ?`,
   trim: 'SELECT evicted_up_to FROM run_event_trims WHERE session_id = ?',
 };
@@ -111,10 +116,10 @@ const SQLITE_READS = {
  */
 const POSTGRES_PAGE = {
   name: 'cognition_run_events_page',
-  text: `SELECT 0 AS kind, evicted_up_to AS id, NULL AS run_id, NULL AS event
+  text: `SELECT 0 AS kind, evicted_up_to AS id, NULL AS run_id, NULL AS event, NULL AS at
     FROM run_event_trims WHERE session_id = $1::text
     UNION ALL
-    SELECT * FROM (SELECT 1 AS kind, id, run_id, event FROM run_events
+    SELECT * FROM (SELECT 1 AS kind, id, run_id, event, ${pgUtc('created_at', 'at')} FROM run_events
       WHERE session_id = $1::text AND ($2::text IS NULL OR id > $2::text)
       ORDER BY id LIMIT $3::int) page`,
 };
@@ -210,6 +215,7 @@ export class PrismaEventStore implements EventStore {
           id: row.id,
           sessionId,
           runId: row.run_id,
+          at: rawDate(row.at).toISOString(),
           event: JSON.parse(row.event) as AgentEvent,
         })),
         evictedUpTo,
@@ -226,6 +232,8 @@ interface EventRow {
   id: string;
   run_id: string;
   event: string;
+  /** `created_at`: a Date on PostgreSQL, ISO text on SQLite. */
+  at: unknown;
 }
 
 async function pageOf(

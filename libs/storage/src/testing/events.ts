@@ -4,11 +4,15 @@ import type { SuiteContext } from './context';
 const RUN_A = 'run_0000000001000000aaaaaaaaaa';
 const RUN_B = 'run_0000000002000000bbbbbbbbbb';
 
+/** Emission times in the past, a second apart per seq: what the store keeps is not its clock. */
+const EMITTED = Date.parse('2026-03-04T05:06:07.089Z');
+
 function envelope(sessionId: string, runId: string, seq: number, event?: AgentEvent) {
   const value: AgentEventEnvelope = {
     id: `${runId}:${String(seq).padStart(9, '0')}`,
     sessionId,
     runId,
+    at: new Date(EMITTED + seq * 1001 + (runId === RUN_B ? 7 : 0)).toISOString(),
     event: event ?? { type: 'token', content: `t${seq}` },
   };
   return value;
@@ -41,6 +45,23 @@ export function eventTests(ctx: SuiteContext): void {
       expect((await ctx.backend.events.listAfter(s.id, `${RUN_B}:`, 100)).events).toEqual(later);
       expect((await ctx.backend.events.listAfter(s.id, all[4]?.id, 100)).events).toEqual([]);
       expect((await ctx.backend.events.listAfter(other.id, undefined, 100)).events).toHaveLength(1);
+    });
+
+    it('keeps each event’s emission time `at` to the millisecond, whenever it was appended', async () => {
+      const s = await ctx.backend.sessions.create({}, {});
+      const times = [
+        '2026-03-04T05:06:07.000Z',
+        '2026-03-04T05:06:07.001Z',
+        '2031-12-31T23:59:59.999Z',
+      ];
+      // Emitted in that order, appended in one later batch (the event log's group commit).
+      const batch = times.map((at, i) => ({ ...envelope(s.id, RUN_A, i + 1), at }));
+      await ctx.backend.events.append(batch);
+      const listed = await ctx.backend.events.listAfter(s.id, undefined, 10);
+      expect(listed.events.map((e) => e.at)).toEqual(times);
+      expect((await ctx.backend.events.listAfter(s.id, batch[0]?.id, 10)).events[0]?.at).toBe(
+        times[1],
+      );
     });
 
     it('stores an id once when an append is retried, and drops events of a missing session', async () => {

@@ -7,7 +7,8 @@ const ms = (value: number): string =>
 /**
  * A turn's run timeline: one row per model call, tool call (sandbox exec), wait for a decision
  * and downtime before a resumed attempt, each with its duration and a bar placed on the turn's
- * time axis; then the run's tokens and cost (the `usage` event: per run, not per call).
+ * time axis; the attempts and the time the run was down when it was resumed after a crash; then
+ * the run's tokens and cost (the `usage` event: per run, not per call).
  */
 export function RunTimeline({ turn, now }: { turn: TurnState; now: number }) {
   const spans = turn.timeline;
@@ -15,11 +16,15 @@ export function RunTimeline({ turn, now }: { turn: TurnState; now: number }) {
   const start = (spans[0] as TimelineSpan).startedAt;
   const end = Math.max(...spans.map((s) => s.endedAt ?? now));
   const total = Math.max(end - start, 1);
+  const downtime = spans
+    .filter((s) => s.kind === 'downtime')
+    .reduce((sum, s) => sum + ((s.endedAt ?? now) - s.startedAt), 0);
   return (
     <details className="timeline" open>
       <summary>
         Run timeline · {ms(end - start)}
-        {turn.attempt > 0 && ` · resumed ${turn.attempt}×`}
+        {turn.attempt > 0 &&
+          ` · ${turn.attempt + 1} attempts (resumed ${turn.attempt}× after a crash, ${ms(downtime)} down)`}
         {turn.usage &&
           ` · ${turn.usage.input_tokens} in / ${turn.usage.output_tokens} out tokens${turn.usage.estimated ? ' (estimated)' : ''} · ${cost(turn.usage.estimated_cost ?? 0, turn.usage.estimated_cost !== null)}`}
       </summary>

@@ -3,15 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { answerOfTurn, newTurn, turnReducer } from './turn-state';
 import type { TurnState } from './turn-state';
 
-/** Folds `[event, arrival ms]` pairs; ids are `r1:<seq>` in arrival order. */
+/** Folds `[event, emitted at (epoch ms)]` pairs; ids are `r1:<seq>` in that order. */
 const fold = (events: [AgentEvent, number][], from: TurnState = newTurn('r1', 'hi')): TurnState =>
   events.reduce(
     (turn, [event, at], i) =>
-      turnReducer(
-        turn,
-        { id: `r1:${String(i + 100).padStart(6, '0')}`, sessionId: 's1', runId: 'r1', event },
-        at,
-      ),
+      turnReducer(turn, {
+        id: `r1:${String(i + 100).padStart(6, '0')}`,
+        sessionId: 's1',
+        runId: 'r1',
+        at: new Date(at).toISOString(),
+        event,
+      }),
     from,
   );
 
@@ -19,7 +21,7 @@ const spans = (turn: TurnState) =>
   turn.timeline.map((s) => [s.kind, s.label, s.startedAt, s.endedAt, s.attempt]);
 
 describe('turnReducer', () => {
-  it('times model calls and tool calls from arrival, with the call’s args and result folded in', () => {
+  it('times model calls and tool calls from their emission, with the call’s args and result folded in', () => {
     const turn = fold([
       [{ type: 'status', status: 'thinking' }, 0],
       [{ type: 'tool_call', id: 'c1', name: 'execute', args: { command: 'ls' } }, 40],
@@ -84,12 +86,13 @@ describe('turnReducer', () => {
       paused,
     );
     expect(resumed).toMatchObject({ interrupt: null, outcome: null });
+    // The `reconnected` of the page's new stream (480) is not when the run went on (500).
     // An edit announces the call again: one call with the new arguments, one span.
     expect(resumed.pieces).toHaveLength(1);
     expect(resumed.tools['c1']?.args).toEqual({ path: 'edited' });
     expect(spans(resumed)).toEqual([
       ['model', 'model call 1', 0, 20, 0],
-      ['decision', 'waiting for a decision', 20, 480, 0],
+      ['decision', 'waiting for a decision', 20, 500, 0],
       ['tool', 'ls', 500, 530, 0],
       ['model', 'model call 2', 530, null, 0],
     ]);
@@ -104,7 +107,7 @@ describe('turnReducer', () => {
     );
     expect(spans(aborted)).toEqual([
       ['model', 'model call 1', 0, 20, 0],
-      ['decision', 'waiting for a decision', 20, 880, 0],
+      ['decision', 'waiting for a decision', 20, 890, 0],
     ]);
   });
 
@@ -124,6 +127,23 @@ describe('turnReducer', () => {
       ['model', 'model call 2', 3030, 3040, 1],
     ]);
     expect(turn.attempt).toBe(1);
+  });
+
+  it('lays a past run out by the emission times, however late its events are read', () => {
+    const events: [AgentEvent, number][] = [
+      [{ type: 'status', status: 'thinking' }, Date.parse('2026-11-20T10:00:00.000Z')],
+      [
+        { type: 'tool_call', id: 'c1', name: 'ls', args: {} },
+        Date.parse('2026-11-20T10:00:01.250Z'),
+      ],
+      [
+        { type: 'tool_result', tool_call_id: 'c1', output: '', exit_code: 0 },
+        Date.parse('2026-11-20T10:00:04.000Z'),
+      ],
+      [{ type: 'done', assistant_data: null }, Date.parse('2026-11-20T10:00:05.000Z')],
+    ];
+    const durations = fold(events).timeline.map((s) => (s.endedAt ?? NaN) - s.startedAt);
+    expect(durations).toEqual([1250, 2750, 1000]);
   });
 
   it('ends aborted on an ABORTED error and failed with the message otherwise', () => {

@@ -10,8 +10,9 @@ export interface ToolCallView {
 }
 
 /**
- * One span of a turn's timeline, in browser time (`performance.now()` milliseconds) as the
- * events arrived: a model call, a tool call (`execute` is a sandbox exec), the wait for a
+ * One span of a turn's timeline, in epoch milliseconds from the events' `at` (when the server
+ * emitted them, stored with them: a past run replayed reads the same as one followed live): a
+ * model call, a tool call (`execute` is a sandbox exec), the wait for a
  * person's decision, or the downtime before a resumed attempt. `endedAt` null: still open.
  */
 export interface TimelineSpan {
@@ -43,7 +44,7 @@ export interface TurnState {
   /** null while running; `completed`, `aborted`, `failed: …` or `waiting for a decision`. */
   outcome: string | null;
   attempt: number;
-  /** When the last event arrived (browser time): where a downtime before a resume starts. */
+  /** When the last event was emitted: where a downtime before a resume starts. */
   lastAt: number | null;
 }
 
@@ -94,15 +95,14 @@ function openModelCall(turn: TurnState, at: number): TimelineSpan[] {
 }
 
 /**
- * Folds one event of the turn's run, arrived at `at`. Durations are what the browser saw: a
- * turn followed from its start measures its calls; events replayed in one burst (a page opened
- * late) show near-zero spans.
+ * Folds one event of the turn's run at its emission time `at`, so durations are the server's,
+ * whether the events arrive as they happen or replayed in one burst (a page opened late, a past
+ * run). `reconnected` and `queued` are written for the stream, not stored: they move no clock.
  */
-export function turnReducer(
-  turn: TurnState,
-  { id, event }: AgentEventEnvelope,
-  at: number,
-): TurnState {
+export function turnReducer(turn: TurnState, envelope: AgentEventEnvelope): TurnState {
+  const { id, event } = envelope;
+  if (event.type === 'reconnected' || event.type === 'queued') return turn;
+  const at = Date.parse(envelope.at);
   // Any event after a pause means the run goes on (decided or aborted): the wait ends here.
   const goesOn = turn.interrupt !== null && event.type !== 'interrupt';
   // Held calls start with the run's first step after the decision (not a reconnect, nor the
@@ -238,13 +238,11 @@ export function turnReducer(
         outcome: event.code === 'ABORTED' ? 'aborted' : `failed: ${event.message}`,
         timeline: closeAll(unheld(base.timeline), at),
       };
-    case 'queued':
     case 'planning':
     case 'step_complete':
     case 'delegation':
     case 'artifact':
     case 'compaction':
-    case 'reconnected':
     case 'graph': // a langgraph.json graph's stream part; the Playground chats with agents
       return base;
   }

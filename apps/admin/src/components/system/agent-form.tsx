@@ -1,135 +1,159 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { AgentView } from '@cognition/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { errorMessage, useTRPC } from '../../trpc';
-
-/** The server's field issues of a refused call (`data.errors`: `{path, message}`), if any. */
-export function fieldIssues(error: unknown): { path: string; message: string }[] {
-  const errors = (error as { data?: { errors?: unknown } } | null)?.data?.errors;
-  return Array.isArray(errors)
-    ? errors.filter(
-        (e): e is { path: string; message: string } =>
-          typeof e === 'object' &&
-          e !== null &&
-          typeof (e as { path?: unknown }).path === 'string' &&
-          typeof (e as { message?: unknown }).message === 'string',
-      )
-    : [];
-}
+import { useTRPC } from '../../trpc';
+import { FormField, FormOutcome, placeIssues } from './form-field';
 
 const FIELDS = ['name', 'description', 'model', 'tools', 'interrupt_on', 'system_prompt'] as const;
 type Field = (typeof FIELDS)[number];
+type Values = Record<Field, string>;
 
 /** A comma-separated list as the definition's array (blanks dropped). */
-const list = (text: string) =>
+export const list = (text: string) =>
   text
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
 
+const EMPTY: Values = {
+  name: '',
+  description: '',
+  model: '',
+  tools: '',
+  interrupt_on: '',
+  system_prompt: '',
+};
+
+const valuesOf = (agent: AgentView): Values => ({
+  name: agent.name,
+  description: agent.description,
+  model: agent.model ?? '',
+  tools: agent.tools.join(', '),
+  interrupt_on: Object.keys(agent.interrupt_on).join(', '),
+  system_prompt: agent.system_prompt,
+});
+
+/** What an answer shows of an MCP server but a definition does not hold (secrets are kept). */
+const VIEW_ONLY = new Set(['env_set', 'env_names', 'headers_set', 'header_names']);
+
 /**
- * Adds an agent to the registry (`agents.create`, an admin key): name, description, model,
- * tools, the tools it asks a person before (every decision allowed) and its system prompt.
- * The server validates it like an agent file; each refused field's message shows next to the
- * field, anything else (no admin key, a name taken) under the form.
+ * The definition the form sends. An update replaces the whole definition, so what the form does
+ * not show is carried over from the stored agent: mode, temperature, context, skills, exposure,
+ * MCP servers (without `env`/`headers`, which the server then keeps) and the decisions of the
+ * tools it still asks before; a tool newly asked before allows every decision.
+ */
+export function definitionOf(values: Values, stored: AgentView | null): Record<string, unknown> {
+  const definition: Record<string, unknown> = {};
+  if (stored) {
+    definition['mode'] = stored.mode;
+    definition['expose'] = stored.expose;
+    definition['mcp_servers'] = stored.mcp_servers.map((server) =>
+      Object.fromEntries(Object.entries(server).filter(([key]) => !VIEW_ONLY.has(key))),
+    );
+    if (stored.temperature !== null) definition['temperature'] = stored.temperature;
+    if (stored.context !== null) definition['context'] = stored.context;
+    if (stored.skills !== null) definition['skills'] = stored.skills;
+  }
+  definition['name'] = values.name.trim();
+  definition['description'] = values.description.trim();
+  definition['tools'] = list(values.tools);
+  definition['system_prompt'] = values.system_prompt;
+  if (values.model.trim() !== '') definition['model'] = values.model.trim();
+  const asked = list(values.interrupt_on);
+  if (asked.length > 0) {
+    definition['interrupt_on'] = Object.fromEntries(
+      asked.map((tool) => [tool, stored?.interrupt_on[tool] ?? true]),
+    );
+  }
+  return definition;
+}
+
+/** The form for one agent: a new one (`agents.create`) or a registry one (`agents.update`). */
+function AgentFields({ stored }: { stored: AgentView | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<Values>(stored ? valuesOf(stored) : EMPTY);
+  const saved = { onSuccess: () => queryClient.invalidateQueries(trpc.agents.list.queryFilter()) };
+  const create = useMutation(trpc.agents.create.mutationOptions(saved));
+  const update = useMutation(trpc.agents.update.mutationOptions(saved));
+  const save = stored ? update : create;
+  const placed = save.isError ? placeIssues(save.error, FIELDS) : null;
+  const field = (name: Field, label: string, multiline = false) => (
+    <FormField
+      id={`agent-${name}`}
+      label={label}
+      value={values[name]}
+      problems={placed?.of(name) ?? []}
+      onChange={(value) => setValues({ ...values, [name]: value })}
+      multiline={multiline}
+    />
+  );
+  const submit = () => {
+    const definition = definitionOf(values, stored);
+    if (stored) {
+      const expected = stored.version === null ? {} : { expected_version: stored.version };
+      update.mutate({ ...definition, name: stored.name, ...expected });
+    } else create.mutate(definition);
+  };
+  return (
+    <form
+      aria-label={stored ? `Edit agent ${stored.name}` : 'Add an agent'}
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      {stored === null && field('name', 'Name')}
+      {field('description', 'Description')}
+      {field('model', 'Model (empty: the default provider’s)')}
+      {field('tools', 'Tools (comma-separated)')}
+      {field('interrupt_on', 'Ask a person before (tools, comma-separated)')}
+      {field('system_prompt', 'System prompt', true)}
+      <button type="submit" disabled={save.isPending}>
+        {stored ? 'Save agent' : 'Add agent'}
+      </button>
+      <FormOutcome
+        error={save.error}
+        placed={placed}
+        success={
+          save.data
+            ? `${stored ? 'Saved' : 'Added'} ${save.data.name} (version ${save.data.version}).`
+            : null
+        }
+      />
+    </form>
+  );
+}
+
+/**
+ * Adds an agent to the registry or edits one of it (an admin key): name, description, model,
+ * tools, the tools it asks a person before and its system prompt. The server validates it like an
+ * agent file; each refused field's message shows next to the field, anything else (no admin key,
+ * a name taken, a version changed meanwhile) under the form. Built-in and file agents are the
+ * server's own: only registry (`api`) agents can be edited.
  */
 export function AgentForm() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [values, setValues] = useState<Record<Field, string>>({
-    name: '',
-    description: '',
-    model: '',
-    tools: '',
-    interrupt_on: '',
-    system_prompt: '',
-  });
-  const create = useMutation(
-    trpc.agents.create.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.agents.list.queryFilter()),
-    }),
-  );
-  const issues = create.isError ? fieldIssues(create.error) : [];
-  // `tools.2` or `interrupt_on.exec` belong to their field; other paths go under the form.
-  const issueOf = (field: Field) =>
-    issues.filter((i) => i.path.split(/[.[]/)[0] === field).map((i) => i.message);
-  const unplaced = issues.filter((i) => !FIELDS.includes(i.path.split(/[.[]/)[0] as Field));
-
-  const submit = () => {
-    const definition: Record<string, unknown> = {
-      name: values.name.trim(),
-      description: values.description.trim(),
-      tools: list(values.tools),
-      system_prompt: values.system_prompt,
-    };
-    if (values.model.trim() !== '') definition['model'] = values.model.trim();
-    const asked = list(values.interrupt_on);
-    if (asked.length > 0)
-      definition['interrupt_on'] = Object.fromEntries(asked.map((t) => [t, true]));
-    create.mutate(definition);
-  };
-
-  const input = (field: Field, label: string, multiline = false) => {
-    const id = `agent-${field}`;
-    const problems = issueOf(field);
-    const common = {
-      id,
-      value: values[field],
-      'aria-invalid': problems.length > 0,
-      'aria-describedby': problems.length > 0 ? `${id}-problem` : undefined,
-    };
-    return (
-      <div className="field">
-        <label htmlFor={id}>{label}</label>
-        {multiline ? (
-          <textarea
-            {...common}
-            rows={4}
-            onChange={(e) => setValues({ ...values, [field]: e.target.value })}
-          />
-        ) : (
-          <input {...common} onChange={(e) => setValues({ ...values, [field]: e.target.value })} />
-        )}
-        {problems.length > 0 && (
-          <p id={`${id}-problem`} className="error-text">
-            {problems.join('; ')}
-          </p>
-        )}
-      </div>
-    );
-  };
-
+  const agents = useQuery(trpc.agents.list.queryOptions());
+  const editable = (agents.data ?? []).filter((agent) => !agent.read_only);
+  const [chosen, setChosen] = useState('');
+  const stored = editable.find((agent) => agent.name === chosen) ?? null;
   return (
     <details className="agent-form">
-      <summary>Add an agent (admin key)</summary>
-      <form
-        aria-label="Add an agent"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-      >
-        {input('name', 'Name')}
-        {input('description', 'Description')}
-        {input('model', 'Model (empty: the default provider’s)')}
-        {input('tools', 'Tools (comma-separated)')}
-        {input('interrupt_on', 'Ask a person before (tools, comma-separated)')}
-        {input('system_prompt', 'System prompt', true)}
-        <button type="submit" disabled={create.isPending}>
-          Add agent
-        </button>
-        {create.isError && (
-          <p className="state error" role="alert">
-            {unplaced.length > 0 || issues.length === 0
-              ? errorMessage(create.error)
-              : 'Some fields were refused: see the messages next to them.'}
-          </p>
-        )}
-        {create.isSuccess && (
-          <p className="state" role="status">
-            Added {create.data.name} (version {create.data.version}).
-          </p>
-        )}
-      </form>
+      <summary>Add or edit an agent (admin key)</summary>
+      <div className="field">
+        <label htmlFor="agent-choice">Agent</label>
+        <select id="agent-choice" value={chosen} onChange={(e) => setChosen(e.target.value)}>
+          <option value="">A new agent</option>
+          {editable.map((agent) => (
+            <option key={agent.name} value={agent.name}>
+              {agent.name} (api v{agent.version})
+            </option>
+          ))}
+        </select>
+      </div>
+      {/* Keyed by the entry, not its version: a save bumps it, and the saved form stays. */}
+      <AgentFields key={stored?.name ?? ''} stored={stored} />
     </details>
   );
 }

@@ -65,7 +65,7 @@ describe('issue 32: the OpenAPI document of the event streams', () => {
     expect(Object.keys(mapping).sort()).toEqual([...types].sort());
     expect(mapping['tool_call']).toBe('#/components/schemas/ToolCallEvent');
     const data = doc.components?.schemas?.['ToolResultEventData'] as Json;
-    expect(data['required']).toEqual(['tool_call_id', 'output', 'exit_code']);
+    expect(data['required']).toEqual(['tool_call_id', 'output', 'exit_code', 'at']);
     for (const path of ['/sessions/{id}/messages', '/sessions/{id}/events']) {
       const method = path.endsWith('messages') ? 'post' : 'get';
       const content = ((operation(doc, method, path)['responses'] as Json)['200'] as Json)[
@@ -99,6 +99,13 @@ describe('issue 32: the OpenAPI document of the event streams', () => {
       expect.arrayContaining(['status', 'tool_call', 'tool_result', 'token', 'usage', 'done']),
     );
     expect(replayed[0]?.['event']).toBe('reconnected');
+    // The replay carries each event's time of emission, the one it was streamed with.
+    const streamedAt = new Map(frames.map((f) => [f['id'], (f['data'] as Json)['at']]));
+    const stored = replayed.slice(1);
+    expect(stored.length).toBeGreaterThan(0);
+    for (const frame of stored) {
+      expect((frame['data'] as Json)['at']).toBe(streamedAt.get(frame['id']));
+    }
     const validator = new Validator(
       deref(doc.components?.schemas?.['AgentEvent'], doc) as Schema,
       '2020-12',

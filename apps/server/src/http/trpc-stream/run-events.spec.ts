@@ -118,6 +118,17 @@ afterEach(() => {
   expect(t.model.untaken).toBe(0);
 });
 
+/**
+ * A resumed stream's `reconnected` envelope is written when the stream opens, so its `at` is the
+ * one part of two reads of the same cursor that differs (stored events keep their times).
+ */
+function openedAtMasked<T extends { text: string }>(read: T): T {
+  return {
+    ...read,
+    text: read.text.replace(/"at":"[^"]+"(?=,"event":\{"type":"reconnected")/g, '"at":"(opened)"'),
+  };
+}
+
 describe('GET /trpc/runs.events through our SSE writer', () => {
   it("writes tRPC's wire format byte for byte, one res.write per frame", async () => {
     const path = eventsPath({ sessionId, runId: finishedRunId });
@@ -152,7 +163,9 @@ describe('GET /trpc/runs.events through our SSE writer', () => {
       const served = await raw(ours.url, path, headers);
       writes.restore();
       expect(sseFrames(writes).join('')).toBe(served.text);
-      expect(served).toEqual(await raw(reference.url, path, headers));
+      expect(openedAtMasked(served)).toEqual(
+        openedAtMasked(await raw(reference.url, path, headers)),
+      );
       // The events after the second one, behind a `reconnected` event that carries its id.
       const dataFrames = (text: string) =>
         text.split('\n\n\n').filter((f) => f.startsWith('data: '));

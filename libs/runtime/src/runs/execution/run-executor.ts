@@ -20,6 +20,7 @@ import { sessionSystemPrompt } from '../../sessions/system-prompt';
 import { workspaceContext } from '../../workspace/workspace-context';
 import { newMessageId } from '../../ids';
 import { UsageMeter } from '../../providers/usage';
+import { UsageProgress } from './usage-progress';
 import { inRunSpan, setRunOutcome } from '../../telemetry/spans';
 import { AgentTurn } from './agent-turn';
 import { TOOL_EXIT } from './tool-call';
@@ -136,6 +137,7 @@ export class RunExecutor {
     let mcp: McpRunTools | null = null;
     let outcome: Outcome;
     let priorUsage: Usage | null = null;
+    let progress: UsageProgress | null = null;
     try {
       const stored = input.fresh ? null : await ctx.storage.runs.get(active.runId);
       // Spent before a pause for a decision (or before a crash that came after one).
@@ -153,7 +155,11 @@ export class RunExecutor {
         resolved.model,
         registry.providers.price(resolved.model, resolved.provider),
       );
-      runMeter.onCall((call) => ctx.observer.modelCall({ runId: active.runId, ...call }));
+      progress = new UsageProgress(ctx.storage, active.runId, priorUsage, runMeter, ctx.logger);
+      runMeter.onCall((call) => {
+        ctx.observer.modelCall({ runId: active.runId, ...call });
+        progress?.record();
+      });
       meter = runMeter;
       const backend = sessionBackend(ctx, session, active.runId);
       const workspace = await workspaceContext({
@@ -279,6 +285,7 @@ export class RunExecutor {
           : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
     }
     mcp?.release();
+    await progress?.settled();
     await this.finish(active, input, span, {
       outcome,
       meter,

@@ -11,6 +11,7 @@ function envelope(runId: string, seq: number, event?: AgentEvent): AgentEventEnv
     id: eventId(runId, seq),
     sessionId: SESSION,
     runId,
+    at: '2026-01-01T00:00:00.000Z',
     event: event ?? { type: 'token', content: `t${seq}` },
   };
 }

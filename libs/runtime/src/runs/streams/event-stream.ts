@@ -126,6 +126,7 @@ export function openEventStream(
           id: p.lastEventId,
           sessionId: p.sessionId,
           runId: p.lastEventId.slice(0, p.lastEventId.lastIndexOf(':')),
+          at: new Date().toISOString(),
           event: { type: 'reconnected', last_event_id: p.lastEventId, truncated: replay.truncated },
         };
       }
@@ -224,7 +225,7 @@ export function openEventStream(
 
 /**
  * `first` and the token events right behind it in `pending` that the consumer has not read
- * yet, as one token event: their text joined, the id of the last one. Only events of
+ * yet, as one token event: their text joined, the id and `at` of the last one. Only events of
  * the same run with consecutive sequence numbers are taken (never across a gap, a non-token
  * event or another run), so the merged event stands exactly for those events: a client resuming
  * from its id continues after all of them, and the text is the same. `taken`: how many of
@@ -237,6 +238,7 @@ export function coalesceTokens(
   if (first.event.type !== 'token') return { envelope: first, taken: 0 };
   let content = first.event.content;
   let id = first.id;
+  let at = first.at;
   let seq = seqOfEventId(id);
   let taken = 0;
   for (let i = 0; i < pending.length && seq !== null; i += 1) {
@@ -245,11 +247,12 @@ export function coalesceTokens(
     if (seqOfEventId(next.id) !== seq + 1) break;
     content += next.event.content;
     id = next.id;
+    at = next.at;
     seq += 1;
     taken += 1;
   }
   if (taken === 0) return { envelope: first, taken: 0 };
-  return { envelope: { ...first, id, event: { type: 'token', content } }, taken };
+  return { envelope: { ...first, id, at, event: { type: 'token', content } }, taken };
 }
 
 /** Whether `id` follows `last` in the same run with sequence numbers missing in between. */

@@ -135,6 +135,7 @@ async function queuedEvent(d: RunEventsDeps, run: Run): Promise<AgentEventEnvelo
     id: eventId(run.id, 0),
     sessionId: run.sessionId,
     runId: run.id,
+    at: new Date().toISOString(),
     event: { type: 'queued', run_id: run.id, ahead },
   };
 }

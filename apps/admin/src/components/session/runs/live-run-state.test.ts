@@ -8,6 +8,7 @@ const envelope = (event: AgentEvent): AgentEventEnvelope => ({
   id: `evt_${String((seq += 1)).padStart(4, '0')}`,
   sessionId: 's1',
   runId: 'r1',
+  at: '2026-01-01T00:00:00.000Z',
   event,
 });
 const fold = (events: AgentEventEnvelope[]): LiveRunState =>

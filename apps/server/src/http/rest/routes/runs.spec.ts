@@ -1,7 +1,7 @@
 import type { TestApp } from '../../../testing/test-app';
 import type { ListeningTestApp } from '../../../testing/listen';
 import { listenTestApp } from '../../../testing/listen';
-import { eventsOf, readSse } from '@cognition/runtime/testing/http';
+import { eventsOf, readSse, timesOf } from '@cognition/runtime/testing/http';
 
 type Json = Record<string, unknown>;
 
@@ -71,6 +71,10 @@ describe('POST /sessions/{id}/messages (SSE)', () => {
       'done',
     ]);
     expect(events.every((e) => e.id.startsWith(`${runId}:`))).toBe(true);
+    // Every frame carries when its event was emitted.
+    const times = timesOf(frames).map((e) => e.at ?? '');
+    expect(times).toHaveLength(events.length);
+    expect(times.every((at) => !Number.isNaN(Date.parse(at)))).toBe(true);
     expect(events[1]?.data).toEqual({ content: 'Hel' });
     expect(events[3]?.data).toMatchObject({ input_tokens: 7, output_tokens: 2, provider: 'fake' });
     const done = events[5]?.data.assistant_data as Json;

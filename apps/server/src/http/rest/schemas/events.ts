@@ -1,11 +1,11 @@
 import type { AgentEventType } from '@cognition/contracts';
-import { AgentEventSchema, EventIdSchema } from '@cognition/contracts';
+import { AgentEventEnvelopeSchema, AgentEventSchema, EventIdSchema } from '@cognition/contracts';
 import { z } from 'zod';
 
 /*
  * The SSE frames of the REST event streams, as `formatSseFrame` (libs/runtime/src/events/sse.ts)
  * writes them: `id:` the event id, `event:` the event type, `data:` the event's fields without
- * its `type` (`eventData`) as one JSON line. Generated from the contracts' event schemas, so a new
+ * its `type` (`eventData`) and with `at` as one JSON line. Generated from the contracts' event schemas, so a new
  * event type is documented by adding it there. Each frame is one object `{id, event, data}`,
  * discriminated by `event`: what an SSE parser of a generated client yields per frame.
  */
@@ -17,6 +17,13 @@ function pascal(type: string): string {
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }
+
+/** `at`, which `formatSseFrame` adds to every frame's data. */
+const EventTimeSchema = AgentEventEnvelopeSchema.shape.at.meta({
+  description:
+    'When the event was emitted (ISO 8601, UTC, milliseconds), stored with it: a replay carries ' +
+    'the time of the original event, so a past run can be laid out in time',
+});
 
 /** One line per event for generated clients; the full contract is docs/streaming.md. */
 const DESCRIPTIONS: Record<AgentEventType, string> = {
@@ -50,7 +57,7 @@ function frameSchema(option: (typeof AgentEventSchema.options)[number]) {
   const name = pascal(type);
   // The event's fields without `type`, as `eventData` writes them (same strip mode as the contract).
   const { type: _type, ...fields } = option.shape as z.ZodRawShape;
-  const data = z.object(fields).meta({
+  const data = z.object({ ...fields, at: EventTimeSchema }).meta({
     id: `${name}EventData`,
     description: `The \`data:\` line of an \`event: ${type}\` frame (JSON).`,
   });
