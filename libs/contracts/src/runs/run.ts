@@ -198,6 +198,8 @@ export type PendingRunInput = z.infer<typeof PendingRunInputSchema>;
 export const GraphRunKwargsSchema = z
   .object({
     graph_id: z.string().min(1),
+    /** The assistant the run was made with (a stored one's id, or the graph's system assistant). */
+    assistant_id: z.string().min(1).optional(),
     input: z.unknown().nullable(),
     command: z
       .object({ resume: z.unknown().optional(), update: z.unknown().optional() })

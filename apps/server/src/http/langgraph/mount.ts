@@ -1,18 +1,14 @@
 import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
 import { createApiContext, createCaller } from '@cognition/api';
 import type { UserGraphs } from '@cognition/runtime';
+import type { AssistantStore } from '@cognition/storage';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import express from 'express';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { requestIdOf } from '../request-log';
-import {
-  AssistantCountSchema,
-  AssistantSearchSchema,
-  Assistants,
-  drawGraph,
-  matching,
-} from './assistants';
+import { mountAssistantRoutes } from './assistant-routes';
+import { Assistants } from './assistants';
 import {
   ThreadCountSchema,
   ThreadCreateSchema,
@@ -36,6 +32,8 @@ export interface LangGraphMountOptions {
   auth: AuthConfig;
   services: ApiServices;
   graphs: UserGraphs;
+  /** Stored assistants (storage's), per tenant with their versions. */
+  assistants: AssistantStore;
   /** The checkpointer of the sessions' threads (storage's). */
   checkpointer: BaseCheckpointSaver;
   maxBodyBytes: number;
@@ -45,13 +43,17 @@ type Handler = (req: Request, caller: Caller) => Promise<unknown>;
 
 /**
  * Mounts the LangGraph API (docs/langgraph-api.md) beside the REST routes: `/ok`, `/info`,
- * `/assistants…`, `/threads…` and their runs (run-routes.ts), crons (crons.ts). Answers are JSON; errors are `{detail}` with the status the SDK
+ * `/assistants…` (assistant-routes.ts), `/threads…` and their runs (run-routes.ts), crons (crons.ts). Answers are JSON; errors are `{detail}` with the status the SDK
  * expects.
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
-  const assistants = new Assistants(options.graphs, () => services.registry.listAgents());
   const threads = new Threads(services, options.checkpointer);
+  const assistants = new Assistants(
+    options.graphs,
+    () => services.registry.listAgents(),
+    options.assistants,
+  );
   const json = express.json({ limit: options.maxBodyBytes, type: () => true });
 
   const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: Handler) => {
@@ -85,37 +87,24 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   });
 
   const graphId = (req: Request) => parsePart(z.object({ id: z.string() }), req.params, 'path').id;
+  const deleteThread = async (id: string, req: Request, caller: Caller) => {
+    const session = await threads.delete(id, caller.scope);
+    // The session's own delete: its runs stop, its sandbox and workspace go, as on REST.
+    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
+    await api.sessions.delete({ id: session.id });
+  };
 
-  route('post', '/assistants/search', async (req) => {
-    const body = parsePart(AssistantSearchSchema, req.body, 'body');
-    const found = matching(await assistants.list(), body);
-    return found.slice(body.offset, body.offset + body.limit);
-  });
-  route('post', '/assistants/count', async (req) => {
-    const body = parsePart(AssistantCountSchema, req.body, 'body');
-    return matching(await assistants.list(), body).length;
-  });
-  route('get', '/assistants/:id', async (req) => (await assistants.get(graphId(req))).assistant);
-  route('get', '/assistants/:id/graph', async (req) => {
-    const { xray } = parsePart(
-      z.object({ xray: z.enum(['true', 'false', '1', '0']).optional() }).strict(),
-      req.query,
-      'query',
-    );
-    const found = await assistants.get(graphId(req));
-    return drawGraph(found.target, xray === 'true' || xray === '1');
-  });
-  route('get', '/assistants/:id/schemas', async (req) => {
-    const found = await assistants.get(graphId(req));
-    // JSON Schemas are not extracted yet (docs/langgraph-api.md): null means "not described".
-    return {
-      graph_id: found.assistant.graph_id,
-      input_schema: null,
-      output_schema: null,
-      state_schema: null,
-      config_schema: null,
-      context_schema: null,
-    };
+  mountAssistantRoutes(route, {
+    assistants,
+    deleteThreadsOf: async (assistantId, req, caller) => {
+      const search = ThreadSearchSchema.parse({
+        metadata: { assistant_id: assistantId },
+        limit: 1000,
+      });
+      for (const thread of await threads.search(search, caller.scope)) {
+        await deleteThread(thread.thread_id, req, caller);
+      }
+    },
   });
 
   route('post', '/threads', async (req, caller) =>
@@ -132,10 +121,7 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     threads.patch(graphId(req), parsePart(ThreadPatchSchema, req.body, 'body'), caller.scope),
   );
   route('delete', '/threads/:id', async (req, caller) => {
-    const session = await threads.delete(graphId(req), caller.scope);
-    // The session's own delete: its runs stop, its sandbox and workspace go, as on REST.
-    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
-    await api.sessions.delete({ id: session.id });
+    await deleteThread(graphId(req), req, caller);
     return undefined;
   });
   route('get', '/threads/:id/state', async (req, caller) =>

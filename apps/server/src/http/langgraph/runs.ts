@@ -101,7 +101,8 @@ export function runView(run: Run, assistantId: string | null): Record<string, un
   return {
     run_id: run.id,
     thread_id: run.sessionId,
-    assistant_id: assistantId,
+    // A graph run keeps its assistant with its kwargs; an agent run's is known at creation only.
+    assistant_id: run.kwargs?.assistant_id ?? assistantId,
     status: runStatus(run.status),
     created_at: run.createdAt.toISOString(),
     updated_at: run.updatedAt.toISOString(),
@@ -155,10 +156,10 @@ export class Runs {
       }
     }
     const session = await this.threads.session(threadId, scope);
-    const { assistant, target } = await this.assistants.get(body.assistant_id);
+    const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
     if (target.kind === 'graph') {
       const graphId = target.graph.graphId;
-      const kwargs = graphKwargs(graphId, body);
+      const kwargs = graphKwargs(graphId, body, assistant);
       refuseOtherRuns(session.id, graphId, await this.services.storage.runs.list(session.id));
       const sent = await this.services.runs.scheduler.sendGraph({
         sessionId: session.id,
