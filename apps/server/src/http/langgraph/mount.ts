@@ -25,6 +25,12 @@ import {
   Crons,
 } from './crons';
 import { mountRunRoutes } from './run-routes';
+import {
+  PruneSchema,
+  StateAtCheckpointSchema,
+  StateUpdateSchema,
+  ThreadState,
+} from './thread-state';
 import { Runs } from './runs';
 import { answerError, callerOf, parsePart } from './wire';
 
@@ -40,6 +46,8 @@ export interface LangGraphMountOptions {
 }
 
 type Handler = (req: Request, caller: Caller) => Promise<unknown>;
+
+const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1) });
 
 /**
  * Mounts the LangGraph API (docs/langgraph-api.md) beside the REST routes: `/ok`, `/info`,
@@ -127,6 +135,37 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   route('get', '/threads/:id/state', async (req, caller) =>
     threads.state(graphId(req), caller.scope),
   );
+  const state = new ThreadState(services, threads, options.graphs, options.checkpointer);
+  route('get', '/threads/:id/state/:checkpoint', async (req, caller) => {
+    const params = parsePart(CheckpointParams, req.params, 'path');
+    return state.at(params.id, params.checkpoint, caller.scope);
+  });
+  route('post', '/threads/:id/state/checkpoint', async (req, caller) => {
+    const body = parsePart(StateAtCheckpointSchema, req.body, 'body');
+    return state.at(graphId(req), body.checkpoint.checkpoint_id, caller.scope);
+  });
+  route('post', '/threads/:id/state', async (req, caller) =>
+    state.update(graphId(req), parsePart(StateUpdateSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/threads/:id/copy', async (req, caller) => {
+    // A copy is our session fork: same agent, config and metadata, the head checkpoint copied.
+    const source = await threads.session(graphId(req), caller.scope);
+    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
+    const copy = await api.sessions.fork({ id: source.id });
+    return threads.get(copy.id, caller.scope);
+  });
+  route('post', '/threads/prune', async (req, caller) => {
+    const body = parsePart(PruneSchema, req.body, 'body');
+    let pruned = 0;
+    for (const id of new Set(body.thread_ids)) {
+      // A thread the caller cannot see (missing, another tenant's) is not counted.
+      const visible = await services.storage.sessions.get(id, caller.scope);
+      if (!visible) continue;
+      await deleteThread(id, req, caller);
+      pruned += 1;
+    }
+    return { pruned_count: pruned };
+  });
   const runs = new Runs(services, assistants, threads);
   const crons = new Crons(services, assistants, threads, runs);
   route('post', '/runs/crons', async (req, caller) =>

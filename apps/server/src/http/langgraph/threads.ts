@@ -306,7 +306,10 @@ function valuesOf(tuple: CheckpointTuple): Record<string, unknown> {
   return toWire(Object.fromEntries(values)) as Record<string, unknown>;
 }
 
-function stateOf(session: Session, tuple: CheckpointTuple | undefined): Record<string, unknown> {
+export function stateOf(
+  session: Session,
+  tuple: CheckpointTuple | undefined,
+): Record<string, unknown> {
   const point = (t: CheckpointTuple['config'] | undefined) =>
     t?.configurable?.['checkpoint_id']
       ? {
