@@ -224,7 +224,7 @@ describe.each([
     );
     expect(badMode).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'body.stream_mode' }] },
+      body: { errors: [{ path: 'body.stream_mode.1' }] },
     });
     const noHuman = await sdkFailure(
       alice.runs.create(thread.thread_id, 'agent:default', { input: { messages: [] } }),

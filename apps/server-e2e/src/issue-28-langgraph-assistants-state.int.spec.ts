@@ -10,7 +10,9 @@ import { tempWorkspace } from './testing/server-process';
  * SDK's `Client` against the built server on SQLite and PostgreSQL: assistants' create / get /
  * update into versions / getVersions / setLatest / search / count / delete, an assistant's
  * config and context in its graph's runs; a graph thread's state update (`asNode`), state at a
- * checkpoint, history, copy and prune; tenancy and bad input. One server per database.
+ * checkpoint, history, copy and prune; stateless runs (`runs.stream(null, …)`,
+ * `runs.wait(null, …)`) on a thread deleted after them; tenancy and bad input. One server per
+ * database.
  */
 const ALICE = 'e2e-lg-assistants-alice-0123456789';
 const BOB = 'e2e-lg-assistants-bob-0123456789';
@@ -400,6 +402,81 @@ describe.each([
         alice.threads.updateState(agentThread.thread_id, { values: { messages: [] } }),
       );
       expect(agent.status).toBe(409);
+    });
+
+    it('stateless runs: stream and wait on a thread of their own, deleted after the run unless kept', async () => {
+      const threadsBefore = await alice.threads.count();
+      let created: { run_id: string; thread_id?: string } | undefined;
+      const parts: { event: string; data: unknown }[] = [];
+      for await (const part of alice.runs.stream(null, 'echo', {
+        input: { text: 's' },
+        streamMode: ['values', 'updates'],
+        onRunCreated: (meta) => {
+          created = meta;
+        },
+      })) {
+        parts.push(part);
+      }
+      expect(parts[0]).toMatchObject({ event: 'metadata', data: { run_id: created?.run_id } });
+      expect(parts.map(({ event, data }) => ({ event, data })).slice(1)).toEqual([
+        { event: 'values', data: { text: 's' } },
+        { event: 'updates', data: { echo: { text: 'echo: s' } } },
+        { event: 'values', data: { text: 'echo: s' } },
+      ]);
+      // on_completion: delete (the default): the thread is gone when the stream ends.
+      expect((await sdkFailure(alice.threads.get(created?.thread_id ?? ''))).status).toBe(404);
+
+      const assistant = await alice.assistants.create({
+        graphId: 'greeter',
+        config: { configurable: { greeting: 'ciao' } },
+      });
+      expect(
+        await alice.runs.wait(null, assistant.assistant_id, { input: { text: 'Ada' } }),
+      ).toEqual({ text: 'ciao Ada' });
+      expect(await alice.threads.count()).toBe(threadsBefore);
+
+      let kept: { run_id: string; thread_id?: string } | undefined;
+      // SDK 1.15 types `onCompletion` out of a stateless call, yet sends it as `on_completion`
+      // (LangGraph's field for exactly these runs): the payload is typed loosely here.
+      const keep = {
+        input: { text: 'k' },
+        onCompletion: 'keep',
+        onRunCreated: (meta: { run_id: string; thread_id?: string }) => {
+          kept = meta;
+        },
+      } as never;
+      expect(await alice.runs.wait(null, 'echo', keep)).toEqual({ text: 'echo: k' });
+      expect(await alice.threads.getState(kept?.thread_id ?? '')).toMatchObject({
+        values: { text: 'echo: k' },
+      });
+      expect(await alice.runs.get(kept?.thread_id ?? '', kept?.run_id ?? '')).toMatchObject({
+        status: 'success',
+      });
+      expect((await sdkFailure(bob.threads.get(kept?.thread_id ?? ''))).status).toBe(404);
+      expect(await alice.threads.count()).toBe(threadsBefore + 1);
+    });
+
+    it('stateless run bad input: 422 naming the field, 404 for an unknown assistant, no thread left', async () => {
+      const threadsBefore = await alice.threads.count();
+      const unknown = await sdkFailure(alice.runs.wait(null, 'nope', { input: { text: 'x' } }));
+      expect(unknown).toEqual({ status: 404, body: { detail: 'Assistant not found' } });
+      const badMode = await sdkFailure(
+        (async () => {
+          for await (const _ of alice.runs.stream(null, 'echo', {
+            input: { text: 'x' },
+            streamMode: ['values', 'nope' as never],
+          })) {
+            // nothing is streamed: the request is refused
+          }
+        })(),
+      );
+      expect(badMode.status).toBe(422);
+      expect(JSON.stringify(badMode.body)).toContain('body.stream_mode.1');
+      const badCompletion = await sdkFailure(
+        alice.runs.wait(null, 'echo', { input: { text: 'x' }, onCompletion: 'later' } as never),
+      );
+      expect(JSON.stringify(badCompletion.body)).toContain('body.on_completion');
+      expect(await alice.threads.count()).toBe(threadsBefore);
     });
   },
 );

@@ -187,7 +187,7 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   route('delete', '/runs/crons/:id', async (req, caller) =>
     crons.delete(graphId(req), caller.scope),
   );
-  mountRunRoutes(app, { auth, services, threads, runs, json });
+  mountRunRoutes(app, { auth, services, threads, runs, json, deleteThread });
   route('post', '/threads/:id/history', async (req, caller) =>
     threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),
   );

@@ -29,7 +29,11 @@ export const RunCreateSchema = z
     metadata: JsonObject.optional(),
     config: JsonObject.optional(),
     context: JsonObject.optional(),
-    stream_mode: z.union([StreamMode, z.array(StreamMode)]).optional(),
+    // One mode or a list, read as a list, so a bad entry is named by its index
+    // (`body.stream_mode.1`) rather than the union failing as a whole.
+    stream_mode: z
+      .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(StreamMode))
+      .optional(),
     stream_subgraphs: z.boolean().optional(),
     stream_resumable: z.boolean().optional(),
     multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
