@@ -314,6 +314,10 @@ describe.each([
         before,
       ]);
       expect(history[0]?.metadata).toMatchObject({ source: 'update' });
+      const one = await alice.threads.getHistory(thread.thread_id, {
+        checkpoint: { checkpoint_id: before },
+      });
+      expect(one.map((s) => s.checkpoint.checkpoint_id)).toEqual([before]);
       expect(
         await alice.threads.getHistory(thread.thread_id, { metadata: { source: 'update' } }),
       ).toHaveLength(1);

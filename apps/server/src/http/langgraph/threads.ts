@@ -222,8 +222,17 @@ export class Threads {
         ? { configurable: { checkpoint_id: body.before } }
         : body.before;
     const states: Record<string, unknown>[] = [];
+    // `checkpoint` narrows the listing as LangGraph's does: its keys (a `checkpoint_id`) join
+    // the thread's config, so the checkpointer lists that checkpoint.
+    const at = body.checkpoint?.['checkpoint_id'];
     for await (const tuple of this.checkpointer.list(
-      { configurable: { thread_id: session.threadId, checkpoint_ns: '' } },
+      {
+        configurable: {
+          thread_id: session.threadId,
+          checkpoint_ns: '',
+          ...(typeof at === 'string' ? { checkpoint_id: at } : {}),
+        },
+      },
       {
         limit: body.limit,
         ...(before ? { before } : {}),
