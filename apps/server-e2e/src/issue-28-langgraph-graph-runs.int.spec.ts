@@ -175,7 +175,7 @@ describe.each([
     );
     expect(badMode).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'body.stream_mode' }] },
+      body: { errors: [{ path: 'body.stream_mode.1' }] },
     });
     await alice.runs.wait(thread.thread_id, 'echo', { input: { text: 'x' } });
     const otherGraph = await sdkFailure(

@@ -86,6 +86,7 @@ export * from './registry/registry-service';
 export * from './secrets/secret-cipher';
 export * from './registry/registry-secrets';
 export { UserGraphs, langGraphConfigPath, loadUserGraphs } from './user-graphs/user-graphs';
+export { graphOnStorage } from './runs/execution/graph-run';
 export type { CompiledUserGraph, UserGraph } from './user-graphs/user-graphs';
 export { parseLangGraphConfig } from './user-graphs/langgraph-config';
 export type { GraphSpec, LangGraphConfig } from './user-graphs/langgraph-config';

@@ -29,6 +29,7 @@ import { MemoryPendingCallbacks } from './runs/memory-pending-callbacks';
 import { MemoryRuns } from './runs/memory-runs';
 import { MemoryRegistryStore } from './memory-registry';
 import { MemoryScheduleStore } from './memory-schedules';
+import { MemoryAssistantStore } from './memory-assistants';
 import { MemorySessions } from './sessions/memory-sessions';
 import type { MemoryState } from './memory-state';
 export type { MemoryState, MessageRecord, SessionRecord } from './memory-state';
@@ -76,6 +77,7 @@ export class MemoryStorage implements StorageBackend {
   readonly checkpoints: CheckpointRetentionStore;
   readonly registry: MemoryRegistryStore;
   readonly schedules: MemoryScheduleStore;
+  readonly assistants: MemoryAssistantStore;
   private readonly pendingCallbacks: MemoryPendingCallbacks;
   readonly checkpointer: ProjectingMemorySaver;
   readonly store: MemoryStore;
@@ -99,6 +101,7 @@ export class MemoryStorage implements StorageBackend {
     this.store = new MemoryStore(() => new Date());
     this.registry = new MemoryRegistryStore(this.now);
     this.schedules = new MemoryScheduleStore(this.now);
+    this.assistants = new MemoryAssistantStore(this.now);
     this.analytics = new MemoryAnalytics({
       sessions: () => [...this.state.sessions.values()].map((record) => record.session),
       session: (id) => this.state.sessions.get(id)?.session,

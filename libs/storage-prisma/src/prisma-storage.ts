@@ -31,6 +31,7 @@ import { PrismaSessionStore } from './sessions/session-store';
 import { PrismaActivityStore } from './sessions/activity-store';
 import { PrismaRegistryStore } from './registry-store';
 import { PrismaScheduleStore } from './schedules/schedule-store';
+import { PrismaAssistantStore } from './assistants/assistant-store';
 import { PrismaCheckpointRetention } from './langgraph/checkpoint-retention';
 import type { PolicyRef } from './mapping';
 
@@ -101,6 +102,7 @@ class PrismaStorage implements StorageBackend {
   readonly checkpoints: PrismaCheckpointRetention;
   readonly registry: PrismaRegistryStore;
   readonly schedules: PrismaScheduleStore;
+  readonly assistants: PrismaAssistantStore;
   private readonly policy: PolicyRef = { current: { ...DEFAULT_SESSION_POLICY } };
   readonly checkpointer: PrismaCheckpointSaver;
   readonly store: PrismaStore;
@@ -136,6 +138,7 @@ class PrismaStorage implements StorageBackend {
     this.store = new PrismaStore(this.db);
     this.registry = new PrismaRegistryStore(this.db);
     this.schedules = new PrismaScheduleStore(this.db, handle.provider);
+    this.assistants = new PrismaAssistantStore(this.db);
   }
 
   setSessionPolicy(policy: Partial<SessionPolicy>): void {

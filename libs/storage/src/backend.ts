@@ -1,6 +1,7 @@
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
 import type { SessionActivityStore } from './domains/activity';
 import type { ArtifactStore } from './domains/artifacts';
+import type { AssistantStore } from './domains/assistants';
 import type { CheckpointRetentionStore } from './domains/checkpoints';
 import type { EventStore } from './domains/events';
 import type { FeedbackStore } from './domains/feedback';
@@ -53,6 +54,8 @@ export interface StorageBackend {
   readonly registry: RegistryStore;
   /** Cron and delayed-run schedules per tenant, and their firings (claimed once across nodes). */
   readonly schedules: ScheduleStore;
+  /** Assistants made through the LangGraph API, per tenant, with their versions. */
+  readonly assistants: AssistantStore;
   /** LangGraph checkpointer on the same database; thread ids are `Session.threadId`. */
   readonly checkpointer: BaseCheckpointSaver;
   /** Cross-thread memory. Wrap with `scopedStore()` to keep tenants apart. */

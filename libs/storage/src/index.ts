@@ -13,6 +13,7 @@ export * from './domains/feedback';
 export * from './domains/search';
 export * from './domains/registry';
 export * from './domains/schedules';
+export * from './domains/assistants';
 export * from './usage/contributions';
 export * from './usage/figures';
 export * from './list-segments';

@@ -201,7 +201,7 @@ export async function startServer(
     state,
     adminDir,
     telemetry,
-    langgraph: { graphs, checkpointer: storage.checkpointer },
+    langgraph: { graphs, checkpointer: storage.checkpointer, assistants: storage.assistants },
   });
   const server = createServer(app);
   answerClientErrors(server);

@@ -215,6 +215,8 @@ export const GraphCommandGotoSchema = z.union([
 export const GraphRunKwargsSchema = z
   .object({
     graph_id: z.string().min(1),
+    /** The assistant the run was made with (a stored one's id, or the graph's system assistant). */
+    assistant_id: z.string().min(1).optional(),
     input: z.unknown().nullable(),
     command: z
       .object({

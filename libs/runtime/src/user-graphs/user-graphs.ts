@@ -14,6 +14,8 @@ export interface CompiledUserGraph {
   invoke(input: unknown, config?: RunnableConfig): Promise<unknown>;
   stream(input: unknown, config?: RunnableConfig): Promise<AsyncIterable<unknown>>;
   getState(config: RunnableConfig): Promise<unknown>;
+  /** LangGraph's state update (`Pregel.updateState`): the config of the checkpoint it wrote. */
+  updateState?(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
   getGraphAsync?(config?: RunnableConfig): Promise<unknown>;
   getGraph?(config?: RunnableConfig): unknown;
   checkpointer?: unknown;

@@ -1,5 +1,6 @@
 import { scopedStore } from '../store/scoped-store';
 import { activityTests } from './activity';
+import { assistantTests } from './assistants';
 import { artifactTests } from './artifacts/artifacts';
 import { retentionTests } from './checkpoints/retention';
 import { longThreadTests } from './checkpoints/long-thread';
@@ -69,6 +70,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     searchTests(ctx);
     registryTests(ctx);
     scheduleTests(ctx);
+    assistantTests(ctx);
     timeTravelTests(ctx);
     longThreadTests(ctx);
     retentionTests(ctx);

@@ -27,6 +27,17 @@ export const echo = new StateGraph(State)
   .addEdge('echo', END)
   .compile();
 
+/** Greets with its configuration: `configurable.greeting` and `.mark` (an assistant's or a run's). */
+export const greeter = new StateGraph(State)
+  .addNode('greet', (state: typeof State.State, config: LangGraphRunnableConfig) => {
+    const configurable = config.configurable ?? {};
+    const greeting = String(configurable['greeting'] ?? 'hello');
+    return { text: `${greeting} ${state.text}${String(configurable['mark'] ?? '')}` };
+  })
+  .addEdge(START, 'greet')
+  .addEdge('greet', END)
+  .compile();
+
 const weather = tool(({ city }: { city: string }) => `sunny in ${city}`, {
   name: 'get_weather',
   description: 'The weather in a city',

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AgentView } from '@cognition/contracts';
 import type { UserGraph, UserGraphs } from '@cognition/runtime';
+import type { AssistantStore, AssistantVersion, Scope, StoredAssistant } from '@cognition/storage';
 import { z } from 'zod';
-import { JsonObject, notFound } from './wire';
+import { JsonObject, LangGraphHttpError, notFound } from './wire';
 
 /**
  * Assistants (docs/langgraph-api.md, "How it maps"): every graph of `langgraph.json` and every
@@ -51,37 +52,118 @@ export type AssistantTarget = { kind: 'graph'; graph: UserGraph } | { kind: 'age
 export interface ResolvedAssistant {
   assistant: Assistant;
   target: AssistantTarget;
+  /** Stored through `POST /assistants` (versioned, per tenant); false: a system assistant. */
+  stored: boolean;
 }
 
-/** The system assistants of the server: user graphs first, then our primary agents. */
+/** An assistant as the wire shows it. */
+function assistantView(stored: StoredAssistant): Assistant {
+  return {
+    assistant_id: stored.id,
+    graph_id: stored.graphId,
+    name: stored.name,
+    description: stored.description,
+    config: stored.config,
+    context: stored.context,
+    metadata: stored.metadata,
+    version: stored.version,
+    created_at: stored.createdAt.toISOString(),
+    updated_at: stored.updatedAt.toISOString(),
+  };
+}
+
+/** One version as `POST /assistants/{id}/versions` answers it. */
+export function versionView(version: AssistantVersion): Record<string, unknown> {
+  return {
+    assistant_id: version.assistantId,
+    version: version.version,
+    graph_id: version.graphId,
+    name: version.name,
+    description: version.description,
+    config: version.config,
+    context: version.context,
+    metadata: version.metadata,
+    created_at: version.createdAt.toISOString(),
+  };
+}
+
+/**
+ * The assistants a caller sees: the system assistants of the server (user graphs first, then
+ * our primary agents), and the tenant's stored ones.
+ */
 export class Assistants {
   private readonly startedAt = new Date().toISOString();
 
   constructor(
     private readonly graphs: UserGraphs,
     private readonly agents: () => Promise<AgentView[]>,
+    readonly store: AssistantStore,
   ) {}
 
-  async list(): Promise<ResolvedAssistant[]> {
+  /** Stored assistants (newest first), then the system ones. */
+  async list(scope: Scope): Promise<ResolvedAssistant[]> {
+    const system = await this.systemAssistants();
+    const stored = (await this.store.list(scope)).flatMap((assistant) => {
+      const target = this.targetOf(assistant.graphId, system);
+      return target ? [{ assistant: assistantView(assistant), target, stored: true }] : [];
+    });
+    return [...stored, ...system];
+  }
+
+  /** By assistant id, or a graph id for its system assistant; 404 "Assistant not found". */
+  async get(id: string, scope: Scope): Promise<ResolvedAssistant> {
+    const system = await this.systemAssistants();
+    const found = system.find(
+      (a) => a.assistant.assistant_id === id || a.assistant.graph_id === id,
+    );
+    if (found) return found;
+    const stored = await this.store.get(id, scope);
+    const target = stored ? this.targetOf(stored.graphId, system) : null;
+    if (!stored || !target) throw notFound('Assistant');
+    return { assistant: assistantView(stored), target, stored: true };
+  }
+
+  /** A stored assistant of the caller's; 409 for a system one (see docs/langgraph-api.md). */
+  async stored(id: string, scope: Scope): Promise<ResolvedAssistant> {
+    const found = await this.get(id, scope);
+    if (!found.stored) {
+      throw new LangGraphHttpError(
+        409,
+        `Assistant ${found.assistant.assistant_id} is the system assistant of graph "${found.assistant.graph_id}" and cannot be changed: create an assistant of that graph instead`,
+      );
+    }
+    return found;
+  }
+
+  /** The graph ids assistants can be made of (a 422 naming `field` otherwise). */
+  async checkGraph(graphId: string, field: string): Promise<void> {
+    const system = await this.systemAssistants();
+    if (this.targetOf(graphId, system)) return;
+    const known = system.map((a) => a.assistant.graph_id).join(', ');
+    const message = `unknown graph "${graphId}" (graphs: ${known})`;
+    throw new LangGraphHttpError(422, `Invalid body: ${field}: ${message}`, [
+      { path: field, message },
+    ]);
+  }
+
+  private async systemAssistants(): Promise<ResolvedAssistant[]> {
     const fromGraphs = this.graphs.list().map((graph) => ({
       assistant: this.system(graph.graphId, graph.graphId, null),
       target: { kind: 'graph', graph } as const,
+      stored: false,
     }));
     const agents = (await this.agents()).filter((agent) => agent.mode === 'primary');
     const fromAgents = agents.map((agent) => ({
       assistant: this.system(`${AGENT_GRAPH_PREFIX}${agent.name}`, agent.name, agent.description),
       target: { kind: 'agent', name: agent.name } as const,
+      stored: false,
     }));
     return [...fromGraphs, ...fromAgents];
   }
 
-  /** By assistant id or graph id; 404 "Assistant not found" otherwise. */
-  async get(id: string): Promise<ResolvedAssistant> {
-    const found = (await this.list()).find(
-      (a) => a.assistant.assistant_id === id || a.assistant.graph_id === id,
-    );
-    if (!found) throw notFound('Assistant');
-    return found;
+  /** What a graph id runs now; null when the graph is gone (its assistants then read as missing). */
+  private targetOf(graphId: string, system: readonly ResolvedAssistant[]): AssistantTarget | null {
+    return system.find((a) => a.assistant.graph_id === graphId)?.target ?? null;
   }
 
   private system(graphId: string, name: string, description: string | null): Assistant {
@@ -100,6 +182,8 @@ export class Assistants {
   }
 }
 
+const SORT_FIELDS = ['assistant_id', 'graph_id', 'name', 'created_at', 'updated_at'] as const;
+
 export const AssistantSearchSchema = z
   .object({
     graph_id: z.string().optional(),
@@ -107,9 +191,11 @@ export const AssistantSearchSchema = z
     metadata: JsonObject.optional(),
     limit: z.number().int().min(1).max(1000).default(10),
     offset: z.number().int().min(0).default(0),
-    sort_by: z.enum(['assistant_id', 'graph_id', 'name', 'created_at', 'updated_at']).optional(),
+    sort_by: z.enum(SORT_FIELDS).optional(),
     sort_order: z.enum(['asc', 'desc']).optional(),
-    select: z.array(z.string()).optional(),
+    select: z
+      .array(z.enum([...SORT_FIELDS, 'description', 'config', 'context', 'metadata', 'version']))
+      .optional(),
   })
   .strict();
 
@@ -119,20 +205,44 @@ export const AssistantCountSchema = AssistantSearchSchema.pick({
   metadata: true,
 }).strict();
 
-/** The assistants matching a search or count body (exact metadata match per key). */
+/**
+ * The assistants matching a search or count body: graph id exact, name a case-insensitive
+ * substring, metadata exact per key (as LangGraph's JSON containment for flat values).
+ */
 export function matching(
   all: readonly ResolvedAssistant[],
   filter: z.output<typeof AssistantCountSchema>,
 ): Assistant[] {
+  const name = filter.name?.toLowerCase();
   return all
     .map((a) => a.assistant)
     .filter((a) => filter.graph_id === undefined || a.graph_id === filter.graph_id)
-    .filter((a) => filter.name === undefined || a.name.includes(filter.name))
+    .filter((a) => name === undefined || a.name.toLowerCase().includes(name))
     .filter((a) =>
       Object.entries(filter.metadata ?? {}).every(
         ([key, value]) => JSON.stringify(a.metadata[key]) === JSON.stringify(value),
       ),
     );
+}
+
+/** One page of a search: sorted (default newest first), sliced, the `select`ed fields only. */
+export function searchPage(
+  found: Assistant[],
+  body: z.output<typeof AssistantSearchSchema>,
+): Record<string, unknown>[] {
+  const by = body.sort_by ?? 'created_at';
+  const sign = (body.sort_order ?? (body.sort_by ? 'asc' : 'desc')) === 'asc' ? 1 : -1;
+  const sorted = [...found].sort((a, b) => {
+    const x = String(a[by]);
+    const y = String(b[by]);
+    return x < y ? -sign : x > y ? sign : 0;
+  });
+  const page = sorted.slice(body.offset, body.offset + body.limit);
+  const select = body.select;
+  if (!select) return page as unknown as Record<string, unknown>[];
+  return page.map((a) =>
+    Object.fromEntries(Object.entries(a).filter(([key]) => (select as string[]).includes(key))),
+  );
 }
 
 /** The graph's nodes and edges, as `getGraphAsync().toJSON()` draws them; null for an agent. */

@@ -183,9 +183,12 @@ export class Crons {
     return schedules;
   }
 
-  /** The agent an assistant runs; a graph of langgraph.json cannot be scheduled yet (501). */
-  private async agentOf(assistantId: string): Promise<string> {
-    const { assistant, target } = await this.assistants.get(assistantId);
+  /**
+   * The agent an assistant runs (a stored assistant's is its graph's: a cron keeps the agent,
+   * not the assistant); a graph of langgraph.json cannot be scheduled yet (501).
+   */
+  private async agentOf(assistantId: string, scope: Scope): Promise<string> {
+    const { assistant, target } = await this.assistants.get(assistantId, scope);
     if (target.kind !== 'agent') {
       throw new LangGraphHttpError(
         501,
@@ -198,7 +201,7 @@ export class Crons {
   /** `POST /runs/crons` (thread null) and `POST /threads/{id}/runs/crons`. */
   async create(threadId: string | null, body: CronCreate, scope: Scope): Promise<Cron> {
     refuseNotYet(body);
-    const agent = await this.agentOf(body.assistant_id);
+    const agent = await this.agentOf(body.assistant_id, scope);
     const content = humanText(body.input);
     let target;
     if (threadId === null) {
@@ -292,9 +295,12 @@ export class Crons {
     filter: { assistant_id?: string; thread_id?: string; enabled?: boolean },
     scope: Scope,
   ): Promise<Cron[]> {
+    // A cron shows its agent's system assistant, which a stored assistant's filter names too.
     const assistantId =
       filter.assistant_id !== undefined
-        ? (await this.assistants.get(filter.assistant_id)).assistant.assistant_id
+        ? systemAssistantId(
+            (await this.assistants.get(filter.assistant_id, scope)).assistant.graph_id,
+          )
         : undefined;
     if (filter.thread_id !== undefined) await this.threads.session(filter.thread_id, scope);
     const schedules: Schedule[] = [];

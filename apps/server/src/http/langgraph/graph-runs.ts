@@ -36,8 +36,42 @@ export interface GraphRunBody {
   stream_subgraphs?: boolean;
 }
 
-/** The kwargs of a graph run made with `body`; a 422 naming the field it cannot take. */
-export function graphKwargs(graphId: string, body: GraphRunBody): GraphRunKwargs {
+/** What a stored assistant sets for its runs (a system assistant's are empty). */
+export interface AssistantDefaults {
+  assistant_id: string;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+/**
+ * The run's config over the assistant's, as LangGraph merges them: top-level keys of the run
+ * win, and `configurable` is merged key by key.
+ */
+function mergedConfig(
+  base: Record<string, unknown>,
+  run: Record<string, unknown>,
+): Record<string, unknown> {
+  const configurable = (value: unknown) =>
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  const merged = { ...base, ...run };
+  if (base['configurable'] !== undefined || run['configurable'] !== undefined) {
+    merged['configurable'] = {
+      ...configurable(base['configurable']),
+      ...configurable(run['configurable']),
+    };
+  }
+  return merged;
+}
+
+/**
+ * The kwargs of a graph run made with `body` on an assistant (its config and context under the
+ * run's); a 422 naming the field it cannot take.
+ */
+export function graphKwargs(
+  graphId: string,
+  body: GraphRunBody,
+  assistant: AssistantDefaults,
+): GraphRunKwargs {
   const command =
     body.command == null
       ? null
@@ -46,10 +80,11 @@ export function graphKwargs(graphId: string, body: GraphRunBody): GraphRunKwargs
   const modes = body.stream_mode ?? ['values'];
   return {
     graph_id: graphId,
+    assistant_id: assistant.assistant_id,
     input: body.input ?? null,
     command,
-    config: body.config ?? {},
-    context: body.context ?? {},
+    config: mergedConfig(assistant.config, body.config ?? {}),
+    context: { ...assistant.context, ...body.context },
     stream_mode: Array.isArray(modes) ? modes : [modes],
     stream_subgraphs: body.stream_subgraphs === true,
   };

@@ -1,18 +1,14 @@
 import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
 import { createApiContext, createCaller } from '@cognition/api';
 import type { UserGraphs } from '@cognition/runtime';
+import type { AssistantStore } from '@cognition/storage';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import express from 'express';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { requestIdOf } from '../request-log';
-import {
-  AssistantCountSchema,
-  AssistantSearchSchema,
-  Assistants,
-  drawGraph,
-  matching,
-} from './assistants';
+import { mountAssistantRoutes } from './assistant-routes';
+import { Assistants } from './assistants';
 import {
   ThreadCountSchema,
   ThreadCreateSchema,
@@ -29,6 +25,12 @@ import {
   Crons,
 } from './crons';
 import { mountRunRoutes } from './run-routes';
+import {
+  PruneSchema,
+  StateAtCheckpointSchema,
+  StateUpdateSchema,
+  ThreadState,
+} from './thread-state';
 import { Runs } from './runs';
 import { answerError, callerOf, parsePart } from './wire';
 
@@ -36,6 +38,8 @@ export interface LangGraphMountOptions {
   auth: AuthConfig;
   services: ApiServices;
   graphs: UserGraphs;
+  /** Stored assistants (storage's), per tenant with their versions. */
+  assistants: AssistantStore;
   /** The checkpointer of the sessions' threads (storage's). */
   checkpointer: BaseCheckpointSaver;
   maxBodyBytes: number;
@@ -43,15 +47,21 @@ export interface LangGraphMountOptions {
 
 type Handler = (req: Request, caller: Caller) => Promise<unknown>;
 
+const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1) });
+
 /**
  * Mounts the LangGraph API (docs/langgraph-api.md) beside the REST routes: `/ok`, `/info`,
- * `/assistants…`, `/threads…` and their runs (run-routes.ts), crons (crons.ts). Answers are JSON; errors are `{detail}` with the status the SDK
+ * `/assistants…` (assistant-routes.ts), `/threads…` and their runs (run-routes.ts), crons (crons.ts). Answers are JSON; errors are `{detail}` with the status the SDK
  * expects.
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
-  const assistants = new Assistants(options.graphs, () => services.registry.listAgents());
   const threads = new Threads(services, options.checkpointer);
+  const assistants = new Assistants(
+    options.graphs,
+    () => services.registry.listAgents(),
+    options.assistants,
+  );
   const json = express.json({ limit: options.maxBodyBytes, type: () => true });
 
   const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: Handler) => {
@@ -85,37 +95,24 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   });
 
   const graphId = (req: Request) => parsePart(z.object({ id: z.string() }), req.params, 'path').id;
+  const deleteThread = async (id: string, req: Request, caller: Caller) => {
+    const session = await threads.delete(id, caller.scope);
+    // The session's own delete: its runs stop, its sandbox and workspace go, as on REST.
+    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
+    await api.sessions.delete({ id: session.id });
+  };
 
-  route('post', '/assistants/search', async (req) => {
-    const body = parsePart(AssistantSearchSchema, req.body, 'body');
-    const found = matching(await assistants.list(), body);
-    return found.slice(body.offset, body.offset + body.limit);
-  });
-  route('post', '/assistants/count', async (req) => {
-    const body = parsePart(AssistantCountSchema, req.body, 'body');
-    return matching(await assistants.list(), body).length;
-  });
-  route('get', '/assistants/:id', async (req) => (await assistants.get(graphId(req))).assistant);
-  route('get', '/assistants/:id/graph', async (req) => {
-    const { xray } = parsePart(
-      z.object({ xray: z.enum(['true', 'false', '1', '0']).optional() }).strict(),
-      req.query,
-      'query',
-    );
-    const found = await assistants.get(graphId(req));
-    return drawGraph(found.target, xray === 'true' || xray === '1');
-  });
-  route('get', '/assistants/:id/schemas', async (req) => {
-    const found = await assistants.get(graphId(req));
-    // JSON Schemas are not extracted yet (docs/langgraph-api.md): null means "not described".
-    return {
-      graph_id: found.assistant.graph_id,
-      input_schema: null,
-      output_schema: null,
-      state_schema: null,
-      config_schema: null,
-      context_schema: null,
-    };
+  mountAssistantRoutes(route, {
+    assistants,
+    deleteThreadsOf: async (assistantId, req, caller) => {
+      const search = ThreadSearchSchema.parse({
+        metadata: { assistant_id: assistantId },
+        limit: 1000,
+      });
+      for (const thread of await threads.search(search, caller.scope)) {
+        await deleteThread(thread.thread_id, req, caller);
+      }
+    },
   });
 
   route('post', '/threads', async (req, caller) =>
@@ -132,15 +129,43 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     threads.patch(graphId(req), parsePart(ThreadPatchSchema, req.body, 'body'), caller.scope),
   );
   route('delete', '/threads/:id', async (req, caller) => {
-    const session = await threads.delete(graphId(req), caller.scope);
-    // The session's own delete: its runs stop, its sandbox and workspace go, as on REST.
-    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
-    await api.sessions.delete({ id: session.id });
+    await deleteThread(graphId(req), req, caller);
     return undefined;
   });
   route('get', '/threads/:id/state', async (req, caller) =>
     threads.state(graphId(req), caller.scope),
   );
+  const state = new ThreadState(services, threads, options.graphs, options.checkpointer);
+  route('get', '/threads/:id/state/:checkpoint', async (req, caller) => {
+    const params = parsePart(CheckpointParams, req.params, 'path');
+    return state.at(params.id, params.checkpoint, caller.scope);
+  });
+  route('post', '/threads/:id/state/checkpoint', async (req, caller) => {
+    const body = parsePart(StateAtCheckpointSchema, req.body, 'body');
+    return state.at(graphId(req), body.checkpoint.checkpoint_id, caller.scope);
+  });
+  route('post', '/threads/:id/state', async (req, caller) =>
+    state.update(graphId(req), parsePart(StateUpdateSchema, req.body, 'body'), caller.scope),
+  );
+  route('post', '/threads/:id/copy', async (req, caller) => {
+    // A copy is our session fork: same agent, config and metadata, the head checkpoint copied.
+    const source = await threads.session(graphId(req), caller.scope);
+    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
+    const copy = await api.sessions.fork({ id: source.id });
+    return threads.get(copy.id, caller.scope);
+  });
+  route('post', '/threads/prune', async (req, caller) => {
+    const body = parsePart(PruneSchema, req.body, 'body');
+    let pruned = 0;
+    for (const id of new Set(body.thread_ids)) {
+      // A thread the caller cannot see (missing, another tenant's) is not counted.
+      const visible = await services.storage.sessions.get(id, caller.scope);
+      if (!visible) continue;
+      await deleteThread(id, req, caller);
+      pruned += 1;
+    }
+    return { pruned_count: pruned };
+  });
   const runs = new Runs(services, assistants, threads);
   const crons = new Crons(services, assistants, threads, runs);
   route('post', '/runs/crons', async (req, caller) =>
@@ -162,7 +187,7 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   route('delete', '/runs/crons/:id', async (req, caller) =>
     crons.delete(graphId(req), caller.scope),
   );
-  mountRunRoutes(app, { auth, services, threads, runs, json });
+  mountRunRoutes(app, { auth, services, threads, runs, json, deleteThread });
   route('post', '/threads/:id/history', async (req, caller) =>
     threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),
   );

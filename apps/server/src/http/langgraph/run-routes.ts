@@ -8,11 +8,12 @@ import { STREAM_MODES, openStream, partsOf, writePart } from './run-stream';
 import type { RunCreate, Runs } from './runs';
 import { CancelQuerySchema, RunCreateSchema, RunListQuerySchema, runView } from './runs';
 import type { Threads } from './threads';
+import { ThreadCreateSchema } from './threads';
 import { answerError, callerOf, parsePart } from './wire';
 
 /**
  * The run routes of the LangGraph API (`/threads/{id}/runs…`): create (background), stream,
- * wait, list, get, cancel, join, join stream. See docs/langgraph-api.md for what each answers.
+ * wait, list, get, cancel, join, join stream; stateless stream and wait (`/runs/stream`, `/runs/wait`). See docs/langgraph-api.md for what each answers.
  */
 
 /** What a background run's join stream sends when the request names no mode. */
@@ -40,6 +41,8 @@ export interface RunRoutesDeps {
   runs: Runs;
   threads: Threads;
   json: RequestHandler;
+  /** Deletes a thread as `DELETE /threads/{id}` does (a stateless run's, after it). */
+  deleteThread(threadId: string, req: Request, caller: Caller): Promise<void>;
 }
 
 export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
@@ -75,6 +78,8 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       lastEventId?: string;
       /** The opening `metadata` part: sent to a new stream, not to a rejoin. */
       metadata: boolean;
+      /** Done before the response ends (a stateless run's thread is deleted by then). */
+      beforeEnd?: () => Promise<void>;
     },
   ) => {
     const { run, session, caller } = target;
@@ -119,6 +124,7 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
         requestLog(req).warn({ err: error, runId: run.id }, 'cancel on disconnect failed');
       });
     }
+    await o.beforeEnd?.();
     if (!res.destroyed) res.end();
   };
 
@@ -138,24 +144,36 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     }),
   );
 
+  /** Streams a run just created (`POST …/runs/stream`) to `res`. */
+  const streamCreated = (
+    req: Request,
+    res: Response,
+    caller: Caller,
+    created: Awaited<ReturnType<typeof create>>,
+    beforeEnd?: () => Promise<void>,
+  ) => {
+    const { run, session, body, after } = created;
+    const requested = body.stream_mode ?? ['values'];
+    return stream(
+      req,
+      res,
+      { run, session, caller },
+      {
+        modes: new Set(Array.isArray(requested) ? requested : [requested]),
+        resumable: body.stream_resumable === true,
+        cancelOnDisconnect: body.on_disconnect === 'cancel',
+        metadata: true,
+        ...(after !== undefined ? { lastEventId: after } : {}),
+        ...(beforeEnd ? { beforeEnd } : {}),
+      },
+    );
+  };
+
   app.post(
     '/threads/:id/runs/stream',
     deps.json,
     handle(async (req, res, caller) => {
-      const { run, session, body, after } = await create(req, caller);
-      const requested = body.stream_mode ?? ['values'];
-      await stream(
-        req,
-        res,
-        { run, session, caller },
-        {
-          modes: new Set(Array.isArray(requested) ? requested : [requested]),
-          resumable: body.stream_resumable === true,
-          cancelOnDisconnect: body.on_disconnect === 'cancel',
-          metadata: true,
-          ...(after !== undefined ? { lastEventId: after } : {}),
-        },
-      );
+      await streamCreated(req, res, caller, await create(req, caller));
     }),
   );
 
@@ -166,6 +184,57 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       const { run, session } = await create(req, caller);
       const answer = await values(session, run);
       res.setHeader('Content-Location', location(run));
+      res.status(200).json(answer);
+    }),
+  );
+
+  /**
+   * A stateless run (`POST /runs/stream`, `/runs/wait`): a run on a thread of its own, made
+   * for it and deleted once the run ended unless `on_completion` is `keep` (LangGraph's rule).
+   */
+  const createStateless = async (req: Request, caller: Caller) => {
+    const body: RunCreate = parsePart(RunCreateSchema, req.body, 'body');
+    const thread = await threads.create(ThreadCreateSchema.parse({}), caller.scope);
+    try {
+      return { ...(await runs.create(thread.thread_id, body, caller.scope)), body };
+    } catch (error) {
+      await deps.deleteThread(thread.thread_id, req, caller);
+      throw error;
+    }
+  };
+  /** After a stateless run: its thread goes once the run ended (a failure is only logged). */
+  const completeStateless = async (
+    req: Request,
+    caller: Caller,
+    created: Awaited<ReturnType<typeof createStateless>>,
+  ) => {
+    if (created.body.on_completion === 'keep') return;
+    try {
+      await runs.settle(created.run);
+      await deps.deleteThread(created.session.id, req, caller);
+    } catch (error) {
+      const runId = created.run.id;
+      requestLog(req).error({ err: error, runId }, 'deleting a stateless run thread failed');
+    }
+  };
+
+  app.post(
+    '/runs/stream',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const created = await createStateless(req, caller);
+      await streamCreated(req, res, caller, created, () => completeStateless(req, caller, created));
+    }),
+  );
+
+  app.post(
+    '/runs/wait',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const created = await createStateless(req, caller);
+      const answer = await values(created.session, created.run);
+      await completeStateless(req, caller, created);
+      res.setHeader('Content-Location', location(created.run));
       res.status(200).json(answer);
     }),
   );

@@ -29,7 +29,11 @@ export const RunCreateSchema = z
     metadata: JsonObject.optional(),
     config: JsonObject.optional(),
     context: JsonObject.optional(),
-    stream_mode: z.union([StreamMode, z.array(StreamMode)]).optional(),
+    // One mode or a list, read as a list, so a bad entry is named by its index
+    // (`body.stream_mode.1`) rather than the union failing as a whole.
+    stream_mode: z
+      .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(StreamMode))
+      .optional(),
     stream_subgraphs: z.boolean().optional(),
     stream_resumable: z.boolean().optional(),
     multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
@@ -101,7 +105,8 @@ export function runView(run: Run, assistantId: string | null): Record<string, un
   return {
     run_id: run.id,
     thread_id: run.sessionId,
-    assistant_id: assistantId,
+    // A graph run keeps its assistant with its kwargs; an agent run's is known at creation only.
+    assistant_id: run.kwargs?.assistant_id ?? assistantId,
     status: runStatus(run.status),
     created_at: run.createdAt.toISOString(),
     updated_at: run.updatedAt.toISOString(),
@@ -155,10 +160,10 @@ export class Runs {
       }
     }
     const session = await this.thread(threadId, body.if_not_exists, scope);
-    const { assistant, target } = await this.assistants.get(body.assistant_id);
+    const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
     if (target.kind === 'graph') {
       const graphId = target.graph.graphId;
-      const kwargs = graphKwargs(graphId, body);
+      const kwargs = graphKwargs(graphId, body, assistant);
       refuseOtherRuns(session.id, graphId, await this.services.storage.runs.list(session.id));
       const sent = await this.services.runs.scheduler.sendGraph({
         sessionId: session.id,

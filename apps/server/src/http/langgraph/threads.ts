@@ -222,8 +222,17 @@ export class Threads {
         ? { configurable: { checkpoint_id: body.before } }
         : body.before;
     const states: Record<string, unknown>[] = [];
+    // `checkpoint` narrows the listing as LangGraph's does: its keys (a `checkpoint_id`) join
+    // the thread's config, so the checkpointer lists that checkpoint.
+    const at = body.checkpoint?.['checkpoint_id'];
     for await (const tuple of this.checkpointer.list(
-      { configurable: { thread_id: session.threadId, checkpoint_ns: '' } },
+      {
+        configurable: {
+          thread_id: session.threadId,
+          checkpoint_ns: '',
+          ...(typeof at === 'string' ? { checkpoint_id: at } : {}),
+        },
+      },
       {
         limit: body.limit,
         ...(before ? { before } : {}),
@@ -306,7 +315,10 @@ function valuesOf(tuple: CheckpointTuple): Record<string, unknown> {
   return toWire(Object.fromEntries(values)) as Record<string, unknown>;
 }
 
-function stateOf(session: Session, tuple: CheckpointTuple | undefined): Record<string, unknown> {
+export function stateOf(
+  session: Session,
+  tuple: CheckpointTuple | undefined,
+): Record<string, unknown> {
   const point = (t: CheckpointTuple['config'] | undefined) =>
     t?.configurable?.['checkpoint_id']
       ? {

@@ -9,6 +9,7 @@ import type {
 } from '@langchain/langgraph-checkpoint';
 import { RuntimeError } from '../../errors';
 import type { Outcome } from '../../run-outcome';
+import type { CompiledUserGraph, UserGraph } from '../../user-graphs/user-graphs';
 import type { ActiveRun, RunContext } from '../run-context';
 import { cancelledOutcome, toRuntimeError } from '../run-context';
 
@@ -60,9 +61,7 @@ export async function runGraph(
       );
     }
     const config = runConfig(kwargs, session, runId);
-    const graph = await userGraph.graph(config);
-    // Every run of every graph checkpoints in our storage: the thread is the session's.
-    graph.checkpointer = stampingRunIds(ctx.storage.checkpointer);
+    const graph = await graphOnStorage(userGraph, ctx.storage.checkpointer, config);
     const state = (await graph.getState(config)) as {
       config: RunnableConfig;
       metadata?: Record<string, unknown>;
@@ -113,6 +112,20 @@ const stamping = new WeakMap<BaseCheckpointSaver, BaseCheckpointSaver>();
  * LangGraph Python's savers do; LangGraph.js's loop leaves it out): how a resumed run tells
  * its own checkpoints from those of the runs before it. One per saver, shared by every graph.
  */
+/**
+ * The graph of `userGraph` for `config`, checkpointing in our storage (`saver`): every run of
+ * every graph, and every state update of a graph's thread, writes the session's thread there.
+ */
+export async function graphOnStorage(
+  userGraph: UserGraph,
+  saver: BaseCheckpointSaver,
+  config: RunnableConfig,
+): Promise<CompiledUserGraph> {
+  const graph = await userGraph.graph(config);
+  graph.checkpointer = stampingRunIds(saver);
+  return graph;
+}
+
 function stampingRunIds(saver: BaseCheckpointSaver): BaseCheckpointSaver {
   let stamped = stamping.get(saver);
   if (!stamped) {
