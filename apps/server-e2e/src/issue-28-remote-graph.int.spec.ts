@@ -11,9 +11,9 @@ import { tempWorkspace } from './testing/server-process';
 
 /**
  * `RemoteGraph` of `@langchain/langgraph/remote` (issue 28): a graph on our server used as if it
- * were local — invoked on a thread it names, streamed, interrupted and resumed with a `Command`,
- * started at a node with `goto` — through the SDK client it wraps, against the built server
- * (SQLite).
+ * were local — invoked on a thread it names, its state and history read, streamed, interrupted
+ * and resumed with a `Command`, started at a node with `goto` — through the SDK client it wraps,
+ * against the built server (SQLite).
  */
 const ALICE = 'e2e-remote-graph-alice-0123456789';
 const BOB = 'e2e-remote-graph-bob-0123456789';
@@ -56,6 +56,25 @@ describe('RemoteGraph against the LangGraph API (issue 28)', () => {
     const thread = await alice.threads.get(threadId);
     expect(thread.status).toBe('idle');
     expect(((thread.values ?? {}) as Answer).messages).toHaveLength(4);
+  });
+
+  it("reads a thread's state and its history of checkpoints", async () => {
+    const threadId = randomUUID();
+    const agent = remote('agent');
+    await agent.invoke(
+      { messages: [{ role: 'user', content: 'weather in Paris?' }] },
+      onThread(threadId),
+    );
+    const state = await agent.getState(onThread(threadId));
+    expect((state.values as Answer).messages).toHaveLength(4);
+    expect(state.config.configurable?.['thread_id']).toBe(threadId);
+    const history = [];
+    for await (const snapshot of agent.getStateHistory(onThread(threadId))) history.push(snapshot);
+    // Newest first, back to the input: every step of the loop has its checkpoint.
+    expect(history.length).toBeGreaterThanOrEqual(4);
+    expect(history[0]?.config.configurable?.['checkpoint_id']).toBe(
+      state.config.configurable?.['checkpoint_id'],
+    );
   });
 
   it("never makes a thread under another tenant's thread id (404)", async () => {

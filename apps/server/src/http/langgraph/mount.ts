@@ -142,7 +142,10 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   });
   route('post', '/threads/:id/state/checkpoint', async (req, caller) => {
     const body = parsePart(StateAtCheckpointSchema, req.body, 'body');
-    return state.at(graphId(req), body.checkpoint.checkpoint_id, caller.scope);
+    const { checkpoint_id: checkpointId } = body.checkpoint;
+    return checkpointId === undefined
+      ? threads.state(graphId(req), caller.scope)
+      : state.at(graphId(req), checkpointId, caller.scope);
   });
   route('post', '/threads/:id/state', async (req, caller) =>
     state.update(graphId(req), parsePart(StateUpdateSchema, req.body, 'body'), caller.scope),

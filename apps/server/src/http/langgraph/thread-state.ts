@@ -30,10 +30,17 @@ export const StateUpdateSchema = z
   })
   .strict();
 
+/**
+ * `checkpoint` without a `checkpoint_id` (what `RemoteGraph.getState` sends for a thread's
+ * config) is the thread's head, as in LangGraph.
+ */
 export const StateAtCheckpointSchema = z
   .object({
     checkpoint: z
-      .object({ checkpoint_id: z.string().min(1), checkpoint_ns: z.literal('').optional() })
+      .object({
+        checkpoint_id: z.string().min(1).optional(),
+        checkpoint_ns: z.literal('').optional(),
+      })
       .passthrough(),
     subgraphs: z.boolean().optional(),
   })
