@@ -120,7 +120,8 @@ export function measure() {
           const target = resolveRelative(file, fileName);
           if (target && target.startsWith(project.sourceRoot)) targets.add(target);
         } else {
-          const other = byAlias.get(fileName.replace(/\/testing$/, ''));
+          // `@cognition/x/testing` and its sub-entries (`@cognition/runtime/testing/http`) are x's.
+          const other = byAlias.get(fileName.replace(/\/testing(\/.*)?$/, ''));
           // Test helpers may compose implementations (ESLint allows it): counted apart.
           const into = file.includes(`${path.sep}testing${path.sep}`) ? testArrows : arrows;
           if (other && other !== project.name) into.add(`${project.name} -> ${other}`);

@@ -160,7 +160,7 @@ function describeCrashSeries(name: string, database: () => Promise<ServerDatabas
               first: {
                 id: last,
                 event: 'reconnected',
-                data: { last_event_id: last, truncated: false, at: expect.any(String) },
+                data: { last_event_id: last, truncated: false, at: expect.any(String) as unknown },
               },
             });
           }
