@@ -28,15 +28,16 @@ function lossy(store: InMemoryEventLog, dropped: (e: AgentEventEnvelope) => bool
 }
 
 /**
- * Follows `run`, executing on another node (never local), from its start to its end;
- * `repairEnd` is what the run manager does once the wait for a finished run's end is over.
+ * Follows `run`, executing on another node (unless `isLocal` says otherwise), from its start to
+ * its end; `repairEnd` is what the run manager does once the wait for a finished run's end is
+ * over.
  */
 function follow(
   log: EventLog,
   run: string,
   isActive: () => boolean,
   pollMs: number,
-  end: { repairEnd?: () => Promise<void>; endWaitMs?: number } = {},
+  end: { repairEnd?: () => Promise<void>; endWaitMs?: number; isLocal?: () => boolean } = {},
 ) {
   return openEventStream({
     log,
@@ -45,7 +46,7 @@ function follow(
     onlyRunId: run,
     cursor: `${run}:`,
     lastEventId: undefined,
-    isLocal: () => false,
+    isLocal: end.isLocal ?? (() => false),
     isActive: () => Promise.resolve(isActive()),
     repairEnd: end.repairEnd ?? (() => Promise.resolve()),
     signals: [],
@@ -241,19 +242,9 @@ describe('openEventStream of a run executed elsewhere', () => {
     const log = lossy(store, (e) => e.id !== eventId(run, 1));
     let local = true;
     let active = true;
-    const stream = openEventStream({
-      log,
-      sessionId: SESSION,
-      targetRunId: run,
-      onlyRunId: run,
-      cursor: `${run}:`,
-      lastEventId: undefined,
+    const stream = follow(log, run, () => active, 50, {
       isLocal: () => local,
-      isActive: () => Promise.resolve(active),
       repairEnd: () => Promise.reject(new Error('the run ended with its events stored')),
-      signals: [],
-      pollMs: 50,
-      endWaitMs: END_WAIT_MS,
     });
     const first = stream.next();
     await store.append(envelope(run, 1));
