@@ -2,12 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
 import { Command, isGraphInterrupt } from '@langchain/langgraph';
 import { RemoteGraph } from '@langchain/langgraph/remote';
-import type { Client } from '@langchain/langgraph-sdk';
-import { startLangGraphServer } from './testing/langgraph-sdk';
-import type { ServerDatabase } from './testing/postgres';
+import { langGraphServerForSpec } from './testing/langgraph-sdk';
 import { sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { tempWorkspace } from './testing/server-process';
 
 /**
  * `RemoteGraph` of `@langchain/langgraph/remote` (issue 28): a graph on our server used as if it
@@ -21,28 +17,13 @@ const BOB = 'e2e-remote-graph-bob-0123456789';
 type Answer = { messages: BaseMessage[] | { content: unknown }[] };
 
 describe('RemoteGraph against the LangGraph API (issue 28)', () => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-  let bob: Client;
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    () => sqliteServerDatabase('cognition-e2e-remote-graph-'),
+    'cognition-e2e-remote-graph-ws-',
+  );
 
-  beforeAll(async () => {
-    database = await sqliteServerDatabase('cognition-e2e-remote-graph-');
-    workspace = tempWorkspace('cognition-e2e-remote-graph-ws-');
-    ({ server, alice, bob } = await startLangGraphServer(
-      { alice: ALICE, bob: BOB },
-      { ...database.env, COGNITION_WORKSPACE_ROOT: workspace.dir },
-    ));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-  });
-
-  const remote = (graphId: string, client = alice) => new RemoteGraph({ graphId, client });
+  const remote = (graphId: string, client = lg.alice) => new RemoteGraph({ graphId, client });
   const onThread = (threadId: string) => ({ configurable: { thread_id: threadId } });
 
   it('invokes a tool loop on a thread it creates', async () => {
@@ -53,7 +34,7 @@ describe('RemoteGraph against the LangGraph API (issue 28)', () => {
       onThread(threadId),
     )) as Answer;
     expect(result.messages.map((m) => m.content).at(-1)).toBe('The weather: sunny in Paris');
-    const thread = await alice.threads.get(threadId);
+    const thread = await lg.alice.threads.get(threadId);
     expect(thread.status).toBe('idle');
     expect(((thread.values ?? {}) as Answer).messages).toHaveLength(4);
   });
@@ -78,8 +59,8 @@ describe('RemoteGraph against the LangGraph API (issue 28)', () => {
   });
 
   it("never makes a thread under another tenant's thread id (404)", async () => {
-    const thread = await alice.threads.create();
-    const refused = await remote('echo', bob)
+    const thread = await lg.alice.threads.create();
+    const refused = await remote('echo', lg.bob)
       .invoke({ text: 'mine now' }, onThread(thread.thread_id))
       .then(
         () => null,
@@ -89,11 +70,11 @@ describe('RemoteGraph against the LangGraph API (issue 28)', () => {
       status: 404,
       text: JSON.stringify({ detail: 'Thread not found' }),
     });
-    expect((await alice.threads.getState(thread.thread_id)).values).toEqual({});
+    expect((await lg.alice.threads.getState(thread.thread_id)).values).toEqual({});
   });
 
   it('starts at the node a Command goes to, with its update', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const result: unknown = await remote('echo').invoke(
       new Command({ update: { text: 'jumped' }, goto: 'echo' }),
       onThread(thread.thread_id),
@@ -102,7 +83,7 @@ describe('RemoteGraph against the LangGraph API (issue 28)', () => {
   });
 
   it('streams the updates of each node in order', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const updates: Record<string, unknown>[] = [];
     for await (const chunk of await remote('agent').stream(
       { messages: [{ role: 'user', content: 'weather in Paris?' }] },
@@ -114,20 +95,20 @@ describe('RemoteGraph against the LangGraph API (issue 28)', () => {
   });
 
   it('raises the interrupt of a graph that asks a person, and resumes it with a Command', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const approval = remote('approval');
     const asked = await approval.invoke({ request: 'deploy' }, onThread(thread.thread_id)).then(
       () => null,
       (error: unknown) => error,
     );
     expect(isGraphInterrupt(asked)).toBe(true);
-    expect((await alice.threads.get(thread.thread_id)).status).toBe('interrupted');
+    expect((await lg.alice.threads.get(thread.thread_id)).status).toBe('interrupted');
 
     const resumed: unknown = await approval.invoke(
       new Command({ resume: 'yes' }),
       onThread(thread.thread_id),
     );
     expect(resumed).toEqual({ request: 'deploy', answer: 'deploy: yes' });
-    expect((await alice.threads.get(thread.thread_id)).status).toBe('idle');
+    expect((await lg.alice.threads.get(thread.thread_id)).status).toBe('idle');
   });
 });

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { Client } from '@langchain/langgraph-sdk';
+import type { ServerDatabase } from './postgres';
 import type { ServerProcess } from './server-process';
-import { startServerProcess } from './server-process';
+import { startServerProcess, tempWorkspace } from './server-process';
 
 /*
  * What the specs that drive the LangGraph API with the official SDK share.
@@ -59,4 +60,36 @@ export async function startLangGraphServer(
   const client = (apiKey: string) =>
     new Client({ apiUrl: server.url, apiKey, callerOptions: { maxRetries: 0 } });
   return { server, alice: client(keys.alice), bob: client(keys.bob) };
+}
+
+/**
+ * The hooks of a spec that drives one such server on a fresh database of its own: started before
+ * its tests, stopped with its database and workspace dropped after them. The answer is filled in
+ * by the time the tests run.
+ */
+export function langGraphServerForSpec(
+  keys: { alice: string; bob: string },
+  createDatabase: () => Promise<ServerDatabase>,
+  workspacePrefix: string,
+): { server: ServerProcess } & TenantClients {
+  const current = {} as { server: ServerProcess } & TenantClients;
+  let database: ServerDatabase | undefined;
+  let workspace: { dir: string; remove(): void } | undefined;
+  beforeAll(async () => {
+    database = await createDatabase();
+    workspace = tempWorkspace(workspacePrefix);
+    Object.assign(
+      current,
+      await startLangGraphServer(keys, {
+        ...database.env,
+        COGNITION_WORKSPACE_ROOT: workspace.dir,
+      }),
+    );
+  });
+  afterAll(async () => {
+    await current.server?.stop();
+    await database?.drop();
+    workspace?.remove();
+  });
+  return current;
 }
