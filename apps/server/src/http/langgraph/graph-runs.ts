@@ -1,7 +1,7 @@
 import type { GraphRunKwargs, Run } from '@cognition/contracts';
 import { GraphCommandGotoSchema } from '@cognition/contracts';
 import { z } from 'zod';
-import { LangGraphHttpError, parsePart } from './wire';
+import { LangGraphHttpError, parsePart, withoutCommandMarkers } from './wire';
 
 /**
  * A run of a `langgraph.json` graph's assistant (docs/langgraph-api.md): the body's kwargs,
@@ -10,21 +10,19 @@ import { LangGraphHttpError, parsePart } from './wire';
 
 /**
  * The commands a graph run takes: `resume` (the value `interrupt()` returns), `update` and
- * `goto` (node names or `Send`s), as the SDK sends them — `RemoteGraph` sends LangGraph's
- * `Command.toJSON()`, which adds `lg_name` and an empty `goto`.
+ * `goto` (node names or `Send`s), as the SDK sends them or as LangGraph's `Command.toJSON()`
+ * (`RemoteGraph`) does.
  */
-const GraphCommandSchema = z
-  .object({
-    lg_name: z.literal('Command').optional(),
-    resume: z.unknown().optional(),
-    update: z.unknown().optional(),
-    goto: GraphCommandGotoSchema.optional(),
-  })
-  .strict()
-  .transform(({ lg_name: _marker, goto, ...command }) => ({
-    ...command,
-    ...(goto !== undefined && (!Array.isArray(goto) || goto.length > 0) ? { goto } : {}),
-  }));
+const GraphCommandSchema = z.preprocess(
+  withoutCommandMarkers,
+  z
+    .object({
+      resume: z.unknown().optional(),
+      update: z.unknown().optional(),
+      goto: GraphCommandGotoSchema.optional(),
+    })
+    .strict(),
+);
 
 /** The fields of a run's create body (runs.ts checked them) a graph run is made with. */
 export interface GraphRunBody {

@@ -3,7 +3,7 @@ import type { HitlDecision, Run, Session } from '@cognition/contracts';
 import { HitlDecisionTypeSchema } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { z } from 'zod';
-import { LangGraphHttpError, parsePart } from './wire';
+import { LangGraphHttpError, parsePart, withoutCommandMarkers } from './wire';
 
 /**
  * `command: {resume}` on an agent assistant's thread: the decisions for the tool calls its run
@@ -35,20 +35,6 @@ const CommandSchema = z.preprocess(
     })
     .strict(),
 );
-
-/**
- * LangGraph's `Command.toJSON()` (what `RemoteGraph` sends) marks itself (`lg_name`) and lists
- * an empty `goto`: neither asks for anything, so neither is refused as an unknown field.
- */
-function withoutCommandMarkers(command: unknown): unknown {
-  if (typeof command !== 'object' || command === null || Array.isArray(command)) return command;
-  const { lg_name: marker, goto, ...rest } = command as Record<string, unknown>;
-  return {
-    ...rest,
-    ...(marker !== 'Command' && marker !== undefined ? { lg_name: marker } : {}),
-    ...(Array.isArray(goto) && goto.length === 0 ? {} : goto !== undefined ? { goto } : {}),
-  };
-}
 
 /** The body's `command` when it is a resume; a 422 naming the field for any other command. */
 export function parseCommand(command: unknown): z.output<typeof CommandSchema> {

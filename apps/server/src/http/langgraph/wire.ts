@@ -146,3 +146,17 @@ export function answerError(req: Request, res: Response, error: unknown): void {
 export function callerOf(req: Request, auth: AuthConfig): Caller {
   return resolveCaller(sdkHeaders(req), auth);
 }
+
+/**
+ * LangGraph's `Command.toJSON()` (what `RemoteGraph` sends) marks itself (`lg_name`) and lists
+ * an empty `goto`: neither asks for anything, so neither is refused as an unknown field.
+ */
+export function withoutCommandMarkers(command: unknown): unknown {
+  if (typeof command !== 'object' || command === null || Array.isArray(command)) return command;
+  const { lg_name: marker, goto, ...rest } = command as Record<string, unknown>;
+  return {
+    ...rest,
+    ...(marker !== 'Command' && marker !== undefined ? { lg_name: marker } : {}),
+    ...(Array.isArray(goto) && goto.length === 0 ? {} : goto !== undefined ? { goto } : {}),
+  };
+}
