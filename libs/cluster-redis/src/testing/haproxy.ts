@@ -14,14 +14,21 @@ export interface Backend {
 
 /**
  * Round robin, checking each node's `/ready` every 300 ms; a request refused by a dead node is
- * redispatched to another. Timeouts leave room for long event streams.
+ * redispatched to another. Timeouts leave room for long event streams. Every request that did not
+ * end normally (an error status, a retry or redispatch, a connection closed early on either side)
+ * is logged to stderr with its timers and termination state (`option dontlog-normal`), so a
+ * test that sees a dropped connection can tell which side closed it and when.
  */
 export function haproxyConfig(port: number, backends: readonly Backend[]): string {
   return [
     'global',
     '  maxconn 4000',
+    '  log stderr format raw local0',
     'defaults',
     '  mode http',
+    '  log global',
+    '  option httplog',
+    '  option dontlog-normal',
     '  timeout connect 1s',
     '  timeout client 120s',
     '  timeout server 120s',
