@@ -124,6 +124,19 @@ describe('server lifecycle (built bundle, SQLite)', () => {
     expect(result.stderr).toContain('COGNITION_SANDBOX_BACKEND: expected one of local, docker');
   });
 
+  it('keeps idle connections open longer than a balancer does (65 s unless COGNITION_KEEP_ALIVE_TIMEOUT_SECONDS says)', async () => {
+    // Node's own 5 s is shorter than HAProxy keeps idle connections to a node: a node closing one
+    // as HAProxy reuses it loses the request (docs/deployment.md, "The balancer").
+    server = await startServerProcess({ COGNITION_PERSISTENCE_BACKEND: 'memory' });
+    expect((await fetch(`${server.url}/health`)).headers.get('keep-alive')).toBe('timeout=65');
+    await server.stop('SIGKILL');
+    server = await startServerProcess({
+      COGNITION_PERSISTENCE_BACKEND: 'memory',
+      COGNITION_KEEP_ALIVE_TIMEOUT_SECONDS: '7',
+    });
+    expect((await fetch(`${server.url}/health`)).headers.get('keep-alive')).toBe('timeout=7');
+  });
+
   it('starts without an LLM provider (warning); a message then fails with PROVIDER_CONFIG_ERROR', async () => {
     server = await startServerProcess({ COGNITION_PERSISTENCE_BACKEND: 'memory' });
     const warning = server.stdout.find((line) => line.includes('No LLM provider configured'));

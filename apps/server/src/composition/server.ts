@@ -204,6 +204,7 @@ export async function startServer(
     langgraph: { graphs, checkpointer: storage.checkpointer, assistants: storage.assistants },
   });
   const server = createServer(app);
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
   answerClientErrors(server);
 
   try {

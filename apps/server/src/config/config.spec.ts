@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       logFormat: 'auto',
       logSlowRequestMs: 1000,
       shutdownGraceMs: 10_000,
+      keepAliveTimeoutMs: 65_000,
       maxConcurrentRuns: 32,
       runRecovery: 'resume',
       maxRunRecoveries: 3,
@@ -165,6 +166,7 @@ describe('loadConfig', () => {
         COGNITION_LOG_LEVEL: 'debug',
         COGNITION_LOG_FORMAT: 'JSON',
         COGNITION_SHUTDOWN_GRACE_SECONDS: '2.5',
+        COGNITION_KEEP_ALIVE_TIMEOUT_SECONDS: '120',
         COGNITION_MAX_CONCURRENT_RUNS: '4',
         COGNITION_SANDBOX_BACKEND: 'docker',
         COGNITION_DOCKER_IMAGE: 'registry.local/sandbox:1.2',
@@ -220,6 +222,7 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('debug');
     expect(config.logFormat).toBe('json');
     expect(config.shutdownGraceMs).toBe(2500);
+    expect(config.keepAliveTimeoutMs).toBe(120_000);
     expect(config.maxConcurrentRuns).toBe(4);
     expect(config.sandbox).toEqual({
       backend: 'docker',

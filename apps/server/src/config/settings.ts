@@ -64,6 +64,7 @@ export const SETTINGS = {
   COGNITION_LOG_FORMAT: { default: 'auto', schema: enumText(LOG_FORMATS) },
   COGNITION_LOG_SLOW_REQUEST_MS: { default: '1000', schema: intText(0, 86_400_000) },
   COGNITION_SHUTDOWN_GRACE_SECONDS: { default: '10', schema: positiveNumberText(3600) },
+  COGNITION_KEEP_ALIVE_TIMEOUT_SECONDS: { default: '65', schema: positiveNumberText(3600) },
   COGNITION_MAX_CONCURRENT_RUNS: { default: '32', schema: intText(1, 10000) },
   COGNITION_SESSION_ABANDON_AFTER_SECONDS: { default: '1800', schema: intText(0, 315_360_000) },
   COGNITION_SESSION_TTL_SECONDS: { default: '0', schema: intText(0, 315_360_000) },

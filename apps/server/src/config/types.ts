@@ -37,6 +37,12 @@ export interface ServerConfig {
   /** Requests taking at least this long are logged at info (others at debug); 0: never. */
   logSlowRequestMs: number;
   shutdownGraceMs: number;
+  /**
+   * How long an idle keep-alive connection is kept open. Longer than a balancer keeps its idle
+   * connections to us, so the balancer closes them first: a connection we closed while the
+   * balancer was reusing it loses that request (HAProxy then drops its client's connection).
+   */
+  keepAliveTimeoutMs: number;
   /** Runs executing at once in this process; more wait `queued`. */
   maxConcurrentRuns: number;
   /** Session lifecycle rules: read-time `abandoned`, idle TTL and its sweep. */

@@ -13,9 +13,10 @@ type ServerArea = Pick<
   | 'logLevel'
   | 'logFormat'
   | 'shutdownGraceMs'
+  | 'keepAliveTimeoutMs'
 >;
 
-/** The process: where it listens, its workspace, what browsers and bodies it accepts, its logs, its shutdown. */
+/** The process: where it listens, its workspace, what browsers and bodies it accepts, its logs, its connections' lifetime, its shutdown. */
 export function readServer(settings: SettingsReader): AreaBuilder<ServerArea> {
   const host = settings.read('COGNITION_HOST');
   const port = settings.read('COGNITION_PORT');
@@ -25,6 +26,7 @@ export function readServer(settings: SettingsReader): AreaBuilder<ServerArea> {
   const logLevel = settings.read('COGNITION_LOG_LEVEL');
   const logFormat = settings.read('COGNITION_LOG_FORMAT');
   const graceSeconds = settings.read('COGNITION_SHUTDOWN_GRACE_SECONDS');
+  const keepAliveSeconds = settings.read('COGNITION_KEEP_ALIVE_TIMEOUT_SECONDS');
   for (const origin of corsOrigins) {
     if (origin !== '*' && !isOrigin(origin)) {
       settings.check(
@@ -41,6 +43,7 @@ export function readServer(settings: SettingsReader): AreaBuilder<ServerArea> {
     logLevel: need(logLevel),
     logFormat: need(logFormat),
     shutdownGraceMs: Math.round(need(graceSeconds) * 1000),
+    keepAliveTimeoutMs: Math.round(need(keepAliveSeconds) * 1000),
   });
 }
 
