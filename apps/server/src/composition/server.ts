@@ -201,7 +201,12 @@ export async function startServer(
     state,
     adminDir,
     telemetry,
-    langgraph: { graphs, checkpointer: storage.checkpointer, assistants: storage.assistants },
+    langgraph: {
+      graphs,
+      checkpointer: storage.checkpointer,
+      assistants: storage.assistants,
+      store: storage.store,
+    },
   });
   const server = createServer(app);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;

@@ -61,7 +61,7 @@ export interface AppOptions {
   /** Prometheus series (served on `/metrics`) and the metrics token; none: no `/metrics`. */
   telemetry?: AppTelemetry;
   /** The LangGraph API (docs/langgraph-api.md): the user graphs and the sessions' checkpointer. */
-  langgraph?: Pick<LangGraphMountOptions, 'graphs' | 'checkpointer' | 'assistants'>;
+  langgraph?: Pick<LangGraphMountOptions, 'graphs' | 'checkpointer' | 'assistants' | 'store'>;
 }
 
 /** What the HTTP layer needs of the server's telemetry. */

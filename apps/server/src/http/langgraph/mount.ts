@@ -2,7 +2,7 @@ import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
 import { createApiContext, createCaller } from '@cognition/api';
 import type { UserGraphs } from '@cognition/runtime';
 import type { AssistantStore } from '@cognition/storage';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
 import express from 'express';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
@@ -32,6 +32,7 @@ import {
   ThreadState,
 } from './thread-state';
 import { Runs } from './runs';
+import { StoreApi } from './store';
 import { answerError, callerOf, parsePart } from './wire';
 
 export interface LangGraphMountOptions {
@@ -42,6 +43,8 @@ export interface LangGraphMountOptions {
   assistants: AssistantStore;
   /** The checkpointer of the sessions' threads (storage's). */
   checkpointer: BaseCheckpointSaver;
+  /** The backend's store (`/store…`), confined per tenant by the routes. */
+  store: BaseStore;
   maxBodyBytes: number;
 }
 
@@ -51,8 +54,9 @@ const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1
 
 /**
  * Mounts the LangGraph API (docs/langgraph-api.md) beside the REST routes: `/ok`, `/info`,
- * `/assistants…` (assistant-routes.ts), `/threads…` and their runs (run-routes.ts), crons (crons.ts). Answers are JSON; errors are `{detail}` with the status the SDK
- * expects.
+ * `/assistants…` (assistant-routes.ts), `/threads…` and their runs (run-routes.ts), crons
+ * (crons.ts), `/store…` (store.ts). Answers are JSON; errors are `{detail}` with the status the
+ * SDK expects.
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
@@ -64,7 +68,11 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   );
   const json = express.json({ limit: options.maxBodyBytes, type: () => true });
 
-  const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: Handler) => {
+  const route = (
+    method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+    path: string,
+    handle: Handler,
+  ) => {
     app[method](path, json, async (req: Request, res: Response) => {
       try {
         const caller = callerOf(req, auth);
@@ -190,6 +198,12 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   route('delete', '/runs/crons/:id', async (req, caller) =>
     crons.delete(graphId(req), caller.scope),
   );
+  const store = new StoreApi(options.store);
+  route('put', '/store/items', (req, caller) => store.put(req, caller));
+  route('get', '/store/items', (req, caller) => store.get(req, caller));
+  route('delete', '/store/items', (req, caller) => store.delete(req, caller));
+  route('post', '/store/items/search', (req, caller) => store.search(req, caller));
+  route('post', '/store/namespaces', (req, caller) => store.namespaces(req, caller));
   mountRunRoutes(app, { auth, services, threads, runs, json, deleteThread });
   route('post', '/threads/:id/history', async (req, caller) =>
     threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),

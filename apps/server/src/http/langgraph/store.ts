@@ -1,0 +1,142 @@
+import type { Caller } from '@cognition/api';
+import type { TtlCapableStore } from '@cognition/storage';
+import { scopedStore } from '@cognition/storage';
+import type { BaseStore, Item } from '@langchain/langgraph-checkpoint';
+import type { Request } from 'express';
+import { z } from 'zod';
+import { JsonObject, parsePart } from './wire';
+
+/**
+ * The LangGraph store API (`/store/items`, `/store/items/search`, `/store/namespaces`) over the
+ * storage backend's store, each tenant confined to its own namespaces (`scopedStore`): another
+ * tenant's items are never found, listed, overwritten or deleted. Shapes are those of
+ * `@langchain/langgraph-sdk`'s `client.store` (docs/langgraph-api.md, "Store").
+ */
+
+/** A namespace label: LangGraph joins labels with `.` on the wire, so a label cannot hold one. */
+const Label = z
+  .string()
+  .min(1, 'a namespace label cannot be empty')
+  .refine((label) => !label.includes('.'), 'a namespace label cannot contain "."');
+const Namespace = z.array(Label).min(1, 'a namespace needs at least one label');
+/** LangGraph's TTLs are minutes (fractions allowed); `null` keeps the item forever. */
+const Ttl = z.number().positive().finite().max(5_256_000).nullable();
+const Limit = (fallback: number) => z.number().int().min(1).max(1000).default(fallback);
+const Offset = z.number().int().min(0).max(1_000_000).default(0);
+/**
+ * Reading an item does not extend its TTL here (the store keeps when an item expires, not the TTL
+ * it was written with): asking for it is refused rather than ignored, so an item never expires
+ * earlier than its reader was promised.
+ */
+const NO_REFRESH = 'refreshing a TTL on read is not supported: write the item again to extend it';
+
+export const StorePutSchema = z
+  .object({
+    namespace: Namespace,
+    key: z.string().min(1),
+    value: JsonObject,
+    // Which fields an embedding index would cover: no index is configured (see the docs), so it
+    // is taken and has no effect, as in LangGraph's servers without an index.
+    index: z.union([z.literal(false), z.array(z.string())]).nullish(),
+    ttl: Ttl.optional(),
+  })
+  .strict();
+
+export const StoreDeleteSchema = z
+  .object({ namespace: z.array(Label).default([]), key: z.string().min(1) })
+  .strict();
+
+/** The query of `GET /store/items`: the namespace as the SDK sends it, labels joined by `.`. */
+export const StoreGetSchema = z
+  .object({
+    namespace: z.string().default(''),
+    key: z.string().min(1),
+    refresh_ttl: z.enum(['false'], { message: NO_REFRESH }).optional(),
+  })
+  .strict();
+
+export const StoreSearchSchema = z
+  .object({
+    namespace_prefix: z.array(Label).default([]),
+    filter: JsonObject.nullish(),
+    limit: Limit(10),
+    offset: Offset,
+    query: z.string().nullish(),
+    refresh_ttl: z.literal(false, { message: NO_REFRESH }).nullish(),
+  })
+  .strict();
+
+export const StoreNamespacesSchema = z
+  .object({
+    prefix: z.array(Label).nullish(),
+    suffix: z.array(Label).nullish(),
+    max_depth: z.number().int().min(1).max(100).nullish(),
+    limit: Limit(100),
+    offset: Offset,
+  })
+  .strict();
+
+/** An item as the SDK reads it: snake_case times, the rest as the store holds it. */
+function wireItem(item: Item & { score?: number }) {
+  return {
+    namespace: item.namespace,
+    key: item.key,
+    value: item.value,
+    created_at: item.createdAt,
+    updated_at: item.updatedAt,
+    ...(item.score !== undefined ? { score: item.score } : {}),
+  };
+}
+
+export class StoreApi {
+  constructor(private readonly store: BaseStore) {}
+
+  private of(caller: Caller): TtlCapableStore {
+    return scopedStore(this.store, caller.scope);
+  }
+
+  async put(req: Request, caller: Caller): Promise<undefined> {
+    const body = parsePart(StorePutSchema, req.body, 'body');
+    await this.of(caller).put(body.namespace, body.key, body.value, undefined, {
+      ttl: body.ttl ?? null,
+    });
+    return undefined;
+  }
+
+  async get(req: Request, caller: Caller) {
+    const query = parsePart(StoreGetSchema, req.query, 'query');
+    const namespace = query.namespace === '' ? [] : query.namespace.split('.');
+    const item = await this.of(caller).get(namespace, query.key);
+    return item ? wireItem(item) : null;
+  }
+
+  async delete(req: Request, caller: Caller): Promise<undefined> {
+    const body = parsePart(StoreDeleteSchema, req.body, 'body');
+    await this.of(caller).delete(body.namespace, body.key);
+    return undefined;
+  }
+
+  async search(req: Request, caller: Caller) {
+    const body = parsePart(StoreSearchSchema, req.body, 'body');
+    const items = await this.of(caller).search(body.namespace_prefix, {
+      ...(body.filter ? { filter: body.filter } : {}),
+      limit: body.limit,
+      offset: body.offset,
+      // Without an embedding index a query ranks nothing (LangGraph's own stores do the same).
+      ...(body.query ? { query: body.query } : {}),
+    });
+    return { items: items.map(wireItem) };
+  }
+
+  async namespaces(req: Request, caller: Caller) {
+    const body = parsePart(StoreNamespacesSchema, req.body, 'body');
+    const namespaces = await this.of(caller).listNamespaces({
+      ...(body.prefix ? { prefix: body.prefix } : {}),
+      ...(body.suffix ? { suffix: body.suffix } : {}),
+      ...(body.max_depth ? { maxDepth: body.max_depth } : {}),
+      limit: body.limit,
+      offset: body.offset,
+    });
+    return { namespaces };
+  }
+}
