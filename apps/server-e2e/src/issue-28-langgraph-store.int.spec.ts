@@ -5,7 +5,8 @@ import type { ServerDatabase } from './testing/postgres';
 /**
  * The LangGraph store API (issue 28) driven by the official SDK's `client.store` against the
  * built server: items put, read, searched (prefix, filter, paging), listed by namespace, expired
- * by TTL and deleted, each tenant confined to its own; bad input named.
+ * by TTL and deleted, each tenant confined to its own, and the same store inside a graph's nodes
+ * (`config.store`); bad input named.
  */
 const ALICE = 'e2e-lg-store-alice-0123456789';
 const BOB = 'e2e-lg-store-bob-0123456789';
@@ -109,6 +110,26 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
     expect((await lg.alice.store.getItem(['shared-name'], 'secret'))?.value).toEqual({
       owner: 'alice',
     });
+  });
+
+  it("gives a graph's nodes the tenant's store (config.store)", async () => {
+    // The `notes` graph keeps its input under ["memories"] and answers every note it finds there.
+    const wait = async (client: typeof lg.alice, text: string) => {
+      const thread = await client.threads.create();
+      return (await client.runs.wait(thread.thread_id, 'notes', { input: { text } })) as {
+        text: string;
+      };
+    };
+    expect((await wait(lg.alice, 'buy milk')).text).toBe('buy milk');
+    expect((await wait(lg.alice, 'call mum')).text).toBe('buy milk | call mum');
+    // What the graph wrote is the tenant's own store, as the API reads it.
+    const written = await lg.alice.store.searchItems(['memories']);
+    expect(written.items.map((item) => String(item.value['text'])).sort()).toEqual([
+      'buy milk',
+      'call mum',
+    ]);
+    expect((await wait(lg.bob, 'water plants')).text).toBe('water plants');
+    expect((await lg.bob.store.searchItems(['memories'])).items).toHaveLength(1);
   });
 
   it('names the field of bad input (422) and stores nothing', async () => {

@@ -112,3 +112,23 @@ export const steps = new StateGraph(Steps)
   .addEdge('first', 'second')
   .addEdge('second', END)
   .compile();
+
+/**
+ * Long-term memory through the run's store (`config.store`): keeps the input as a note under
+ * `["memories"]` and answers every note the store holds there, oldest first.
+ */
+export const notes = new StateGraph(State)
+  .addNode('remember', async (state: typeof State.State, config: LangGraphRunnableConfig) => {
+    const store = config.store;
+    if (!store) throw new Error('the run has no store');
+    const existing = await store.search(['memories'], { limit: 100 });
+    await store.put(['memories'], `note-${existing.length + 1}`, { text: state.text });
+    const all = await store.search(['memories'], { limit: 100 });
+    const texts = all
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .map((item) => String(item.value['text']));
+    return { text: texts.join(' | ') };
+  })
+  .addEdge(START, 'remember')
+  .addEdge('remember', END)
+  .compile();

@@ -1,4 +1,5 @@
 import type { GraphRunKwargs, Session } from '@cognition/contracts';
+import { scopedStore } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command } from '@langchain/langgraph';
 import type {
@@ -86,6 +87,9 @@ export async function runGraph(
     const modes = [...new Set(kwargs.stream_mode.flatMap((m) => GRAPH_MODES[m] ?? []))];
     const options = {
       ...config,
+      // The graph's long-term memory (`config.store`): the backend's store, confined to the
+      // session's tenant like the LangGraph API's `/store` routes.
+      store: scopedStore(ctx.storage.store, session.scopes),
       streamMode: modes.length > 0 ? modes : ['values'],
       subgraphs: kwargs.stream_subgraphs,
       signal,
