@@ -16,11 +16,20 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import './styles.css';
 
+/** The system's light or dark preference, as the page opens. */
+const DARK = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+
 const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <Theme accentColor="indigo" grayColor="slate" radius="medium" panelBackground="solid">
+      <Theme
+        appearance={DARK ? 'dark' : 'light'}
+        accentColor="indigo"
+        grayColor="slate"
+        radius="medium"
+        panelBackground="solid"
+      >
         <App />
       </Theme>
     </StrictMode>,

@@ -365,6 +365,22 @@ test('works on a narrow window', async () => {
   expect(overflow).toBeLessThanOrEqual(0);
   await shot('sessions-narrow');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  // The pages with the widest tables too: a table wider than the window scrolls in its own box,
+  // which the keyboard can reach (axe: scrollable-region-focusable).
+  await page.getByRole('link', { name: 'Analytics' }).click();
+  await page.getByRole('row').filter({ hasText: 'fake-model' }).waitFor();
+  await page.getByRole('figure').waitFor();
+  expect(
+    await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+  ).toBeLessThanOrEqual(0);
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await page.getByRole('link', { name: 'System' }).click();
+  await page.getByRole('row').filter({ hasText: 'Write the release notes of a version' }).waitFor();
+  await page.getByRole('button', { name: 'report.md' }).waitFor();
+  expect(
+    await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+  ).toBeLessThanOrEqual(0);
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });
 
 test('rewinds a conversation from its history, with the version it shows, and forks it', async () => {

@@ -295,6 +295,9 @@ test('deletes a registry agent and provider from the System page after a confirm
   expect((await api.providers.list.query()).map((p) => p.id)).toContain('local-llm');
   await providerRow.getByRole('button', { name: 'Delete provider local-llm' }).click();
   await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+  // While the dialog is open the page behind it is aria-hidden, so its rows are out of the role
+  // queries: the dialog closing (once the server answered) comes first.
+  await confirm.waitFor({ state: 'detached' });
   await providerRow.waitFor({ state: 'detached' });
   expect((await api.providers.list.query()).map((p) => p.id)).not.toContain('local-llm');
   // Built-in, file and environment entries are the server's own: nothing to delete there.

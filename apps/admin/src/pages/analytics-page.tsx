@@ -125,7 +125,7 @@ function Totals({ figures: s }: { figures: UsageFigures }) {
         </Card>
         <Card className="figure">
           <dt>Cost</dt>
-          <dd>{cost(s.costUsd, s.costComplete)}</dd>
+          <dd>{s.runs.total === 0 ? '— (no runs)' : cost(s.costUsd, s.costComplete)}</dd>
         </Card>
         <Card className="figure">
           <dt>Feedback</dt>

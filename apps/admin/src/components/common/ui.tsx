@@ -1,5 +1,6 @@
 import { Badge, Button, Callout, Flex, Select, Table, Text, TextField } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 
 /**
  * The dashboard's building blocks on Radix Themes (`@radix-ui/themes`): a status badge, a table,
@@ -45,6 +46,29 @@ export function StatusBadge({ status, label }: { status: string; label?: string 
   );
 }
 
+/**
+ * Makes a table's scroll box (Radix's scroll area viewport) reachable with the keyboard while
+ * its table is wider than the box, so a keyboard user can scroll it (axe:
+ * scrollable-region-focusable); a table that fits is no extra tab stop.
+ */
+function useKeyboardScroll(root: HTMLDivElement | null) {
+  useEffect(() => {
+    const viewport = root?.querySelector<HTMLElement>('.rt-ScrollAreaViewport');
+    if (!viewport) return;
+    const update = () => {
+      if (viewport.scrollWidth > viewport.clientWidth) viewport.tabIndex = 0;
+      else viewport.removeAttribute('tabindex');
+    };
+    update();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(update);
+    observer.observe(viewport);
+    const table = viewport.querySelector('table');
+    if (table) observer.observe(table);
+    return () => observer.disconnect();
+  }, [root]);
+}
+
 /** A table in its own horizontally scrolling box, with one column header per name. */
 export function DataTable(props: {
   columns: string[];
@@ -52,8 +76,11 @@ export function DataTable(props: {
   label?: string;
   size?: '1' | '2';
 }) {
+  const [root, setRoot] = useState<HTMLDivElement | null>(null);
+  useKeyboardScroll(root);
   return (
     <Table.Root
+      ref={setRoot}
       variant="surface"
       size={props.size ?? '1'}
       className="data-table"
