@@ -1,17 +1,30 @@
 import { createCognitionClient } from '@cognition/client';
+import { Button, Flex, TabNav, Text } from '@radix-ui/themes';
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import type { Credentials } from './credentials';
 import { clearCredentials, loadCredentials, saveCredentials } from './credentials';
 import { ErrorView, Loading } from './components/common/states';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
-import { AnalyticsPage } from './pages/analytics-page';
-import { SchedulesPage } from './pages/schedules-page';
-import { PlaygroundPage } from './pages/playground-page';
-import { SystemPage } from './pages/system-page';
+import type { Route } from './route';
 import { hrefOf, useRoute } from './route';
+
+// Pages other than the sessions list and a session load when first opened (the analytics page
+// brings recharts, the playground and system pages their forms): a smaller first download.
+const AnalyticsPage = lazy(() =>
+  import('./pages/analytics-page').then((m) => ({ default: m.AnalyticsPage })),
+);
+const SchedulesPage = lazy(() =>
+  import('./pages/schedules-page').then((m) => ({ default: m.SchedulesPage })),
+);
+const PlaygroundPage = lazy(() =>
+  import('./pages/playground-page').then((m) => ({ default: m.PlaygroundPage })),
+);
+const SystemPage = lazy(() =>
+  import('./pages/system-page').then((m) => ({ default: m.SystemPage })),
+);
 import { errorCode, TRPCProvider, useTRPC } from './trpc';
 
 /** Codes of a refused first call (no key, a wrong key, missing scope headers): sign in. */
@@ -65,7 +78,12 @@ function Shell(props: {
   const route = useRoute();
   // One cheap call tells whether these credentials may read sessions at all.
   const probe = useQuery(trpc.sessions.list.queryOptions({ limit: 1 }));
-  if (probe.isPending) return <Loading what="Connecting" />;
+  if (probe.isPending)
+    return (
+      <main className="bare">
+        <Loading what="Connecting" />
+      </main>
+    );
   if (probe.isError && SIGN_IN_CODES.has(errorCode(probe.error) ?? '')) {
     return (
       <SignInPage
@@ -75,62 +93,51 @@ function Shell(props: {
       />
     );
   }
-  if (probe.isError) return <ErrorView error={probe.error} />;
+  if (probe.isError)
+    return (
+      <main className="bare">
+        <ErrorView error={probe.error} />
+      </main>
+    );
+  const link = (page: Exclude<Route['page'], 'session'>, label: string, also?: Route['page']) => (
+    <TabNav.Link href={hrefOf({ page })} active={route.page === page || route.page === also}>
+      {label}
+    </TabNav.Link>
+  );
   return (
     <div className="shell">
       <header className="topbar">
-        <strong className="brand">Cognition</strong>
-        <nav aria-label="Pages">
-          <a
-            href={hrefOf({ page: 'sessions' })}
-            aria-current={
-              route.page === 'sessions' || route.page === 'session' ? 'page' : undefined
-            }
-          >
-            Sessions
-          </a>
-          <a
-            href={hrefOf({ page: 'playground' })}
-            aria-current={route.page === 'playground' ? 'page' : undefined}
-          >
-            Playground
-          </a>
-          <a
-            href={hrefOf({ page: 'analytics' })}
-            aria-current={route.page === 'analytics' ? 'page' : undefined}
-          >
-            Analytics
-          </a>
-          <a
-            href={hrefOf({ page: 'schedules' })}
-            aria-current={route.page === 'schedules' ? 'page' : undefined}
-          >
-            Schedules
-          </a>
-          <a
-            href={hrefOf({ page: 'system' })}
-            aria-current={route.page === 'system' ? 'page' : undefined}
-          >
-            System
-          </a>
-        </nav>
-        <span className="who">
-          {props.credentials.apiKey !== null ? 'signed in with an API key' : 'open server'}
-          {Object.entries(props.credentials.scopes).map(([k, v]) => ` · ${k}=${v}`)}
-        </span>
-        {props.credentials.apiKey !== null && (
-          <button type="button" onClick={props.onSignOut}>
-            Sign out
-          </button>
-        )}
+        <Flex align="center" gap="3" wrap="wrap" px="4" pt="2">
+          <Text size="4" weight="bold" className="brand">
+            Cognition
+          </Text>
+          <Text size="2" color="gray" className="who">
+            {props.credentials.apiKey !== null ? 'signed in with an API key' : 'open server'}
+            {Object.entries(props.credentials.scopes).map(([k, v]) => ` · ${k}=${v}`)}
+          </Text>
+          {props.credentials.apiKey !== null && (
+            <Button type="button" variant="soft" color="gray" size="1" onClick={props.onSignOut}>
+              Sign out
+            </Button>
+          )}
+        </Flex>
+        <TabNav.Root aria-label="Pages" className="pages-nav">
+          {link('sessions', 'Sessions', 'session')}
+          {link('playground', 'Playground')}
+          {link('analytics', 'Analytics')}
+          {link('schedules', 'Schedules')}
+          {link('system', 'System')}
+        </TabNav.Root>
       </header>
-      <main>
-        {route.page === 'sessions' && <SessionsPage />}
-        {route.page === 'session' && <SessionPage id={route.id} />}
-        {route.page === 'playground' && <PlaygroundPage />}
-        {route.page === 'analytics' && <AnalyticsPage />}
-        {route.page === 'schedules' && <SchedulesPage />}
-        {route.page === 'system' && <SystemPage />}
+      <main className="page">
+        <Suspense fallback={<Loading what="Loading the page" />}>
+          {route.page === 'sessions' && <SessionsPage />}
+          {route.page === 'session' && <SessionPage id={route.id} />}
+          {route.page === 'playground' && <PlaygroundPage />}
+          {route.page === 'analytics' && <AnalyticsPage />}
+          {route.page === 'schedules' && <SchedulesPage />}
+          {route.page === 'system' && <SystemPage />}
+        </Suspense>
       </main>
     </div>
   );

@@ -1,3 +1,4 @@
+import { createCognitionClient } from '@cognition/client';
 import type { RecordedRequest } from '@cognition/runtime/testing/http';
 import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { seriousAccessibilityViolations } from './testing/accessibility';
 import { startAgentServer } from './testing/agent-server';
 import type { ServerProcess } from './testing/server-process';
 import { tempWorkspace } from './testing/server-process';
-import { launchChromium, screenshotsDir } from './testing/browser';
+import { chooseOption, launchChromium, screenshotsDir } from './testing/browser';
 
 /**
  * The dashboard's Playground (issue 32) in a real Chromium against the built server with the
@@ -17,7 +18,8 @@ import { launchChromium, screenshotsDir } from './testing/browser';
  * the sandbox exec and the wait for the decision. Then the session page's full, copyable run
  * ids and a past run's timeline (from the stored events' times), and the page on a narrow window;
  * last, the System page's forms: an agent added, then edited, and a provider added and edited,
- * each refused field's message next to it. The cases run in order on one page and one server. One server for the file; the screenshot goes to a
+ * each refused field's message next to it, and both deleted again from their tables after a
+ * confirmation (a version changed meanwhile refused in the dialog). The cases run in order on one page and one server. One server for the file; the screenshot goes to a
  * temporary folder, or to docs/admin with COGNITION_UPDATE_SCREENSHOTS=1.
  */
 const shots = screenshotsDir();
@@ -84,10 +86,8 @@ async function sendAndPause(n: number, content: string): Promise<void> {
 test('chats with an agent file, approving, editing and rejecting its commands, and aborts a paused run', async () => {
   await page.goto(`${server.url}/admin/#/playground`);
   await page.getByRole('heading', { name: 'Playground' }).waitFor();
-  await page.getByLabel('Agent').selectOption('careful');
-  expect(await page.getByLabel('Agent').locator('option:checked').textContent()).toBe(
-    'careful (file)',
-  );
+  await chooseOption(page.getByLabel('Agent'), 'careful (file)');
+  expect(await page.getByLabel('Agent').textContent()).toBe('careful (file)');
 
   // Approve: the command runs as the model wrote it.
   await sendAndPause(0, 'run approved');
@@ -168,7 +168,7 @@ test('the session page shows full run ids that copy, and the playground fits a n
 
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto(`${server.url}/admin/#/playground`);
-  await page.getByLabel('Agent').selectOption('careful');
+  await chooseOption(page.getByLabel('Agent'), 'careful (file)');
   await sendAndPause(0, 'run narrow');
   // The page never scrolls sideways; the elements that stick out, if any, are named (the
   // function runs in the page, with the browser's globals).
@@ -206,16 +206,14 @@ test('adds an agent on the System page, a refused field shown next to it, then p
 
   // A registry agent is one of the playground's choices.
   await page.getByRole('link', { name: 'Playground' }).click();
-  await page.getByLabel('Agent').selectOption('lister');
-  expect(await page.getByLabel('Agent').locator('option:checked').textContent()).toBe(
-    'lister (api v1)',
-  );
+  await chooseOption(page.getByLabel('Agent'), 'lister (api v1)');
+  expect(await page.getByLabel('Agent').textContent()).toBe('lister (api v1)');
 });
 
 test('edits a registry agent, and adds and edits a provider, refused fields shown next to them', async () => {
   await page.goto(`${server.url}/admin/#/system`);
   await page.getByText('Add or edit an agent (admin key)').click();
-  await page.getByLabel('Agent', { exact: true }).selectOption('lister');
+  await chooseOption(page.getByLabel('Agent', { exact: true }), 'lister (api v1)');
   const agent = page.getByRole('form', { name: 'Edit agent lister' });
   expect(await agent.getByLabel('Description').inputValue()).toBe('Lists files.');
   const tools = agent.getByLabel('Tools (comma-separated)');
@@ -231,7 +229,7 @@ test('edits a registry agent, and adds and edits a provider, refused fields show
   await page.getByText('Add or edit a provider (admin key)').click();
   const provider = page.getByRole('form', { name: 'Add a provider' });
   await provider.getByLabel('Id').fill('local-llm');
-  await provider.getByLabel('Kind').selectOption('openai_compatible');
+  await chooseOption(provider.getByLabel('Kind'), 'openai_compatible');
   await provider.getByLabel('Default model').fill('small');
   await provider.getByLabel('Priority (lower wins; empty: 100)').fill('500');
   await provider.getByRole('button', { name: 'Add provider' }).click();
@@ -248,11 +246,61 @@ test('edits a registry agent, and adds and edits a provider, refused fields show
   await row.filter({ hasText: 'api v1' }).filter({ hasText: 'set (hidden)' }).waitFor();
 
   // Editing keeps the stored key when the field is left empty.
-  await page.getByLabel('Provider', { exact: true }).selectOption('local-llm');
+  await chooseOption(page.getByLabel('Provider', { exact: true }), 'local-llm (api v1)');
   const edit = page.getByRole('form', { name: 'Edit provider local-llm' });
   await edit.getByLabel('Other models (comma-separated)').fill('large');
   await edit.getByRole('button', { name: 'Save provider' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved local-llm (version 2)' }).waitFor();
   await row.filter({ hasText: 'small, large' }).filter({ hasText: 'set (hidden)' }).waitFor();
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+});
+
+test('deletes a registry agent and provider from the System page after a confirmation; a refusal shows in the dialog', async () => {
+  const api = createCognitionClient({ url: `${server.url}/trpc` });
+  const agentRow = page.getByRole('row').filter({ hasText: 'lister' });
+  await agentRow.filter({ hasText: 'api v2' }).waitFor();
+  // Someone else saves the agent after the page read it: the page's version (2) is stale.
+  await api.agents.update.mutate({
+    name: 'lister',
+    description: 'Changed elsewhere.',
+    tools: ['ls'],
+    system_prompt: 'You list files.',
+  });
+  await agentRow.getByRole('button', { name: 'Delete agent lister' }).click();
+  const dialog = page.getByRole('alertdialog', { name: 'Delete agent lister?' });
+  await dialog.getByText('(version 2)').waitFor();
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+  // The server refuses (version conflict); the dialog stays open and says so.
+  await dialog.getByRole('alert').filter({ hasText: 'Someone changed this agent' }).waitFor();
+  await page.screenshot({ path: path.join(SHOTS, 'system-delete.png') });
+  expect((await api.agents.list.query()).map((a) => a.name)).toContain('lister');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  // The list shows the current version now; deleting that one goes through.
+  await agentRow.filter({ hasText: 'api v3' }).waitFor();
+  await agentRow.getByRole('button', { name: 'Delete agent lister' }).click();
+  await dialog.getByText('(version 3)').waitFor();
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await agentRow.waitFor({ state: 'detached' });
+  expect((await api.agents.list.query()).map((a) => a.name)).not.toContain('lister');
+
+  // A provider: Cancel leaves it in place, confirming deletes it.
+  const providerRow = page.getByRole('row').filter({ hasText: 'local-llm' });
+  const confirm = page.getByRole('alertdialog', { name: 'Delete provider local-llm?' });
+  await providerRow.getByRole('button', { name: 'Delete provider local-llm' }).click();
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await confirm.waitFor({ state: 'detached' });
+  expect((await api.providers.list.query()).map((p) => p.id)).toContain('local-llm');
+  await providerRow.getByRole('button', { name: 'Delete provider local-llm' }).click();
+  await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+  // While the dialog is open the page behind it is aria-hidden, so its rows are out of the role
+  // queries: the dialog closing (once the server answered) comes first.
+  await confirm.waitFor({ state: 'detached' });
+  await providerRow.waitFor({ state: 'detached' });
+  expect((await api.providers.list.query()).map((p) => p.id)).not.toContain('local-llm');
+  // Built-in, file and environment entries are the server's own: nothing to delete there.
+  expect(await page.getByRole('button', { name: /^Delete (agent|provider) / }).count()).toBe(0);
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });

@@ -1,8 +1,10 @@
+import { Button, Card, Flex, Heading, Text, TextArea } from '@radix-ui/themes';
 import type { AgentEventEnvelope, HitlDecision } from '@cognition/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useEffect, useReducer, useState } from 'react';
 import { QueryView } from '../components/common/states';
+import { ErrorCallout, SelectField } from '../components/common/ui';
 import { DecisionForm } from '../components/playground/decision-form';
 import { newTurn, turnReducer } from '../components/playground/turn-state';
 import type { TurnState } from '../components/playground/turn-state';
@@ -135,7 +137,9 @@ export function PlaygroundPage() {
 
   return (
     <section aria-labelledby="playground-title" className="playground">
-      <h1 id="playground-title">Playground</h1>
+      <Heading as="h1" id="playground-title" size="6">
+        Playground
+      </Heading>
       <QueryView
         query={agents}
         loading="Loading agents"
@@ -143,27 +147,34 @@ export function PlaygroundPage() {
         empty="No agent is configured."
       >
         {(list) => (
-          <div className="filters">
-            <label>
-              Agent
-              <select value={chosen ?? ''} onChange={(e) => newConversation(e.target.value)}>
-                {list.map((a) => (
-                  <option key={a.name} value={a.name}>
-                    {a.name} ({a.source}
-                    {a.version !== null ? ` v${a.version}` : ''})
-                  </option>
-                ))}
-              </select>
-            </label>
+          <Flex className="filters" gap="3" wrap="wrap" align="end" mb="3">
+            <SelectField
+              id="playground-agent"
+              label="Agent"
+              value={chosen ?? ''}
+              options={list.map((a) => ({
+                value: a.name,
+                label: `${a.name} (${a.source}${a.version !== null ? ` v${a.version}` : ''})`,
+              }))}
+              onChange={(name) => newConversation(name)}
+            />
             {sessionId && (
               <>
-                <a href={hrefOf({ page: 'session', id: sessionId })}>Open the session</a>
-                <button type="button" onClick={() => newConversation(chosen)} disabled={running}>
+                <Button asChild variant="soft">
+                  <a href={hrefOf({ page: 'session', id: sessionId })}>Open the session</a>
+                </Button>
+                <Button
+                  type="button"
+                  variant="soft"
+                  color="gray"
+                  onClick={() => newConversation(chosen)}
+                  disabled={running}
+                >
                   New conversation
-                </button>
+                </Button>
               </>
             )}
-          </div>
+          </Flex>
         )}
       </QueryView>
       {sessionId && follow && (
@@ -187,50 +198,55 @@ export function PlaygroundPage() {
               />
             )}
             {turn === current && (running || paused) && (
-              <button
+              <Button
                 type="button"
+                color="red"
+                variant="soft"
+                mt="2"
                 onClick={() => void stop().catch(() => undefined)}
                 disabled={abort.isPending}
               >
                 Abort run
-              </button>
+              </Button>
             )}
           </TurnView>
         ))}
       </ol>
-      {abort.isError && (
-        <p className="state error" role="alert">
-          {errorMessage(abort.error)}
-        </p>
-      )}
-      <form
-        className="composer"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit().catch(() => undefined);
-        }}
-      >
-        <label htmlFor="playground-message">Message</label>
-        <textarea
-          id="playground-message"
-          rows={3}
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          aria-invalid={failure !== undefined}
-          aria-describedby={failure ? 'playground-problem' : undefined}
-        />
-        <button
-          type="submit"
-          disabled={running || paused !== null || send.isPending || chosen === null}
+      {abort.isError && <ErrorCallout>{errorMessage(abort.error)}</ErrorCallout>}
+      <Card asChild className="composer">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit().catch(() => undefined);
+          }}
         >
-          Send
-        </button>
-        {failure && (
-          <p id="playground-problem" className="state error" role="alert">
-            {errorMessage(failure)}
-          </p>
-        )}
-      </form>
+          <Flex direction="column" gap="2">
+            <Text as="label" htmlFor="playground-message" size="2" weight="medium">
+              Message
+            </Text>
+            <TextArea
+              id="playground-message"
+              placeholder="Ask the agent something"
+              rows={3}
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              aria-invalid={failure !== undefined}
+              aria-describedby={failure ? 'playground-problem' : undefined}
+            />
+            <Flex>
+              <Button
+                type="submit"
+                disabled={running || paused !== null || send.isPending || chosen === null}
+              >
+                Send
+              </Button>
+            </Flex>
+            {failure && (
+              <ErrorCallout id="playground-problem">{errorMessage(failure)}</ErrorCallout>
+            )}
+          </Flex>
+        </form>
+      </Card>
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { Heading, Text } from '@radix-ui/themes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ErrorView, QueryView } from '../components/common/states';
@@ -43,7 +44,9 @@ export function SchedulesPage() {
   const failed = update.error ?? trigger.error;
   return (
     <section aria-labelledby="schedules-title">
-      <h1 id="schedules-title">Schedules</h1>
+      <Heading as="h1" id="schedules-title" size="6">
+        Schedules
+      </Heading>
       {failed && <ErrorView error={failed} />}
       <QueryView
         query={list}
@@ -53,10 +56,10 @@ export function SchedulesPage() {
       >
         {(data) => (
           <>
-            <p>
+            <Text as="p" size="2" color="gray" mb="3">
               {data.total} schedule{data.total === 1 ? '' : 's'}; times in your zone (
               {Intl.DateTimeFormat().resolvedOptions().timeZone}).
-            </p>
+            </Text>
             <SchedulesTable
               schedules={data.items}
               pendingId={pendingId}

@@ -1,6 +1,8 @@
+import { Card, DataList, Heading, Link } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { Empty, ErrorView, Loading, QueryView } from '../components/common/states';
 import { CopyId } from '../components/common/copy-id';
+import { StatusBadge } from '../components/common/ui';
 import { sessionTitle } from '../components/common/session-title';
 import { AnswerFeedback } from '../components/session/conversation/answer-feedback';
 import { LiveRun } from '../components/session/runs/live-run';
@@ -34,32 +36,50 @@ export function SessionPage({ id }: { id: string }) {
   const s = session.data;
   return (
     <article aria-labelledby="session-title">
-      <p>
-        <a href={hrefOf({ page: 'sessions' })}>← Sessions</a>
-      </p>
-      <h1 id="session-title">{sessionTitle(s)}</h1>
-      <dl className="facts">
-        <dt>Id</dt>
-        <dd>
-          <CopyId id={s.id} what="session id" />
-        </dd>
-        <dt>Status</dt>
-        <dd>
-          <span className={`badge ${s.status}`}>{s.status}</span>
-        </dd>
-        <dt>Agent</dt>
-        <dd>{s.agentName}</dd>
-        <dt>Messages</dt>
-        <dd>{s.messageCount}</dd>
-        <dt>Version</dt>
-        <dd>{s.version}</dd>
-        <dt>Updated</dt>
-        <dd>{s.updatedAt.toLocaleString()}</dd>
-      </dl>
+      <Link href={hrefOf({ page: 'sessions' })} size="2">
+        ← Sessions
+      </Link>
+      <Heading as="h1" id="session-title" size="6" mt="2">
+        {sessionTitle(s)}
+      </Heading>
+      <Card>
+        <DataList.Root className="facts" size="2">
+          <DataList.Item>
+            <DataList.Label>Id</DataList.Label>
+            <DataList.Value>
+              <CopyId id={s.id} what="session id" />
+            </DataList.Value>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.Label>Status</DataList.Label>
+            <DataList.Value>
+              <StatusBadge status={s.status} />
+            </DataList.Value>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.Label>Agent</DataList.Label>
+            <DataList.Value>{s.agentName}</DataList.Value>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.Label>Messages</DataList.Label>
+            <DataList.Value>{s.messageCount}</DataList.Value>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.Label>Version</DataList.Label>
+            <DataList.Value>{s.version}</DataList.Value>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.Label>Updated</DataList.Label>
+            <DataList.Value>{s.updatedAt.toLocaleString()}</DataList.Value>
+          </DataList.Item>
+        </DataList.Root>
+      </Card>
       <SessionActions session={s} />
       <MetadataEditor session={s} />
       <section aria-labelledby="live-title">
-        <h2 id="live-title">Live run</h2>
+        <Heading as="h2" id="live-title" size="4">
+          Live run
+        </Heading>
         {active ? (
           <LiveRun key={active.id} sessionId={id} runId={active.id} />
         ) : (
@@ -67,7 +87,9 @@ export function SessionPage({ id }: { id: string }) {
         )}
       </section>
       <section aria-labelledby="runs-title">
-        <h2 id="runs-title">Runs</h2>
+        <Heading as="h2" id="runs-title" size="4">
+          Runs
+        </Heading>
         <QueryView
           query={runs}
           loading="Loading runs"
@@ -83,7 +105,9 @@ export function SessionPage({ id }: { id: string }) {
         </QueryView>
       </section>
       <section aria-labelledby="messages-title">
-        <h2 id="messages-title">Conversation</h2>
+        <Heading as="h2" id="messages-title" size="4">
+          Conversation
+        </Heading>
         <QueryView
           query={messages}
           loading="Loading messages"

@@ -1,9 +1,11 @@
+import { Card, Code, Flex, Heading, Link, Table, Text } from '@radix-ui/themes';
 import type { SessionReadStatus, SessionSort } from '@cognition/client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useState } from 'react';
 import { changesSessionList, liveLabel } from '../components/session/session-watch';
-import { Empty, ErrorView, Loading, TableHead } from '../components/common/states';
+import { Empty, ErrorView, Loading } from '../components/common/states';
+import { DataTable, InputField, Pager, SelectField, StatusBadge } from '../components/common/ui';
 import { hrefOf } from '../route';
 import { useTRPC } from '../trpc';
 import { cost } from '../components/common/money';
@@ -18,6 +20,10 @@ const STATUSES: SessionReadStatus[] = [
   'completed',
   'failed',
   'error',
+];
+const ORDERS = [
+  { value: 'desc' as const, label: 'descending' },
+  { value: 'asc' as const, label: 'ascending' },
 ];
 const SORTS: { value: SessionSort; label: string }[] = [
   { value: 'updated_at', label: 'last activity' },
@@ -72,89 +78,76 @@ export function SessionsPage() {
   });
   const resetPage = () => setOffset(0);
 
+  const statusOptions = [
+    { value: '' as const, label: 'any' },
+    ...STATUSES.map((s) => ({ value: s, label: s })),
+  ];
   return (
     <section aria-labelledby="sessions-title">
-      <h1 id="sessions-title">Sessions</h1>
-      <p className={`live ${watch.status}`} role="status">
+      <Heading as="h1" id="sessions-title" size="6">
+        Sessions
+      </Heading>
+      <Text as="p" size="1" color="gray" className={`live ${watch.status}`} role="status" mb="3">
         {liveLabel(watch.status)}
-      </p>
-      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Status
-          <select
-            name="status"
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as SessionReadStatus | '');
-              resetPage();
-            }}
-          >
-            <option value="">any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Title contains
-          <input
-            name="title"
-            value={title}
-            onChange={(e) => (setTitle(e.target.value), resetPage())}
-          />
-        </label>
-        <label>
-          Agent
-          <input
-            name="agent"
-            value={agent}
-            onChange={(e) => (setAgent(e.target.value), resetPage())}
-          />
-        </label>
-        <label>
-          Metadata key
-          <input
-            name="metaKey"
-            value={metaKey}
-            onChange={(e) => (setMetaKey(e.target.value), resetPage())}
-          />
-        </label>
-        <label>
-          value
-          <input
-            name="metaValue"
-            value={metaValue}
-            onChange={(e) => (setMetaValue(e.target.value), resetPage())}
-          />
-        </label>
-        <label>
-          Sort by
-          <select
-            name="sort"
-            value={sort}
-            onChange={(e) => (setSort(e.target.value as SessionSort), resetPage())}
-          >
-            {SORTS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Order
-          <select
-            name="order"
-            value={order}
-            onChange={(e) => (setOrder(e.target.value as 'asc' | 'desc'), resetPage())}
-          >
-            <option value="desc">descending</option>
-            <option value="asc">ascending</option>
-          </select>
-        </label>
-      </form>
+      </Text>
+      <Card mb="4">
+        <form role="search" onSubmit={(e) => e.preventDefault()}>
+          <Flex className="filters" gap="3" wrap="wrap" align="end">
+            <SelectField
+              id="filter-status"
+              label="Status"
+              name="status"
+              value={status}
+              options={statusOptions}
+              onChange={(value) => (setStatus(value), resetPage())}
+            />
+            <InputField
+              id="filter-title"
+              label="Title contains"
+              name="title"
+              value={title}
+              onChange={(value) => (setTitle(value), resetPage())}
+            />
+            <InputField
+              id="filter-agent"
+              label="Agent"
+              name="agent"
+              value={agent}
+              onChange={(value) => (setAgent(value), resetPage())}
+            />
+            <InputField
+              id="filter-meta-key"
+              label="Metadata key"
+              name="metaKey"
+              value={metaKey}
+              onChange={(value) => (setMetaKey(value), resetPage())}
+            />
+            <InputField
+              id="filter-meta-value"
+              label="value"
+              name="metaValue"
+              value={metaValue}
+              onChange={(value) => (setMetaValue(value), resetPage())}
+            />
+            <SelectField
+              id="filter-sort"
+              label="Sort by"
+              name="sort"
+              value={sort}
+              options={SORTS}
+              onChange={(value) => (setSort(value), resetPage())}
+            />
+            <SelectField
+              id="filter-order"
+              label="Order"
+              name="order"
+              value={order}
+              options={ORDERS}
+              onChange={(value) => (setOrder(value), resetPage())}
+            />
+          </Flex>
+        </form>
+      </Card>
       {list.isPending ? (
         <Loading what="Loading sessions" />
       ) : list.isError ? (
@@ -163,75 +156,52 @@ export function SessionsPage() {
         <Empty>No sessions match.</Empty>
       ) : (
         <>
-          <div className="table-wrap">
-            <table>
-              <TableHead
-                columns={[
-                  'Title',
-                  'Status',
-                  'Agent',
-                  'Metadata',
-                  'Messages',
-                  'Cost',
-                  'Last activity',
-                ]}
-              />
-              <tbody>
-                {list.data.sessions.map((session) => (
-                  <tr key={session.id}>
-                    <td>
-                      <a href={hrefOf({ page: 'session', id: session.id })}>
-                        {sessionTitle(session)}
-                      </a>
-                    </td>
-                    <td>
-                      <span className={`badge ${session.status}`}>{session.status}</span>
-                    </td>
-                    <td>{session.agentName}</td>
-                    <td className="meta">
-                      {Object.entries(session.metadata).map(([k, v]) => (
-                        <code key={k}>
-                          {k}={v}
-                        </code>
-                      ))}
-                    </td>
-                    <td>{session.messageCount}</td>
-                    <td
-                      title={`${session.usage.runs} runs · ${session.usage.tokensIn + session.usage.tokensOut} tokens`}
-                    >
-                      {session.usage.runs === 0
-                        ? '—'
-                        : cost(session.usage.costUsd, session.usage.costComplete)}
-                    </td>
-                    <td>
-                      <time dateTime={session.updatedAt.toISOString()}>
-                        {session.updatedAt.toLocaleString()}
-                      </time>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <nav className="pager" aria-label="Pages of sessions">
-            <button
-              type="button"
-              disabled={offset === 0}
-              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-            >
-              Previous
-            </button>
-            <span>
-              {offset + 1}–{offset + list.data.sessions.length} of {list.data.total}
-            </span>
-            <button
-              type="button"
-              disabled={offset + PAGE_SIZE >= list.data.total}
-              onClick={() => setOffset(offset + PAGE_SIZE)}
-            >
-              Next
-            </button>
-          </nav>
+          <DataTable
+            size="2"
+            columns={['Title', 'Status', 'Agent', 'Metadata', 'Messages', 'Cost', 'Last activity']}
+          >
+            {list.data.sessions.map((session) => (
+              <Table.Row key={session.id}>
+                <Table.Cell>
+                  <Link href={hrefOf({ page: 'session', id: session.id })} weight="medium">
+                    {sessionTitle(session)}
+                  </Link>
+                </Table.Cell>
+                <Table.Cell>
+                  <StatusBadge status={session.status} />
+                </Table.Cell>
+                <Table.Cell>{session.agentName}</Table.Cell>
+                <Table.Cell className="meta">
+                  {Object.entries(session.metadata).map(([k, v]) => (
+                    <Code key={k} variant="soft" color="gray">
+                      {k}={v}
+                    </Code>
+                  ))}
+                </Table.Cell>
+                <Table.Cell>{session.messageCount}</Table.Cell>
+                <Table.Cell
+                  title={`${session.usage.runs} runs · ${session.usage.tokensIn + session.usage.tokensOut} tokens`}
+                >
+                  {session.usage.runs === 0
+                    ? '—'
+                    : cost(session.usage.costUsd, session.usage.costComplete)}
+                </Table.Cell>
+                <Table.Cell>
+                  <time dateTime={session.updatedAt.toISOString()}>
+                    {session.updatedAt.toLocaleString()}
+                  </time>
+                </Table.Cell>
+              </Table.Row>
+            ))}
+          </DataTable>
+          <Pager
+            label="Pages of sessions"
+            offset={offset}
+            shown={list.data.sessions.length}
+            total={list.data.total}
+            pageSize={PAGE_SIZE}
+            onOffset={setOffset}
+          />
         </>
       )}
     </section>

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { REPO_ROOT } from './paths';
 
@@ -34,4 +34,16 @@ export function screenshotsDir(): { dir: string; cleanup(): void } {
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cognition-shots-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Picks `option` (its visible text, exactly) in the dashboard's select named by `select` (a Radix
+ * Select: a `combobox` button that opens a listbox in a portal, not a native `<select>`), and waits
+ * until the select shows it.
+ */
+export async function chooseOption(select: Locator, option: string): Promise<void> {
+  await select.click();
+  await select.page().getByRole('option', { name: option, exact: true }).click();
+  await select.page().getByRole('listbox').waitFor({ state: 'detached' });
+  await select.filter({ hasText: option }).waitFor();
 }

@@ -3,7 +3,7 @@ import type { UsageFigures } from '@cognition/contracts';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bucket } from './usage-chart';
-import { bucketSummary, tick, UsageChart } from './usage-chart';
+import { bucketSummary, fillBuckets, tick, UsageChart } from './usage-chart';
 
 afterEach(cleanup);
 
@@ -82,5 +82,26 @@ describe('UsageChart', () => {
     expect(bucketSummary(day('2026-11-27T00:00:00Z', 1, 0.2, false), 'day')[1]).toBe(
       'cost ≥ $0.2000 (some prices unknown)',
     );
+  });
+
+  it('lays out every hour or day of the period, the empty ones as no bar', () => {
+    const filled = fillBuckets(
+      [DAYS[0] as Bucket, DAYS[2] as Bucket],
+      new Date('2026-11-24T13:00:00Z'),
+      new Date('2026-11-28T09:00:00Z'),
+      'day',
+    );
+    expect(filled.map((b) => b.start.toISOString().slice(0, 10))).toEqual([
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-28',
+    ]);
+    expect(filled.map((b) => b.runs.total)).toEqual([0, 2, 0, 3, 0]);
+    expect(bucketSummary(filled[0] as Bucket, 'day').slice(1)).toEqual(['nothing ran']);
+    const { container } = show(filled);
+    expect(container.querySelectorAll('.recharts-bar-rectangle')).toHaveLength(2);
+    expect(ticks(container, 'x')).toHaveLength(5);
   });
 });

@@ -1,10 +1,12 @@
+import { Button, Card, Code, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import type { Artifact, ArtifactType } from '@cognition/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { hrefOf } from '../../route';
 import { useTRPC } from '../../trpc';
 import { previewOf, sizeText } from './artifact-content';
-import { QueryView, TableHead } from '../common/states';
+import { QueryView } from '../common/states';
+import { DataTable, Pager, SelectField } from '../common/ui';
 
 const PAGE_SIZE = 20;
 const TYPES: ArtifactType[] = ['artifact', 'memory', 'policy', 'contract', 'eval', 'scratch'];
@@ -28,26 +30,26 @@ export function ArtifactsBrowser() {
   });
   return (
     <section aria-labelledby="artifacts-title">
-      <h2 id="artifacts-title">Artifacts</h2>
+      <Heading as="h2" id="artifacts-title" size="4">
+        Artifacts
+      </Heading>
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Type
-          <select
+        <Flex mb="3">
+          <SelectField
+            id="artifact-type"
+            label="Type"
             name="artifactType"
             value={type}
-            onChange={(e) => {
-              setType(e.target.value as ArtifactType | '');
+            options={[
+              { value: '' as const, label: 'any' },
+              ...TYPES.map((t) => ({ value: t, label: t })),
+            ]}
+            onChange={(value) => {
+              setType(value);
               setOffset(0);
             }}
-          >
-            <option value="">any</option>
-            {TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
+          />
+        </Flex>
       </form>
       <QueryView
         query={list}
@@ -58,25 +60,14 @@ export function ArtifactsBrowser() {
         {(d) => (
           <>
             <ArtifactTable artifacts={d.artifacts} openId={openId} onOpen={setOpenId} />
-            <nav className="pager" aria-label="Pages of artifacts">
-              <button
-                type="button"
-                disabled={offset === 0}
-                onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-              >
-                Previous
-              </button>
-              <span>
-                {offset + 1}–{offset + d.artifacts.length} of {d.total}
-              </span>
-              <button
-                type="button"
-                disabled={offset + PAGE_SIZE >= d.total}
-                onClick={() => setOffset(offset + PAGE_SIZE)}
-              >
-                Next
-              </button>
-            </nav>
+            <Pager
+              label="Pages of artifacts"
+              offset={offset}
+              shown={d.artifacts.length}
+              total={d.total}
+              pageSize={PAGE_SIZE}
+              onOffset={setOffset}
+            />
           </>
         )}
       </QueryView>
@@ -91,47 +82,41 @@ function ArtifactTable(props: {
   onOpen: (id: string) => void;
 }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <TableHead
-          columns={['Name', 'Type', 'Visibility', 'Version', 'Size', 'Session', 'Updated']}
-        />
-        <tbody>
-          {props.artifacts.map((artifact) => (
-            <tr key={artifact.id} aria-selected={artifact.id === props.openId}>
-              <td>
-                <button
-                  type="button"
-                  className="link"
-                  aria-expanded={artifact.id === props.openId}
-                  onClick={() => props.onOpen(artifact.id)}
-                >
-                  {artifact.name}
-                </button>
-              </td>
-              <td>{artifact.type}</td>
-              <td>{artifact.visibility}</td>
-              <td>v{artifact.version}</td>
-              <td>{sizeText(artifact.size)}</td>
-              <td>
-                {artifact.sessionId ? (
-                  <a href={hrefOf({ page: 'session', id: artifact.sessionId })}>
-                    …{artifact.sessionId.slice(-8)}
-                  </a>
-                ) : (
-                  '—'
-                )}
-              </td>
-              <td>
-                <time dateTime={artifact.updatedAt.toISOString()}>
-                  {artifact.updatedAt.toLocaleString()}
-                </time>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['Name', 'Type', 'Visibility', 'Version', 'Size', 'Session', 'Updated']}>
+      {props.artifacts.map((artifact) => (
+        <Table.Row key={artifact.id}>
+          <Table.Cell>
+            <Button
+              type="button"
+              size="1"
+              variant={artifact.id === props.openId ? 'solid' : 'soft'}
+              aria-expanded={artifact.id === props.openId}
+              onClick={() => props.onOpen(artifact.id)}
+            >
+              {artifact.name}
+            </Button>
+          </Table.Cell>
+          <Table.Cell>{artifact.type}</Table.Cell>
+          <Table.Cell>{artifact.visibility}</Table.Cell>
+          <Table.Cell>v{artifact.version}</Table.Cell>
+          <Table.Cell>{sizeText(artifact.size)}</Table.Cell>
+          <Table.Cell>
+            {artifact.sessionId ? (
+              <a href={hrefOf({ page: 'session', id: artifact.sessionId })}>
+                …{artifact.sessionId.slice(-8)}
+              </a>
+            ) : (
+              '—'
+            )}
+          </Table.Cell>
+          <Table.Cell>
+            <time dateTime={artifact.updatedAt.toISOString()}>
+              {artifact.updatedAt.toLocaleString()}
+            </time>
+          </Table.Cell>
+        </Table.Row>
+      ))}
+    </DataTable>
   );
 }
 
@@ -147,8 +132,10 @@ function ArtifactVersions({ id }: { id: string }) {
     enabled: version !== null,
   });
   return (
-    <div className="artifact-detail">
-      <h3>Versions</h3>
+    <Card className="artifact-detail" mt="3">
+      <Heading as="h3" size="3">
+        Versions
+      </Heading>
       <QueryView
         query={versions}
         loading="Loading versions"
@@ -159,15 +146,19 @@ function ArtifactVersions({ id }: { id: string }) {
           <ol className="versions">
             {d.map((v) => (
               <li key={v.version}>
-                <button
+                <Button
                   type="button"
+                  size="1"
+                  variant={v.version === version ? 'solid' : 'soft'}
                   aria-pressed={v.version === version}
                   onClick={() => setShown(v.version)}
                 >
                   v{v.version}
-                </button>{' '}
-                {sizeText(v.size)} · <code title={v.sha256}>{v.sha256.slice(0, 12)}</code> ·{' '}
-                {v.createdBy} · {v.createdAt.toLocaleString()}
+                </Button>{' '}
+                <Text size="2">
+                  {sizeText(v.size)} · <Code title={v.sha256}>{v.sha256.slice(0, 12)}</Code> ·{' '}
+                  {v.createdBy} · {v.createdAt.toLocaleString()}
+                </Text>
               </li>
             ))}
           </ol>
@@ -184,20 +175,22 @@ function ArtifactVersions({ id }: { id: string }) {
             const preview = previewOf(a);
             return (
               <figure>
-                <figcaption>
-                  {a.name}, version {a.version} ({a.contentType})
-                </figcaption>
+                <Text as="div" size="2" weight="medium" asChild>
+                  <figcaption>
+                    {a.name}, version {a.version} ({a.contentType})
+                  </figcaption>
+                </Text>
                 {preview.kind === 'binary' ? (
-                  <p className="state">
+                  <Text as="p" size="2" color="gray" className="state">
                     Binary content ({sizeText(preview.size)}, {preview.contentType}): not shown.
-                  </p>
+                  </Text>
                 ) : (
                   <>
                     <pre aria-label={`Content of version ${a.version}`}>{preview.text}</pre>
                     {preview.hiddenChars > 0 && (
-                      <p className="state">
+                      <Text as="p" size="2" color="gray" className="state">
                         {preview.hiddenChars} more characters not shown (read them through the API).
-                      </p>
+                      </Text>
                     )}
                   </>
                 )}
@@ -206,6 +199,6 @@ function ArtifactVersions({ id }: { id: string }) {
           }}
         </QueryView>
       )}
-    </div>
+    </Card>
   );
 }

@@ -1,3 +1,4 @@
+import { Button, Code, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 
 /**
@@ -17,14 +18,21 @@ export function CopyId({ id, what }: { id: string; what: string }) {
   // outcome is a status beside it, which a screen reader announces.
   return (
     <span className="copy-id">
-      <code>{id}</code>{' '}
-      <button type="button" className="small" onClick={copy} aria-label={`Copy ${what} ${id}`}>
+      <Code variant="ghost">{id}</Code>{' '}
+      <Button
+        type="button"
+        size="1"
+        variant="soft"
+        color="gray"
+        onClick={copy}
+        aria-label={`Copy ${what} ${id}`}
+      >
         Copy
-      </button>
-      <span role="status" className={copied === 'failed' ? 'error-text' : undefined}>
+      </Button>
+      <Text role="status" size="1" color={copied === 'failed' ? 'red' : 'green'}>
         {copied === 'yes' && ' Copied'}
         {copied === 'failed' && ' select and copy it by hand'}
-      </span>
+      </Text>
     </span>
   );
 }

@@ -1,25 +1,30 @@
+import { Flex, Spinner, Text } from '@radix-ui/themes';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { errorMessage } from '../../trpc';
+import { ErrorCallout } from './ui';
 
 export function Loading({ what }: { what: string }) {
   return (
-    <p className="state" role="status" aria-live="polite">
-      {what}…
-    </p>
+    <Flex align="center" gap="2" className="state" role="status" aria-live="polite">
+      <Spinner size="1" />
+      <Text size="2" color="gray">
+        {what}…
+      </Text>
+    </Flex>
   );
 }
 
 export function Empty({ children }: { children: ReactNode }) {
-  return <p className="state empty">{children}</p>;
+  return (
+    <Text as="p" size="2" color="gray" className="state empty">
+      {children}
+    </Text>
+  );
 }
 
 export function ErrorView({ error }: { error: unknown }) {
-  return (
-    <p className="state error" role="alert">
-      {errorMessage(error)}
-    </p>
-  );
+  return <ErrorCallout>{errorMessage(error)}</ErrorCallout>;
 }
 
 /** A query's three states and its empty case, the same way on every page. */
@@ -35,19 +40,4 @@ export function QueryView<T, E>(props: {
   if (query.isError) return <ErrorView error={query.error} />;
   if (props.isEmpty(query.data)) return <Empty>{props.empty}</Empty>;
   return <>{props.children(query.data)}</>;
-}
-
-/** A table's header row: one column header per name. */
-export function TableHead({ columns }: { columns: string[] }) {
-  return (
-    <thead>
-      <tr>
-        {columns.map((name) => (
-          <th key={name} scope="col">
-            {name}
-          </th>
-        ))}
-      </tr>
-    </thead>
-  );
 }

@@ -1,5 +1,7 @@
+import { Button, Card, Code, Flex, Radio, Text, TextArea, TextField } from '@radix-ui/themes';
 import type { AgentEventOf, HitlDecision } from '@cognition/client';
 import { useState } from 'react';
+import { ErrorCallout } from '../common/ui';
 
 type Choice = 'approve' | 'edit' | 'reject';
 interface Draft {
@@ -83,59 +85,79 @@ export function DecisionForm(props: {
         );
         const argsId = `args-${call.id}`;
         return (
-          <fieldset key={call.id}>
-            <legend>
-              The agent wants to run <code>{call.name}</code>
-            </legend>
-            <div role="radiogroup" aria-label={`Decision on ${call.name}`} className="choices">
-              {allowed.map((choice) => (
-                <label key={choice}>
-                  <input
-                    type="radio"
-                    name={`choice-${call.id}`}
-                    value={choice}
-                    checked={draft.choice === choice}
-                    onChange={() => update(call.id, { choice })}
-                  />
-                  {choice === 'approve' ? 'Approve' : choice === 'edit' ? 'Edit' : 'Reject'}
-                </label>
-              ))}
-            </div>
-            <label htmlFor={argsId}>Arguments (JSON)</label>
-            <textarea
-              id={argsId}
-              rows={4}
-              value={draft.args}
-              readOnly={draft.choice !== 'edit'}
-              aria-invalid={argProblems[call.id] !== undefined}
-              aria-describedby={argProblems[call.id] ? `${argsId}-problem` : undefined}
-              onChange={(e) => update(call.id, { args: e.target.value })}
-            />
-            {argProblems[call.id] && (
-              <p id={`${argsId}-problem`} className="error-text" role="alert">
-                Arguments {argProblems[call.id]}
-              </p>
-            )}
-            {draft.choice === 'reject' && (
-              <label>
-                Message to the model (optional)
-                <input
-                  value={draft.message}
-                  onChange={(e) => update(call.id, { message: e.target.value })}
+          <Card asChild key={call.id} my="2">
+            <fieldset>
+              <legend>
+                <Text size="2" weight="bold">
+                  The agent wants to run <Code>{call.name}</Code>
+                </Text>
+              </legend>
+              <Flex direction="column" gap="2">
+                <Flex
+                  role="radiogroup"
+                  aria-label={`Decision on ${call.name}`}
+                  className="choices"
+                  gap="4"
+                  wrap="wrap"
+                >
+                  {allowed.map((choice) => (
+                    <Text as="label" size="2" key={choice}>
+                      <Flex gap="1" align="center">
+                        <Radio
+                          name={`choice-${call.id}`}
+                          value={choice}
+                          checked={draft.choice === choice}
+                          onChange={() => update(call.id, { choice })}
+                        />
+                        {choice === 'approve' ? 'Approve' : choice === 'edit' ? 'Edit' : 'Reject'}
+                      </Flex>
+                    </Text>
+                  ))}
+                </Flex>
+                <Text as="label" htmlFor={argsId} size="2" weight="medium">
+                  Arguments (JSON)
+                </Text>
+                <TextArea
+                  id={argsId}
+                  rows={4}
+                  value={draft.args}
+                  readOnly={draft.choice !== 'edit'}
+                  variant={draft.choice === 'edit' ? 'surface' : 'soft'}
+                  color={draft.choice === 'edit' ? undefined : 'gray'}
+                  aria-invalid={argProblems[call.id] !== undefined}
+                  aria-describedby={argProblems[call.id] ? `${argsId}-problem` : undefined}
+                  onChange={(e) => update(call.id, { args: e.target.value })}
                 />
-              </label>
-            )}
-          </fieldset>
+                {argProblems[call.id] && (
+                  <Text
+                    as="p"
+                    id={`${argsId}-problem`}
+                    size="2"
+                    color="red"
+                    className="error-text"
+                    role="alert"
+                  >
+                    Arguments {argProblems[call.id]}
+                  </Text>
+                )}
+                {draft.choice === 'reject' && (
+                  <Text as="label" size="2" weight="medium">
+                    Message to the model (optional)
+                    <TextField.Root
+                      value={draft.message}
+                      onChange={(e) => update(call.id, { message: e.target.value })}
+                    />
+                  </Text>
+                )}
+              </Flex>
+            </fieldset>
+          </Card>
         );
       })}
-      <button type="submit" disabled={props.pending}>
+      <Button type="submit" disabled={props.pending}>
         Send decision
-      </button>
-      {props.problem && (
-        <p className="state error" role="alert">
-          {props.problem}
-        </p>
-      )}
+      </Button>
+      {props.problem && <ErrorCallout>{props.problem}</ErrorCallout>}
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { Text } from '@radix-ui/themes';
 import { cost } from '../common/money';
 import type { TimelineSpan, TurnState } from './turn-state';
 
@@ -22,11 +23,13 @@ export function RunTimeline({ turn, now }: { turn: TurnState; now: number }) {
   return (
     <details className="timeline" open>
       <summary>
-        Run timeline · {ms(end - start)}
-        {turn.attempt > 0 &&
-          ` · ${turn.attempt + 1} attempts (resumed ${turn.attempt}× after a crash, ${ms(downtime)} down)`}
-        {turn.usage &&
-          ` · ${turn.usage.input_tokens} in / ${turn.usage.output_tokens} out tokens${turn.usage.estimated ? ' (estimated)' : ''} · ${cost(turn.usage.estimated_cost ?? 0, turn.usage.estimated_cost !== null)}`}
+        <Text size="2" weight="medium">
+          Run timeline · {ms(end - start)}
+          {turn.attempt > 0 &&
+            ` · ${turn.attempt + 1} attempts (resumed ${turn.attempt}× after a crash, ${ms(downtime)} down)`}
+          {turn.usage &&
+            ` · ${turn.usage.input_tokens} in / ${turn.usage.output_tokens} out tokens${turn.usage.estimated ? ' (estimated)' : ''} · ${cost(turn.usage.estimated_cost ?? 0, turn.usage.estimated_cost !== null)}`}
+        </Text>
       </summary>
       <ol aria-label="Run timeline">
         {spans.map((span, i) => {

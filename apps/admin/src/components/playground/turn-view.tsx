@@ -1,6 +1,8 @@
+import { Badge, Card, Code, Text } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import { CopyId } from '../common/copy-id';
+import { StatusBadge } from '../common/ui';
 import { RunTimeline } from './run-timeline';
 import type { ToolCallView, TurnState } from './turn-state';
 
@@ -17,13 +19,19 @@ function ToolCall({ call, ended }: { call: ToolCallView; ended: boolean }) {
   return (
     <details className="tool-call">
       <summary>
-        Tool <code>{call.name}</code> · {state}
+        <Text size="2">
+          Tool <Code variant="ghost">{call.name}</Code> · {state}
+        </Text>
       </summary>
-      <p>Arguments</p>
+      <Text as="p" size="1" color="gray">
+        Arguments
+      </Text>
       <pre>{JSON.stringify(call.args, null, 2)}</pre>
       {call.output !== null && (
         <>
-          <p>Result</p>
+          <Text as="p" size="1" color="gray">
+            Result
+          </Text>
           <pre>{call.output}</pre>
         </>
       )}
@@ -55,36 +63,44 @@ export function TurnView({
     else blocks.push(piece.kind === 'text' ? { ...piece } : piece);
   }
   return (
-    <li className="turn" aria-busy={turn.outcome === null}>
-      <div className="message user">
-        <strong>you</strong>
-        <p>{turn.content}</p>
-      </div>
-      <div className="message assistant">
-        <strong>agent</strong>{' '}
-        <span className={`badge ${turn.outcome ?? 'running'}`}>{turn.outcome ?? 'running'}</span>
-        {turn.attempt > 0 && ` · resumed after a server restart (attempt ${turn.attempt + 1})`}
-        {blocks.map((block) =>
-          block.kind === 'text' ? (
-            <div key={block.id} className="markdown">
-              <Markdown>{block.text}</Markdown>
-            </div>
-          ) : (
-            turn.tools[block.callId] && (
-              <ToolCall
-                key={block.id}
-                call={turn.tools[block.callId] as ToolCallView}
-                ended={turn.outcome !== null && turn.interrupt === null}
-              />
-            )
-          ),
-        )}
-        <p className="run-id">
-          Run <CopyId id={turn.runId} what="run id" />
-        </p>
-        <RunTimeline turn={turn} now={now} />
-        {children}
-      </div>
-    </li>
+    <Card asChild className="turn">
+      <li aria-busy={turn.outcome === null}>
+        <div className="message user">
+          <Badge highContrast color="indigo">
+            you
+          </Badge>
+          <Text as="p" weight="medium" my="2">
+            {turn.content}
+          </Text>
+        </div>
+        <div className="message assistant">
+          <Badge highContrast color="gray">
+            agent
+          </Badge>{' '}
+          <StatusBadge status={turn.outcome ?? 'running'} />
+          {turn.attempt > 0 && ` · resumed after a server restart (attempt ${turn.attempt + 1})`}
+          {blocks.map((block) =>
+            block.kind === 'text' ? (
+              <div key={block.id} className="markdown">
+                <Markdown>{block.text}</Markdown>
+              </div>
+            ) : (
+              turn.tools[block.callId] && (
+                <ToolCall
+                  key={block.id}
+                  call={turn.tools[block.callId] as ToolCallView}
+                  ended={turn.outcome !== null && turn.interrupt === null}
+                />
+              )
+            ),
+          )}
+          <Text as="p" size="1" color="gray" className="run-id" my="2">
+            Run <CopyId id={turn.runId} what="run id" />
+          </Text>
+          <RunTimeline turn={turn} now={now} />
+          {children}
+        </div>
+      </li>
+    </Card>
   );
 }

@@ -1,6 +1,8 @@
+import { Button, Code, Flex, Table } from '@radix-ui/themes';
 import type { Run, Schedule, ScheduleFire } from '@cognition/contracts';
 import type { ReactNode } from 'react';
-import { Empty, TableHead } from '../common/states';
+import { Empty } from '../common/states';
+import { DataTable, StatusBadge } from '../common/ui';
 import type { Viewer } from './schedule-text';
 import { describeSchedule, inViewerZone, nextFireText } from './schedule-text';
 
@@ -28,52 +30,57 @@ export function SchedulesTable(props: {
   viewer?: Viewer;
 }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <TableHead columns={['Schedule', 'Next', 'Target', 'Message', 'Actions', 'Runs']} />
-        <tbody>
-          {props.schedules.map((schedule) => {
-            const busy = props.pendingId === schedule.id;
-            return (
-              <tr key={schedule.id}>
-                <td>
-                  {describeSchedule(schedule, props.viewer)}
-                  <br />
-                  <code title={schedule.id}>{schedule.expression ?? 'once'}</code>
-                </td>
-                <td>{nextFireText(schedule, props.viewer)}</td>
-                <td>{target(schedule)}</td>
-                <td>{schedule.content}</td>
-                <td>
-                  <div className="actions">
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() => props.onSetEnabled(schedule, !schedule.enabled)}
-                    >
-                      {schedule.enabled ? 'Disable' : 'Enable'}
-                    </button>
-                    <button type="button" disabled={busy} onClick={() => props.onTrigger(schedule)}>
-                      Trigger now
-                    </button>
-                  </div>
-                </td>
-                <td>
-                  <details>
-                    <summary>
-                      Last runs
-                      {schedule.lastFiredAt &&
-                        ` (last due ${inViewerZone(schedule.lastFiredAt, props.viewer)})`}
-                    </summary>
-                    {props.fires(schedule)}
-                  </details>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['Schedule', 'Next', 'Target', 'Message', 'Actions', 'Runs']}>
+      {props.schedules.map((schedule) => {
+        const busy = props.pendingId === schedule.id;
+        return (
+          <Table.Row key={schedule.id}>
+            <Table.Cell>
+              {describeSchedule(schedule, props.viewer)}
+              <br />
+              <Code variant="soft" color="gray" title={schedule.id}>
+                {schedule.expression ?? 'once'}
+              </Code>
+            </Table.Cell>
+            <Table.Cell>{nextFireText(schedule, props.viewer)}</Table.Cell>
+            <Table.Cell>{target(schedule)}</Table.Cell>
+            <Table.Cell>{schedule.content}</Table.Cell>
+            <Table.Cell>
+              <Flex gap="2" wrap="wrap">
+                <Button
+                  type="button"
+                  size="1"
+                  variant="soft"
+                  color={schedule.enabled ? 'gray' : undefined}
+                  disabled={busy}
+                  onClick={() => props.onSetEnabled(schedule, !schedule.enabled)}
+                >
+                  {schedule.enabled ? 'Disable' : 'Enable'}
+                </Button>
+                <Button
+                  type="button"
+                  size="1"
+                  disabled={busy}
+                  onClick={() => props.onTrigger(schedule)}
+                >
+                  Trigger now
+                </Button>
+              </Flex>
+            </Table.Cell>
+            <Table.Cell>
+              <details>
+                <summary>
+                  Last runs
+                  {schedule.lastFiredAt &&
+                    ` (last due ${inViewerZone(schedule.lastFiredAt, props.viewer)})`}
+                </summary>
+                {props.fires(schedule)}
+              </details>
+            </Table.Cell>
+          </Table.Row>
+        );
+      })}
+    </DataTable>
   );
 }
 
@@ -86,9 +93,9 @@ export function FiresList({ fires, viewer }: { fires: FireWithRun[]; viewer?: Vi
         <li key={fire.dueAt.toISOString()}>
           {inViewerZone(fire.dueAt, viewer)} · {fire.reason} ·{' '}
           {fire.run ? (
-            <span className={`badge ${fire.run.status}`}>{fire.run.status}</span>
+            <StatusBadge status={fire.run.status} />
           ) : (
-            <span className="badge">{fire.cleanup === 'done' ? 'given up' : 'no run'}</span>
+            <StatusBadge status={fire.cleanup === 'done' ? 'given up' : 'no run'} />
           )}
           {fire.sessionId && (
             <>

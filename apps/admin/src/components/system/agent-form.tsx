@@ -1,7 +1,9 @@
+import { Button, Card, Flex, Text } from '@radix-ui/themes';
 import type { AgentView } from '@cognition/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '../../trpc';
+import { SelectField } from '../common/ui';
 import { FormField, FormOutcome, placeIssues } from './form-field';
 
 const FIELDS = ['name', 'description', 'model', 'tools', 'interrupt_on', 'system_prompt'] as const;
@@ -103,24 +105,28 @@ function AgentFields({ stored }: { stored: AgentView | null }) {
         submit();
       }}
     >
-      {stored === null && field('name', 'Name')}
-      {field('description', 'Description')}
-      {field('model', 'Model (empty: the default provider’s)')}
-      {field('tools', 'Tools (comma-separated)')}
-      {field('interrupt_on', 'Ask a person before (tools, comma-separated)')}
-      {field('system_prompt', 'System prompt', true)}
-      <button type="submit" disabled={save.isPending}>
-        {stored ? 'Save agent' : 'Add agent'}
-      </button>
-      <FormOutcome
-        error={save.error}
-        placed={placed}
-        success={
-          save.data
-            ? `${stored ? 'Saved' : 'Added'} ${save.data.name} (version ${save.data.version}).`
-            : null
-        }
-      />
+      <Flex direction="column" gap="3" mt="3" style={{ maxWidth: '40rem' }}>
+        {stored === null && field('name', 'Name')}
+        {field('description', 'Description')}
+        {field('model', 'Model (empty: the default provider’s)')}
+        {field('tools', 'Tools (comma-separated)')}
+        {field('interrupt_on', 'Ask a person before (tools, comma-separated)')}
+        {field('system_prompt', 'System prompt', true)}
+        <Flex>
+          <Button type="submit" disabled={save.isPending}>
+            {stored ? 'Save agent' : 'Add agent'}
+          </Button>
+        </Flex>
+        <FormOutcome
+          error={save.error}
+          placed={placed}
+          success={
+            save.data
+              ? `${stored ? 'Saved' : 'Added'} ${save.data.name} (version ${save.data.version}).`
+              : null
+          }
+        />
+      </Flex>
     </form>
   );
 }
@@ -139,21 +145,29 @@ export function AgentForm() {
   const [chosen, setChosen] = useState('');
   const stored = editable.find((agent) => agent.name === chosen) ?? null;
   return (
-    <details className="agent-form">
-      <summary>Add or edit an agent (admin key)</summary>
-      <div className="field">
-        <label htmlFor="agent-choice">Agent</label>
-        <select id="agent-choice" value={chosen} onChange={(e) => setChosen(e.target.value)}>
-          <option value="">A new agent</option>
-          {editable.map((agent) => (
-            <option key={agent.name} value={agent.name}>
-              {agent.name} (api v{agent.version})
-            </option>
-          ))}
-        </select>
-      </div>
-      {/* Keyed by the entry, not its version: a save bumps it, and the saved form stays. */}
-      <AgentFields key={stored?.name ?? ''} stored={stored} />
-    </details>
+    <Card asChild mt="4">
+      <details className="agent-form">
+        <summary>
+          <Text weight="bold">Add or edit an agent (admin key)</Text>
+        </summary>
+        <Flex mt="3" style={{ maxWidth: '40rem' }} direction="column">
+          <SelectField
+            id="agent-choice"
+            label="Agent"
+            value={chosen}
+            options={[
+              { value: '', label: 'A new agent' },
+              ...editable.map((agent) => ({
+                value: agent.name,
+                label: `${agent.name} (api v${agent.version})`,
+              })),
+            ]}
+            onChange={setChosen}
+          />
+        </Flex>
+        {/* Keyed by the entry, not its version: a save bumps it, and the saved form stays. */}
+        <AgentFields key={stored?.name ?? ''} stored={stored} />
+      </details>
+    </Card>
   );
 }

@@ -1,4 +1,6 @@
+import { Callout, Flex, Text, TextArea, TextField } from '@radix-ui/themes';
 import { errorMessage } from '../../trpc';
+import { ErrorCallout, FieldProblem } from '../common/ui';
 
 /** The server's field issues of a refused call (`data.errors`: `{path, message}`), if any. */
 export function fieldIssues(error: unknown): { path: string; message: string }[] {
@@ -46,23 +48,29 @@ export function FormField(props: {
     'aria-describedby': invalid ? `${props.id}-problem` : undefined,
   };
   return (
-    <div className="field">
-      <label htmlFor={props.id}>{props.label}</label>
+    <Flex direction="column" gap="1" className="field">
+      <Text as="label" htmlFor={props.id} size="2" weight="medium">
+        {props.label}
+      </Text>
       {props.multiline ? (
-        <textarea {...common} rows={4} onChange={(e) => props.onChange(e.target.value)} />
+        <TextArea
+          {...common}
+          rows={4}
+          color={invalid ? 'red' : undefined}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
       ) : (
-        <input
+        <TextField.Root
           {...common}
           type={props.type ?? 'text'}
+          color={invalid ? 'red' : undefined}
           onChange={(e) => props.onChange(e.target.value)}
         />
       )}
       {invalid && (
-        <p id={`${props.id}-problem`} className="error-text">
-          {props.problems.join('; ')}
-        </p>
+        <FieldProblem id={`${props.id}-problem`}>{props.problems.join('; ')}</FieldProblem>
       )}
-    </div>
+    </Flex>
   );
 }
 
@@ -74,16 +82,16 @@ export function FormOutcome(props: {
 }) {
   if (props.placed !== null) {
     return (
-      <p className="state error" role="alert">
+      <ErrorCallout>
         {props.placed.unplaced.length > 0 || !props.placed.any
           ? errorMessage(props.error)
           : 'Some fields were refused: see the messages next to them.'}
-      </p>
+      </ErrorCallout>
     );
   }
   return props.success === null ? null : (
-    <p className="state" role="status">
-      {props.success}
-    </p>
+    <Callout.Root highContrast color="green" size="1" role="status" className="state">
+      <Callout.Text>{props.success}</Callout.Text>
+    </Callout.Root>
   );
 }

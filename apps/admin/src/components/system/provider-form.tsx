@@ -1,7 +1,9 @@
+import { Button, Card, Checkbox, Flex, Text } from '@radix-ui/themes';
 import type { ProviderView } from '@cognition/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '../../trpc';
+import { FieldProblem, SelectField } from '../common/ui';
 import { list } from './agent-form';
 import { FormField, FormOutcome, placeIssues } from './form-field';
 
@@ -100,52 +102,53 @@ function ProviderFields({ stored }: { stored: ProviderView | null }) {
         submit();
       }}
     >
-      {stored === null && field('id', 'Id')}
-      <div className="field">
-        <label htmlFor="provider-kind">Kind</label>
-        <select
+      <Flex direction="column" gap="3" mt="3" style={{ maxWidth: '40rem' }}>
+        {stored === null && field('id', 'Id')}
+        <SelectField
           id="provider-kind"
+          label="Kind"
           value={values.kind}
-          aria-invalid={kindProblems.length > 0}
-          onChange={(e) => setValues({ ...values, kind: e.target.value })}
-        >
-          {KINDS.map((kind) => (
-            <option key={kind}>{kind}</option>
-          ))}
-        </select>
-        {kindProblems.length > 0 && <p className="error-text">{kindProblems.join('; ')}</p>}
-      </div>
-      {field('model', 'Default model')}
-      {field('models', 'Other models (comma-separated)')}
-      {field('baseUrl', 'Base URL (required for openai_compatible)')}
-      {field(
-        'apiKey',
-        stored?.apiKeySet ? 'API key (empty: keep the stored one)' : 'API key',
-        'password',
-      )}
-      {field('priority', 'Priority (lower wins; empty: 100)')}
-      <div className="field">
-        <label>
-          <input
-            type="checkbox"
-            checked={values.enabled}
-            onChange={(e) => setValues({ ...values, enabled: e.target.checked })}
-          />{' '}
-          Enabled
-        </label>
-      </div>
-      <button type="submit" disabled={save.isPending}>
-        {stored ? 'Save provider' : 'Add provider'}
-      </button>
-      <FormOutcome
-        error={save.error}
-        placed={placed}
-        success={
-          save.data
-            ? `${stored ? 'Saved' : 'Added'} ${save.data.id} (version ${save.data.version}).`
-            : null
-        }
-      />
+          options={KINDS.map((kind) => ({ value: kind, label: kind }))}
+          invalid={kindProblems.length > 0}
+          {...(kindProblems.length > 0 ? { describedBy: 'provider-kind-problem' } : {})}
+          onChange={(kind) => setValues({ ...values, kind })}
+        />
+        {kindProblems.length > 0 && (
+          <FieldProblem id="provider-kind-problem">{kindProblems.join('; ')}</FieldProblem>
+        )}
+        {field('model', 'Default model')}
+        {field('models', 'Other models (comma-separated)')}
+        {field('baseUrl', 'Base URL (required for openai_compatible)')}
+        {field(
+          'apiKey',
+          stored?.apiKeySet ? 'API key (empty: keep the stored one)' : 'API key',
+          'password',
+        )}
+        {field('priority', 'Priority (lower wins; empty: 100)')}
+        <Text as="label" size="2">
+          <Flex gap="2" align="center">
+            <Checkbox
+              checked={values.enabled}
+              onCheckedChange={(checked) => setValues({ ...values, enabled: checked === true })}
+            />
+            Enabled
+          </Flex>
+        </Text>
+        <Flex>
+          <Button type="submit" disabled={save.isPending}>
+            {stored ? 'Save provider' : 'Add provider'}
+          </Button>
+        </Flex>
+        <FormOutcome
+          error={save.error}
+          placed={placed}
+          success={
+            save.data
+              ? `${stored ? 'Saved' : 'Added'} ${save.data.id} (version ${save.data.version}).`
+              : null
+          }
+        />
+      </Flex>
     </form>
   );
 }
@@ -163,21 +166,26 @@ export function ProviderForm() {
   const [chosen, setChosen] = useState('');
   const stored = editable.find((p) => p.id === chosen) ?? null;
   return (
-    <details className="agent-form">
-      <summary>Add or edit a provider (admin key)</summary>
-      <div className="field">
-        <label htmlFor="provider-choice">Provider</label>
-        <select id="provider-choice" value={chosen} onChange={(e) => setChosen(e.target.value)}>
-          <option value="">A new provider</option>
-          {editable.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.id} (api v{p.version})
-            </option>
-          ))}
-        </select>
-      </div>
-      {/* Keyed by the entry, not its version: a save bumps it, and the saved form stays. */}
-      <ProviderFields key={stored?.id ?? ''} stored={stored} />
-    </details>
+    <Card asChild mt="4">
+      <details className="agent-form">
+        <summary>
+          <Text weight="bold">Add or edit a provider (admin key)</Text>
+        </summary>
+        <Flex mt="3" style={{ maxWidth: '40rem' }} direction="column">
+          <SelectField
+            id="provider-choice"
+            label="Provider"
+            value={chosen}
+            options={[
+              { value: '', label: 'A new provider' },
+              ...editable.map((p) => ({ value: p.id, label: `${p.id} (api v${p.version})` })),
+            ]}
+            onChange={setChosen}
+          />
+        </Flex>
+        {/* Keyed by the entry, not its version: a save bumps it, and the saved form stays. */}
+        <ProviderFields key={stored?.id ?? ''} stored={stored} />
+      </details>
+    </Card>
   );
 }

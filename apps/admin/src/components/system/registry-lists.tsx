@@ -1,8 +1,11 @@
+import { Code, Heading, Table, Text } from '@radix-ui/themes';
 import type { UseQueryResult } from '@tanstack/react-query';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useTRPC } from '../../trpc';
-import { QueryView, TableHead } from '../common/states';
+import { QueryView } from '../common/states';
+import { DataTable } from '../common/ui';
+import { DeleteEntry } from './delete-entry';
 
 /** Which decisions an agent asks a person for, per tool (`interrupt_on`), as one short line. */
 export function interruptSummary(interruptOn: Record<string, { allowed: string[] }>): string {
@@ -24,7 +27,9 @@ function ListSection<T, E>(props: {
 }) {
   return (
     <section aria-labelledby={props.id}>
-      <h2 id={props.id}>{props.title}</h2>
+      <Heading as="h2" id={props.id} size="4">
+        {props.title}
+      </Heading>
       <QueryView
         query={props.query}
         loading={props.loading}
@@ -32,20 +37,15 @@ function ListSection<T, E>(props: {
         empty={props.empty}
       >
         {(d) => (
-          <div className="table-wrap">
-            <table>
-              <TableHead columns={props.columns} />
-              <tbody>
-                {d.map((row) => (
-                  <tr key={props.rowKey(row)}>
-                    {props.cells(row).map((cell, i) => (
-                      <td key={props.columns[i]}>{cell}</td>
-                    ))}
-                  </tr>
+          <DataTable columns={props.columns}>
+            {d.map((row) => (
+              <Table.Row key={props.rowKey(row)}>
+                {props.cells(row).map((cell, i) => (
+                  <Table.Cell key={props.columns[i]}>{cell}</Table.Cell>
                 ))}
-              </tbody>
-            </table>
-          </div>
+              </Table.Row>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </section>
@@ -73,16 +73,23 @@ export function RegistryLists() {
         query={agents}
         loading="Loading agents"
         empty="No agents."
-        columns={['Name', 'Mode', 'Source', 'Model', 'Tools', 'Asks before', 'MCP']}
+        columns={['Name', 'Mode', 'Source', 'Model', 'Tools', 'Asks before', 'MCP', 'Actions']}
         rowKey={(agent) => agent.name}
         cells={(agent) => [
-          <code title={agent.description}>{agent.name}</code>,
+          <Code title={agent.description}>{agent.name}</Code>,
           agent.mode,
           sourceOf(agent),
           agent.model ?? 'default',
           agent.tools.length,
           interruptSummary(agent.interrupt_on),
           agent.mcp_servers.length === 0 ? '—' : agent.mcp_servers.map((s) => s.name).join(', '),
+          agent.read_only ? (
+            <Text size="1" color="gray">
+              the server’s own
+            </Text>
+          ) : (
+            <DeleteAgent name={agent.name} version={agent.version} />
+          ),
         ]}
       />
       <ListSection
@@ -91,18 +98,74 @@ export function RegistryLists() {
         query={providers}
         loading="Loading providers"
         empty="No LLM provider is configured."
-        columns={['Id', 'Kind', 'Models', 'Source', 'Priority', 'Enabled', 'API key']}
+        columns={['Id', 'Kind', 'Models', 'Source', 'Priority', 'Enabled', 'API key', 'Actions']}
         rowKey={(provider) => provider.id}
         cells={(provider) => [
-          <code>{provider.id}</code>,
+          <Code>{provider.id}</Code>,
           provider.kind,
           provider.models.join(', '),
           sourceOf(provider),
           provider.priority,
           provider.enabled ? 'yes' : 'no',
           provider.apiKeySet ? 'set (hidden)' : 'none',
+          provider.readOnly ? (
+            <Text size="1" color="gray">
+              the server’s own
+            </Text>
+          ) : (
+            <DeleteProvider id={provider.id} version={provider.version} />
+          ),
         ]}
       />
     </>
+  );
+}
+
+/** An admin deletes a registry agent (`agents.delete` with the version the page shows). */
+function DeleteAgent({ name, version }: { name: string; version: number | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const remove = useMutation(
+    trpc.agents.delete.mutationOptions({
+      // Gone, or refused because it changed meanwhile: either way the list shows what is now.
+      onSettled: () => queryClient.invalidateQueries(trpc.agents.list.queryFilter()),
+    }),
+  );
+  return (
+    <DeleteEntry
+      what="agent"
+      name={name}
+      version={version}
+      pending={remove.isPending}
+      error={remove.error}
+      onDelete={() =>
+        remove.mutateAsync({ name, ...(version !== null ? { expected_version: version } : {}) })
+      }
+      onReset={() => remove.reset()}
+    />
+  );
+}
+
+/** An admin deletes a registry provider (`providers.delete` with the version the page shows). */
+function DeleteProvider({ id, version }: { id: string; version: number | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const remove = useMutation(
+    trpc.providers.delete.mutationOptions({
+      onSettled: () => queryClient.invalidateQueries(trpc.providers.list.queryFilter()),
+    }),
+  );
+  return (
+    <DeleteEntry
+      what="provider"
+      name={id}
+      version={version}
+      pending={remove.isPending}
+      error={remove.error}
+      onDelete={() =>
+        remove.mutateAsync({ id, ...(version !== null ? { expectedVersion: version } : {}) })
+      }
+      onReset={() => remove.reset()}
+    />
   );
 }

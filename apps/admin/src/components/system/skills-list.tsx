@@ -1,6 +1,8 @@
+import { Code, Heading, Table, Text } from '@radix-ui/themes';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../../trpc';
-import { QueryView, TableHead } from '../common/states';
+import { QueryView } from '../common/states';
+import { DataTable } from '../common/ui';
 
 /**
  * The server workspace's skills as the next turn of an agent will see them (`skills.list`),
@@ -12,7 +14,9 @@ export function SkillsList() {
   const skills = useQuery(trpc.skills.list.queryOptions());
   return (
     <section aria-labelledby="skills-title">
-      <h2 id="skills-title">Skills</h2>
+      <Heading as="h2" id="skills-title" size="4">
+        Skills
+      </Heading>
       <QueryView
         query={skills}
         loading="Loading skills"
@@ -22,33 +26,34 @@ export function SkillsList() {
         {(d) => (
           <>
             {d.skills.length > 0 && (
-              <div className="table-wrap">
-                <table>
-                  <TableHead columns={['Name', 'Description', 'Files']} />
-                  <tbody>
-                    {d.skills.map((skill) => (
-                      <tr key={skill.name}>
-                        <td>
-                          <code title={skill.path}>{skill.name}</code>
-                        </td>
-                        <td>{skill.description}</td>
-                        <td>{skill.files.length === 0 ? '—' : skill.files.join(', ')}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable columns={['Name', 'Description', 'Files']}>
+                {d.skills.map((skill) => (
+                  <Table.Row key={skill.name}>
+                    <Table.Cell>
+                      <Code title={skill.path}>{skill.name}</Code>
+                    </Table.Cell>
+                    <Table.Cell>{skill.description}</Table.Cell>
+                    <Table.Cell>
+                      {skill.files.length === 0 ? '—' : skill.files.join(', ')}
+                    </Table.Cell>
+                  </Table.Row>
+                ))}
+              </DataTable>
             )}
             {d.problems.length > 0 && (
               <>
-                <h3>Skipped</h3>
-                <ul className="problems">
-                  {d.problems.map((problem) => (
-                    <li key={problem.path}>
-                      <code>{problem.path}</code>: {problem.message}
-                    </li>
-                  ))}
-                </ul>
+                <Heading as="h3" size="3">
+                  Skipped
+                </Heading>
+                <Text as="div" size="2">
+                  <ul className="problems">
+                    {d.problems.map((problem) => (
+                      <li key={problem.path}>
+                        <Code>{problem.path}</Code>: <Text color="red">{problem.message}</Text>
+                      </li>
+                    ))}
+                  </ul>
+                </Text>
               </>
             )}
           </>

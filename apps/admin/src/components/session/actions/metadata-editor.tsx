@@ -1,8 +1,10 @@
+import { Button, Code, Flex, Heading, Text, TextArea } from '@radix-ui/themes';
 import type { Session } from '@cognition/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorCode, errorMessage, useTRPC } from '../../../trpc';
 import { formatMetadata, parseMetadata } from '../../common/metadata-text';
+import { ErrorCallout } from '../../common/ui';
 
 /**
  * Edits a session's metadata as `key=value` lines. The write carries the version the editor was
@@ -25,18 +27,21 @@ export function MetadataEditor({ session }: { session: Session }) {
   if (!editing) {
     return (
       <section aria-labelledby="metadata-title">
-        <h2 id="metadata-title">Metadata</h2>
-        <p className="meta">
+        <Heading as="h2" id="metadata-title" size="4">
+          Metadata
+        </Heading>
+        <Text as="p" size="2" className="meta" mb="2">
           {Object.entries(session.metadata).length === 0
             ? 'none'
             : Object.entries(session.metadata).map(([k, v]) => (
-                <code key={k}>
+                <Code key={k} variant="soft" color="gray">
                   {k}={v}
-                </code>
+                </Code>
               ))}
-        </p>
-        <button
+        </Text>
+        <Button
           type="button"
+          variant="soft"
           onClick={() => {
             setText(formatMetadata(session.metadata));
             update.reset();
@@ -44,7 +49,7 @@ export function MetadataEditor({ session }: { session: Session }) {
           }}
         >
           Edit metadata
-        </button>
+        </Button>
       </section>
     );
   }
@@ -61,29 +66,37 @@ export function MetadataEditor({ session }: { session: Session }) {
           });
       }}
     >
-      <h2 id="metadata-title">Metadata</h2>
-      <label>
-        One <code>key=value</code> per line
-        <textarea name="metadata" rows={4} value={text} onChange={(e) => setText(e.target.value)} />
-      </label>
-      {!parsed.ok && (
-        <p className="state error" role="alert">
-          {parsed.problem}
-        </p>
-      )}
+      <Heading as="h2" id="metadata-title" size="4">
+        Metadata
+      </Heading>
+      <Flex direction="column" gap="1" mb="2" style={{ maxWidth: '40rem' }}>
+        <Text as="label" htmlFor="metadata-text" size="2" weight="medium">
+          One <Code>key=value</Code> per line
+        </Text>
+        <TextArea
+          id="metadata-text"
+          name="metadata"
+          rows={4}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </Flex>
+      {!parsed.ok && <ErrorCallout>{parsed.problem}</ErrorCallout>}
       {update.isError && (
-        <p className="state error" role="alert">
+        <ErrorCallout>
           {errorCode(update.error) === 'VERSION_CONFLICT'
             ? 'Someone changed this session since you opened it. Cancel to see the current version, then edit again.'
             : errorMessage(update.error)}
-        </p>
+        </ErrorCallout>
       )}
-      <button type="submit" disabled={!parsed.ok || update.isPending}>
-        Save (version {session.version})
-      </button>
-      <button type="button" onClick={() => setEditing(false)}>
-        Cancel
-      </button>
+      <Flex gap="2" mt="2">
+        <Button type="submit" disabled={!parsed.ok || update.isPending}>
+          Save (version {session.version})
+        </Button>
+        <Button type="button" variant="soft" color="gray" onClick={() => setEditing(false)}>
+          Cancel
+        </Button>
+      </Flex>
     </form>
   );
 }

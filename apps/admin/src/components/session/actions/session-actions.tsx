@@ -1,6 +1,8 @@
+import { Button, Flex, Heading, Text } from '@radix-ui/themes';
 import type { Session } from '@cognition/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { errorCode, errorMessage, useTRPC } from '../../../trpc';
+import { ErrorCallout } from '../../common/ui';
 
 /**
  * The lifecycle actions a session's status allows (suspend, resume, complete), each carrying
@@ -20,33 +22,46 @@ export function SessionActions({ session }: { session: Session }) {
   const canSuspend = session.status === 'active' || session.status === 'abandoned';
   return (
     <section aria-labelledby="actions-title">
-      <h2 id="actions-title">Lifecycle</h2>
-      <p className="actions">
+      <Heading as="h2" id="actions-title" size="4">
+        Lifecycle
+      </Heading>
+      <Flex gap="2" wrap="wrap" align="center">
         {canSuspend && (
-          <button type="button" disabled={busy} onClick={() => suspend.mutate(input)}>
+          <Button
+            type="button"
+            variant="soft"
+            disabled={busy}
+            onClick={() => suspend.mutate(input)}
+          >
             Suspend
-          </button>
+          </Button>
         )}
         {session.status === 'suspended' && (
-          <button type="button" disabled={busy} onClick={() => resume.mutate(input)}>
+          <Button type="button" disabled={busy} onClick={() => resume.mutate(input)}>
             Resume
-          </button>
+          </Button>
         )}
         {(canSuspend || session.status === 'suspended') && (
-          <button type="button" disabled={busy} onClick={() => complete.mutate(input)}>
+          <Button
+            type="button"
+            variant="soft"
+            color="gray"
+            disabled={busy}
+            onClick={() => complete.mutate(input)}
+          >
             Complete
-          </button>
+          </Button>
         )}
         {!canSuspend && session.status !== 'suspended' && (
-          <span>The session is {session.status}: it takes no more messages.</span>
+          <Text size="2">The session is {session.status}: it takes no more messages.</Text>
         )}
-      </p>
+      </Flex>
       {failed && (
-        <p className="state error" role="alert">
+        <ErrorCallout>
           {errorCode(failed) === 'VERSION_CONFLICT'
             ? 'Someone changed this session meanwhile: reload it before acting on it.'
             : errorMessage(failed)}
-        </p>
+        </ErrorCallout>
       )}
     </section>
   );

@@ -1,5 +1,7 @@
+import { Button, Flex, Text, TextArea } from '@radix-ui/themes';
 import type { MessageFeedback } from '@cognition/client';
 import { useState } from 'react';
+import { ErrorCallout } from '../../common/ui';
 
 export type Thumb = 'up' | 'down';
 
@@ -40,53 +42,75 @@ export function FeedbackControl({
   const press = (thumb: Thumb) =>
     chosen === thumb ? onClear() : onSave({ score: SCORE_OF[thumb], text });
   return (
-    <div className="feedback" role="group" aria-label="Feedback on this answer">
-      <button
+    <Flex
+      className="feedback"
+      role="group"
+      aria-label="Feedback on this answer"
+      gap="2"
+      wrap="wrap"
+      align="center"
+      mt="2"
+    >
+      <Button
         type="button"
+        size="1"
+        variant={chosen === 'up' ? 'solid' : 'soft'}
+        color="green"
+        highContrast
         aria-pressed={chosen === 'up'}
         disabled={pending}
         onClick={() => press('up')}
       >
         <span aria-hidden="true">✓</span> Good answer
-      </button>
-      <button
+      </Button>
+      <Button
         type="button"
+        size="1"
+        variant={chosen === 'down' ? 'solid' : 'soft'}
+        color="red"
+        highContrast
         aria-pressed={chosen === 'down'}
         disabled={pending}
         onClick={() => press('down')}
       >
         <span aria-hidden="true">✗</span> Bad answer
-      </button>
-      {feedback && chosen === null && <span>rated {feedback.score}/5</span>}
+      </Button>
+      {feedback && chosen === null && <Text size="1">rated {feedback.score}/5</Text>}
       <details>
-        <summary>{feedback?.text ? 'Comment' : 'Add a comment'}</summary>
+        <summary>
+          <Text size="1">{feedback?.text ? 'Comment' : 'Add a comment'}</Text>
+        </summary>
         <form
           onSubmit={(event) => {
             event.preventDefault();
             if (feedback) onSave({ score: feedback.score, text });
           }}
         >
-          <label>
-            Comment on this answer
-            <textarea
-              rows={2}
-              maxLength={4000}
-              value={comment}
-              onChange={(event) => setComment(event.target.value)}
-            />
-          </label>
-          <button type="submit" disabled={pending || !feedback}>
-            Save comment
-          </button>
-          {!feedback && <span> (rate the answer first)</span>}
+          <Flex direction="column" gap="1" mt="1">
+            <Text as="label" size="1" weight="medium">
+              Comment on this answer
+              <TextArea
+                rows={2}
+                maxLength={4000}
+                value={comment}
+                onChange={(event) => setComment(event.target.value)}
+              />
+            </Text>
+            <Flex gap="2" align="center">
+              <Button type="submit" size="1" disabled={pending || !feedback}>
+                Save comment
+              </Button>
+              {!feedback && <Text size="1"> (rate the answer first)</Text>}
+            </Flex>
+          </Flex>
         </form>
       </details>
-      {feedback?.text && <q className="comment">{feedback.text}</q>}
-      {error && (
-        <p className="state error" role="alert">
-          {error}
-        </p>
+      {feedback?.text && (
+        <Text size="1" color="gray">
+          <q className="comment">{feedback.text}</q>
+        </Text>
       )}
-    </div>
+      {error && <ErrorCallout>{error}</ErrorCallout>}
+    </Flex>
   );
 }

@@ -1,5 +1,6 @@
+import { Badge, Button, Flex, Table } from '@radix-ui/themes';
 import type { ThreadCheckpoint } from '@cognition/client';
-import { TableHead } from '../../common/states';
+import { DataTable } from '../../common/ui';
 
 /** What a person reads when a rewind or fork fails, by the API's error code. */
 export function historyErrorText(code: string | null, message: string): string {
@@ -29,49 +30,53 @@ export interface HistoryTableProps {
  */
 export function HistoryTable(props: HistoryTableProps) {
   return (
-    <div className="table-wrap">
-      <table>
-        <TableHead columns={['Step', 'Saved', 'Messages', 'Last message', 'Go back']} />
-        <tbody>
-          {props.checkpoints.map((checkpoint) => {
-            const head = checkpoint.checkpointId === props.headId;
-            return (
-              <tr key={checkpoint.checkpointId}>
-                <td>{checkpoint.step}</td>
-                <td>
-                  <time dateTime={checkpoint.createdAt.toISOString()}>
-                    {checkpoint.createdAt.toLocaleTimeString()}
-                  </time>
-                </td>
-                <td>{checkpoint.messageCount}</td>
-                <td className="preview">{checkpoint.lastMessagePreview ?? '—'}</td>
-                <td className="actions">
-                  {head ? (
-                    <span>current</span>
-                  ) : (
-                    props.canRewind && (
-                      <button
-                        type="button"
-                        disabled={props.pending}
-                        onClick={() => props.onRewind(checkpoint)}
-                      >
-                        Rewind to step {checkpoint.step}
-                      </button>
-                    )
-                  )}
-                  <button
-                    type="button"
-                    disabled={props.pending}
-                    onClick={() => props.onFork(checkpoint)}
-                  >
-                    Fork from step {checkpoint.step}
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['Step', 'Saved', 'Messages', 'Last message', 'Go back']}>
+      {props.checkpoints.map((checkpoint) => {
+        const head = checkpoint.checkpointId === props.headId;
+        return (
+          <Table.Row key={checkpoint.checkpointId}>
+            <Table.Cell>{checkpoint.step}</Table.Cell>
+            <Table.Cell>
+              <time dateTime={checkpoint.createdAt.toISOString()}>
+                {checkpoint.createdAt.toLocaleTimeString()}
+              </time>
+            </Table.Cell>
+            <Table.Cell>{checkpoint.messageCount}</Table.Cell>
+            <Table.Cell className="preview">{checkpoint.lastMessagePreview ?? '—'}</Table.Cell>
+            <Table.Cell>
+              <Flex gap="2" wrap="wrap" align="center">
+                {head ? (
+                  <Badge highContrast color="green">
+                    current
+                  </Badge>
+                ) : (
+                  props.canRewind && (
+                    <Button
+                      type="button"
+                      size="1"
+                      variant="soft"
+                      disabled={props.pending}
+                      onClick={() => props.onRewind(checkpoint)}
+                    >
+                      Rewind to step {checkpoint.step}
+                    </Button>
+                  )
+                )}
+                <Button
+                  type="button"
+                  size="1"
+                  variant="soft"
+                  color="gray"
+                  disabled={props.pending}
+                  onClick={() => props.onFork(checkpoint)}
+                >
+                  Fork from step {checkpoint.step}
+                </Button>
+              </Flex>
+            </Table.Cell>
+          </Table.Row>
+        );
+      })}
+    </DataTable>
   );
 }

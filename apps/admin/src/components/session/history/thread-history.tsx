@@ -1,3 +1,4 @@
+import { Button, Callout, Flex, Heading } from '@radix-ui/themes';
 import type { Session } from '@cognition/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -5,6 +6,7 @@ import { hrefOf } from '../../../route';
 import { errorCode, errorMessage, useTRPC } from '../../../trpc';
 import { HistoryTable, historyErrorText } from './history-table';
 import { QueryView } from '../../common/states';
+import { ErrorCallout } from '../../common/ui';
 
 const PAGE_SIZE = 10;
 
@@ -41,7 +43,9 @@ export function ThreadHistory({ session }: { session: Session }) {
   const failed = rewind.error ?? fork.error;
   return (
     <section aria-labelledby="history-title">
-      <h2 id="history-title">History</h2>
+      <Heading as="h2" id="history-title" size="4">
+        History
+      </Heading>
       <QueryView
         query={history}
         loading="Loading the history"
@@ -74,34 +78,36 @@ export function ThreadHistory({ session }: { session: Session }) {
                 });
               }}
             />
-            <nav className="pager" aria-label="Pages of the history">
-              <button
-                type="button"
-                disabled={offset === 0}
-                onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-              >
-                Newer
-              </button>
-              <button
-                type="button"
-                disabled={!d.hasMore}
-                onClick={() => setOffset(offset + PAGE_SIZE)}
-              >
-                Older
-              </button>
-            </nav>
+            <Flex asChild gap="3" mt="3">
+              <nav aria-label="Pages of the history">
+                <Button
+                  type="button"
+                  variant="soft"
+                  disabled={offset === 0}
+                  onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+                >
+                  Newer
+                </Button>
+                <Button
+                  type="button"
+                  variant="soft"
+                  disabled={!d.hasMore}
+                  onClick={() => setOffset(offset + PAGE_SIZE)}
+                >
+                  Older
+                </Button>
+              </nav>
+            </Flex>
           </>
         )}
       </QueryView>
       {notice && (
-        <p className="state" role="status">
-          {notice}
-        </p>
+        <Callout.Root highContrast color="green" size="1" role="status" mt="2">
+          <Callout.Text>{notice}</Callout.Text>
+        </Callout.Root>
       )}
       {failed && (
-        <p className="state error" role="alert">
-          {historyErrorText(errorCode(failed), errorMessage(failed))}
-        </p>
+        <ErrorCallout>{historyErrorText(errorCode(failed), errorMessage(failed))}</ErrorCallout>
       )}
     </section>
   );

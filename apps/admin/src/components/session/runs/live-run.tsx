@@ -1,8 +1,10 @@
+import { Button, Card, Code, Text } from '@radix-ui/themes';
 import type { AgentEventEnvelope } from '@cognition/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useReducer } from 'react';
 import { errorMessage, useTRPC } from '../../../trpc';
+import { ErrorCallout, StatusBadge } from '../../common/ui';
 import { answerOf, initialLiveRun, liveRunReducer, toolLinesOf } from './live-run-state';
 
 /**
@@ -31,13 +33,13 @@ export function LiveRun({ sessionId, runId }: { sessionId: string; runId: string
   );
   const abort = useMutation(trpc.runs.abort.mutationOptions());
   return (
-    <div className="live-run" aria-busy={!state.finished}>
-      <p>
-        Run <code>{runId}</code> ·{' '}
-        <span className="badge">{state.finished ? state.outcome : state.status}</span>
+    <Card className="live-run" aria-busy={!state.finished}>
+      <Text as="p" size="2">
+        Run <Code variant="ghost">{runId}</Code> ·{' '}
+        <StatusBadge status={(state.finished ? state.outcome : state.status) ?? ''} />
         {subscription.status === 'connecting' && ' · reconnecting…'}
         {state.resumes > 0 && ` · resumed after a server restart (attempt ${state.resumes})`}
-      </p>
+      </Text>
       <output className="stream" aria-live="polite" aria-label="Answer so far">
         {answerOf(state)}
       </output>
@@ -49,19 +51,17 @@ export function LiveRun({ sessionId, runId }: { sessionId: string; runId: string
         </ul>
       )}
       {!state.finished && (
-        <button
+        <Button
           type="button"
+          color="red"
+          variant="soft"
           onClick={() => abort.mutate({ sessionId })}
           disabled={abort.isPending}
         >
           Abort run
-        </button>
+        </Button>
       )}
-      {abort.isError && (
-        <p className="state error" role="alert">
-          {errorMessage(abort.error)}
-        </p>
-      )}
-    </div>
+      {abort.isError && <ErrorCallout>{errorMessage(abort.error)}</ErrorCallout>}
+    </Card>
   );
 }

@@ -1,8 +1,10 @@
+import { Code, Text } from '@radix-ui/themes';
 import type { Run } from '@cognition/client';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useReducer, useState } from 'react';
 import { useTRPC } from '../../../trpc';
-import { ErrorView, Loading } from '../../common/states';
+import { Empty, ErrorView, Loading } from '../../common/states';
+import { StatusBadge } from '../../common/ui';
 import { RunTimeline } from '../../playground/run-timeline';
 import { newTurn, turnReducer } from '../../playground/turn-state';
 
@@ -24,9 +26,7 @@ function PastRunTimeline({ sessionId, run }: { sessionId: string; run: Run }) {
   if (subscription.status === 'error') return <ErrorView error={subscription.error} />;
   if (turn.timeline.length === 0) {
     return subscription.status === 'idle' ? (
-      <p className="state empty">
-        The event log no longer holds this run’s events (older events are trimmed).
-      </p>
+      <Empty>The event log no longer holds this run’s events (older events are trimmed).</Empty>
     ) : (
       <Loading what="Loading the run’s events" />
     );
@@ -57,7 +57,10 @@ export function RunTimelines({ sessionId, runs }: { sessionId: string; runs: Run
             }}
           >
             <summary>
-              Timeline of run <code>{run.id}</code> ({run.status})
+              <Text size="2">
+                Timeline of run <Code variant="ghost">{run.id}</Code>{' '}
+                <StatusBadge status={run.status} />
+              </Text>
             </summary>
             {opened.has(run.id) && <PastRunTimeline sessionId={sessionId} run={run} />}
           </details>

@@ -1,6 +1,7 @@
+import { Table, Text } from '@radix-ui/themes';
 import { CopyId } from '../../common/copy-id';
 import { runCost } from '../../common/money';
-import { TableHead } from '../../common/states';
+import { DataTable, StatusBadge } from '../../common/ui';
 import type { Run } from '@cognition/client';
 
 function duration(run: Run): string {
@@ -12,32 +13,34 @@ function duration(run: Run): string {
 /** A session's runs, newest first: outcome, timing and what they cost. */
 export function RunsTable({ runs }: { runs: Run[] }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <TableHead
-          columns={['Run', 'Status', 'Started', 'Duration', 'Tokens in / out', 'Model', 'Cost']}
-        />
-        <tbody>
-          {[...runs]
-            .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-            .map((run) => (
-              <tr key={run.id}>
-                <td>
-                  <CopyId id={run.id} what="run id" />
-                </td>
-                <td>
-                  <span className={`badge ${run.status}`}>{run.status}</span>
-                  {run.error && <span className="error-text"> {run.error.message}</span>}
-                </td>
-                <td>{run.startedAt?.toLocaleTimeString() ?? '—'}</td>
-                <td>{duration(run)}</td>
-                <td>{run.usage ? `${run.usage.inputTokens} / ${run.usage.outputTokens}` : '—'}</td>
-                <td>{run.usage?.model ?? '—'}</td>
-                <td>{run.usage ? runCost(run.usage.costUsd) : '—'}</td>
-              </tr>
-            ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={['Run', 'Status', 'Started', 'Duration', 'Tokens in / out', 'Model', 'Cost']}
+    >
+      {[...runs]
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+        .map((run) => (
+          <Table.Row key={run.id}>
+            <Table.Cell>
+              <CopyId id={run.id} what="run id" />
+            </Table.Cell>
+            <Table.Cell>
+              <StatusBadge status={run.status} />
+              {run.error && (
+                <Text size="1" color="red" className="error-text">
+                  {' '}
+                  {run.error.message}
+                </Text>
+              )}
+            </Table.Cell>
+            <Table.Cell>{run.startedAt?.toLocaleTimeString() ?? '—'}</Table.Cell>
+            <Table.Cell>{duration(run)}</Table.Cell>
+            <Table.Cell>
+              {run.usage ? `${run.usage.inputTokens} / ${run.usage.outputTokens}` : '—'}
+            </Table.Cell>
+            <Table.Cell>{run.usage?.model ?? '—'}</Table.Cell>
+            <Table.Cell>{run.usage ? runCost(run.usage.costUsd) : '—'}</Table.Cell>
+          </Table.Row>
+        ))}
+    </DataTable>
   );
 }
