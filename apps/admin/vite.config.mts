@@ -15,6 +15,9 @@ export default defineConfig({
   root: here,
   base: '/admin/',
   plugins: [react()],
+  // index.html carries `<meta property="csp-nonce" nonce="…">` and nonce attributes with this
+  // placeholder, which the server replaces with a fresh nonce per page load (http/admin.ts).
+  html: { cspNonce: 'COGNITION_CSP_NONCE' },
   resolve: {
     alias: {
       '@cognition/client': path.join(root, 'libs/client/src/index.ts'),

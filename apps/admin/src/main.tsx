@@ -16,6 +16,15 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import './styles.css';
 
+/**
+ * The page's CSP nonce (the server puts a fresh one in index.html per load). The scroll lock of
+ * Radix's dialogs and selects inserts a `<style>` element whose rules depend on the window (the
+ * scrollbar's width), so it cannot be allowed by a hash: it takes the nonce from this global,
+ * which its `get-nonce` reads when it inserts the element.
+ */
+const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce;
+if (nonce) (globalThis as { __webpack_nonce__?: string }).__webpack_nonce__ = nonce;
+
 /** The system's light or dark preference, as the page opens. */
 const DARK = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 

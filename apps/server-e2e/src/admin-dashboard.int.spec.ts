@@ -29,6 +29,8 @@ let fake: FakeOpenAIServer;
 let server: ServerProcess;
 let browser: Browser;
 let page: Page;
+/** What the browser refused under the page's Content-Security-Policy, over every test. */
+const cspViolations: string[] = [];
 let client: CognitionClient;
 const workspace = tempWorkspace();
 const ids: Record<string, string> = {};
@@ -56,6 +58,9 @@ beforeAll(async () => {
   );
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+  });
 });
 
 afterAll(async () => {
@@ -417,4 +422,11 @@ test('rewinds a conversation from its history, with the version it shows, and fo
   const fork = await client.sessions.get.query({ id: forkId });
   expect(fork.parentId).toBe(session.id);
   expect(fork.messageCount).toBe(1);
+});
+
+test('broke no rule of its Content-Security-Policy on any page above (selects, dialogs, charts)', () => {
+  // Radix's scroll lock takes the page load's nonce; its selects' and scroll areas' fixed styles
+  // are allowed by hash (apps/server/src/http/admin.ts). A refused style or script is a console
+  // error naming the hash it would need.
+  expect(cspViolations).toEqual([]);
 });
