@@ -3,7 +3,13 @@ import type { Span } from '@opentelemetry/api';
 import type { ClaimDecision, ClaimedOccurrence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../logger';
 import { inScheduleFireSpan, setScheduleFireOutcome } from '../telemetry/spans';
-import type { SendInput, SendOptions, SendResult } from '../runs/admission/send-input';
+import type {
+  FiringOutcome,
+  FiringSend,
+  SendInput,
+  SendOptions,
+  SendResult,
+} from '../runs/admission/send-input';
 import type { ScheduleObserver } from './schedule-observer';
 import { NOOP_SCHEDULE_OBSERVER } from './schedule-observer';
 import type { Clock } from './schedule-times';
@@ -13,6 +19,11 @@ export interface ScheduleRunnerOptions {
   storage: StorageBackend;
   /** The run admission (`RunManager.scheduler.send`): a firing is a send like any other. */
   send(input: SendInput, options?: SendOptions): Promise<SendResult>;
+  /**
+   * The batch admission of `new_session` firings (`RunScheduler.admitFirings`): a pass's are
+   * admitted together in one storage write. Without it every firing goes through `send`.
+   */
+  admitFirings?(firings: FiringSend[]): Promise<FiringOutcome[]>;
   /** Deletes a session the way the API does (cancel, release the sandbox, delete the rows). */
   deleteSession(sessionId: string): Promise<void>;
   nodeId: string;
@@ -29,6 +40,14 @@ export interface ScheduleRunnerOptions {
   claimTimeoutMs?: number;
   /** Occurrences taken per pass (default 100). */
   batch?: number;
+  /**
+   * How long before its due time a pass may claim an occurrence (default 0): the pass then
+   * waits for the due time and admits it at once, instead of the next poll finding it due.
+   * A firing never starts before its due time; a claimer that dies meanwhile leaves a fire
+   * without a run, taken over after `claimTimeoutMs` like any other. At most `claimTimeoutMs`
+   * minus a second.
+   */
+  lookAheadMs?: number;
   logger: Logger;
   observer?: ScheduleObserver;
 }
@@ -125,29 +144,165 @@ export class ScheduleRunner {
     const now = this.clock.now();
     const batch = this.o.batch ?? 100;
     const claimedFrom = Date.now();
-    // One transaction claims the whole batch; the claimed occurrences then fire concurrently.
+    const claimTimeoutMs = this.o.claimTimeoutMs ?? 30_000;
+    const lookAheadMs = Math.max(0, Math.min(this.o.lookAheadMs ?? 0, claimTimeoutMs - 1000));
+    // One transaction claims the whole batch (look-ahead: also what comes due shortly).
     const claimed = await this.o.storage.schedules.claimDue({
       now,
+      dueBy: new Date(now.getTime() + lookAheadMs),
       limit: batch,
       nodeId: this.o.nodeId,
       decide: (schedule) => this.decide(schedule, now),
     });
-    const outcomes = await Promise.allSettled(
-      claimed.map((c) => this.takeOccurrence(c, claimedFrom)),
-    );
-    // The runs the pass started, recorded in one write (a fire left without its run by a
-    // failure here is taken over after `claimTimeoutMs` and finds its run by idempotency key).
+    const batched = this.o.admitFirings
+      ? claimed.filter((c) => c.reason !== null && c.schedule.target.kind === 'new_session')
+      : [];
+    const single = claimed.filter((c) => !batched.includes(c));
+    const [outcomes, batchOutcome] = await Promise.all([
+      Promise.allSettled(
+        single.map(async (c) => {
+          await this.untilDue(c.dueAt);
+          return this.takeOccurrence(c, claimedFrom);
+        }),
+      ),
+      this.admitInBatches(batched, claimedFrom).then(
+        (left) => ({ left, error: null }),
+        (error: unknown) => ({ left: [] as ScheduleFire[], error }),
+      ),
+    ]);
+    // The runs the pass started one by one, recorded in one write (a batch's are recorded by
+    // its admission; a fire left without its run by a failure here is taken over after
+    // `claimTimeoutMs` and finds its run by idempotency key).
     await this.o.storage.schedules.recordRuns(
-      outcomes.flatMap((o) =>
-        o.status === 'fulfilled' && o.value?.runId && o.value.sessionId
-          ? [{ ...o.value, runId: o.value.runId, sessionId: o.value.sessionId }]
-          : [],
+      [
+        ...outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value ? [o.value] : [])),
+        ...batchOutcome.left,
+      ].flatMap((f) =>
+        f.runId && f.sessionId ? [{ ...f, runId: f.runId, sessionId: f.sessionId }] : [],
       ),
     );
     const failed = outcomes.find((o) => o.status === 'rejected');
     if (failed) throw failed.reason;
+    if (batchOutcome.error) throw batchOutcome.error;
     await this.settle(now);
     return claimed.length >= batch;
+  }
+
+  /** Resolves once the clock reads `dueAt` or later (at once when it does already). */
+  private async untilDue(dueAt: Date): Promise<void> {
+    for (;;) {
+      const left = dueAt.getTime() - this.clock.now().getTime();
+      if (left <= 0) return;
+      // Re-read the clock at least every 50 ms (an injected clock may move otherwise).
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
+    }
+  }
+
+  /**
+   * Admits a pass's `new_session` firings: each time the earliest of those left comes due,
+   * every one due by then in one `admitFirings`, until none is left. Returns the fires of the
+   * firings sent one by one instead (their session existed: an earlier attempt), whose runs
+   * are still to be recorded.
+   */
+  private async admitInBatches(
+    claimed: ClaimedOccurrence[],
+    claimedFrom: number,
+  ): Promise<ScheduleFire[]> {
+    const waiting = [...claimed].sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+    const sentAlone: ScheduleFire[] = [];
+    while (waiting.length > 0) {
+      const first = waiting[0];
+      if (first) await this.untilDue(first.dueAt);
+      const now = this.clock.now().getTime();
+      const due = waiting.findIndex((c) => c.dueAt.getTime() > now);
+      const group = waiting.splice(0, due === -1 ? waiting.length : due);
+      sentAlone.push(...(await this.admitGroup(group, claimedFrom)));
+    }
+    return sentAlone;
+  }
+
+  private async admitGroup(
+    group: ClaimedOccurrence[],
+    claimedFrom: number,
+  ): Promise<ScheduleFire[]> {
+    const admit = this.o.admitFirings;
+    if (!admit || group.length === 0) return [];
+    const outcomes = await admit(group.map((c) => this.firingSend(c)));
+    const sentAlone: ScheduleFire[] = [];
+    for (const [i, c] of group.entries()) {
+      const outcome = outcomes[i] ?? null;
+      const reason: ScheduleFireReason = c.reason ?? 'misfire';
+      if (outcome === null) {
+        // Its session exists (an earlier attempt of this firing): sent the ordinary way.
+        const fire = await this.takeOccurrence(c, claimedFrom);
+        if (fire) sentAlone.push(fire);
+        continue;
+      }
+      if (reason === 'misfire') this.observer.misfired(c.schedule.misfire);
+      const span = { scheduleId: c.schedule.id, dueAt: c.dueAt, reason, nodeId: this.o.nodeId };
+      if ('error' in outcome) {
+        await this.givenUp(c.schedule.id, c.dueAt, reason, outcome.error, claimedFrom);
+        continue;
+      }
+      const { run } = outcome;
+      const lagMs = Math.max(0, run.createdAt.getTime() - c.dueAt.getTime());
+      this.observer.fired(reason, lagMs);
+      await inScheduleFireSpan({ ...span, startTime: claimedFrom }, (s) => {
+        setScheduleFireOutcome(s, {
+          outcome: reason === 'misfire' ? 'misfire' : 'fired',
+          lagMs,
+          runId: run.id,
+          sessionId: run.sessionId,
+        });
+        return Promise.resolve();
+      });
+    }
+    return sentAlone;
+  }
+
+  /** The batch admission's input for a claimed `new_session` occurrence. */
+  private firingSend(c: ClaimedOccurrence): FiringSend {
+    const { schedule, dueAt } = c;
+    const { target } = schedule;
+    if (target.kind !== 'new_session') throw new Error('a new_session target expected');
+    return {
+      scheduleId: schedule.id,
+      dueAt,
+      scope: schedule.scope,
+      session: {
+        id: firingSessionId(schedule.id, dueAt),
+        agentName: target.agentName,
+        config: target.config,
+        metadata: { ...schedule.metadata, schedule_id: schedule.id },
+      },
+      content: schedule.content,
+      metadata: {
+        ...schedule.metadata,
+        schedule_id: schedule.id,
+        schedule_due_at: dueAt.toISOString(),
+      },
+      callbackUrl: schedule.callbackUrl,
+      idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
+      cleanup: target.onRunCompleted === 'delete' ? 'pending' : 'none',
+    };
+  }
+
+  /** A firing that cannot succeed: given up (logged, counted, its fire settled). */
+  private async givenUp(
+    scheduleId: string,
+    dueAt: Date,
+    reason: ScheduleFireReason,
+    error: unknown,
+    startTime: number,
+  ): Promise<void> {
+    await this.o.storage.schedules.updateFire(scheduleId, dueAt, { cleanup: 'done' });
+    this.observer.failed(reason);
+    const span = { scheduleId, dueAt, reason, nodeId: this.o.nodeId, startTime };
+    await inScheduleFireSpan(span, (s) => {
+      setScheduleFireOutcome(s, { outcome: 'failed', error });
+      return Promise.resolve();
+    });
+    this.o.logger.warn({ err: error, scheduleId, dueAt }, 'schedule firing refused: given up');
   }
 
   /**
