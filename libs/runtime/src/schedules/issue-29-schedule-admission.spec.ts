@@ -186,16 +186,19 @@ describe('schedules: batch admission and look-ahead (issue 29)', () => {
       if (!dueAt) throw new Error('expected a due time');
       b.clock.advance(500); // 1.5 s before the due time: within the 2 s look-ahead
       const claimedAt = b.clock.now();
-      const passing = b.runner('n1', { lookAheadMs: 2000 }).tick();
-      // The pass has claimed it and waits: time goes by in steps of 100 ms.
-      await waitFor(async () => (await b.service.fires(s.id, {})).length === 1);
+      const runner = b.runner('n1', { lookAheadMs: 2000 });
+      await runner.tick();
+      // The pass has claimed it and returned; the firing waits for its due time.
       const [claimed] = await b.service.fires(s.id, {});
       expect(claimed).toMatchObject({ runId: null, nodeId: 'n1' });
       expect(claimed?.claimedAt.getTime()).toBe(claimedAt.getTime());
-      expect(b.admissions).toHaveLength(0);
-      const ticking = setInterval(() => b.clock.advance(100), 5);
+      // Time goes by in steps of 100 ms.
+      const ticking = setInterval(() => {
+        b.clock.advance(100);
+      }, 5);
       try {
-        await passing;
+        await waitFor(() => Promise.resolve(b.admissions.length > 0));
+        await runner.stop();
       } finally {
         clearInterval(ticking);
       }
@@ -218,14 +221,21 @@ describe('schedules: batch admission and look-ahead (issue 29)', () => {
       );
       b.clock.advance(500);
       // The claimer dies before admitting (its admission never completes).
+      let attempts = 0;
       const dying = b.runner('dying', {
         lookAheadMs: 2000,
-        admit: () => Promise.reject(Object.assign(new Error('node died'), { code: 'UNAVAILABLE' })),
+        admit: () => {
+          attempts += 1;
+          return Promise.reject(Object.assign(new Error('node died'), { code: 'UNAVAILABLE' }));
+        },
       });
-      const passing = dying.tick().catch(() => undefined);
-      const ticking = setInterval(() => b.clock.advance(100), 5);
+      await dying.tick();
+      const ticking = setInterval(() => {
+        b.clock.advance(100);
+      }, 5);
       try {
-        await passing;
+        await waitFor(() => Promise.resolve(attempts > 0));
+        await dying.stop();
       } finally {
         clearInterval(ticking);
       }

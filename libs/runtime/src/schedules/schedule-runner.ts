@@ -98,6 +98,9 @@ export class ScheduleRunner {
   private readonly observer: ScheduleObserver;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Occurrences claimed ahead of their due time, earliest first, and when their pass began. */
+  private readonly upcoming: { c: ClaimedOccurrence; claimedFrom: number }[] = [];
+  private draining: Promise<void> | undefined;
   private stopped = true;
 
   constructor(private readonly o: ScheduleRunnerOptions) {
@@ -112,11 +115,15 @@ export class ScheduleRunner {
     this.schedule(0);
   }
 
-  /** Stops the loop and waits for the pass in progress. */
+  /**
+   * Stops the loop and waits for the pass in progress and for the occurrences it claimed ahead
+   * (they fire when due: at most the look-ahead away).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    while (this.draining) await this.draining;
   }
 
   private schedule(delayMs: number): void {
@@ -137,8 +144,10 @@ export class ScheduleRunner {
   }
 
   /**
-   * One pass: claims and fires what is due, then settles fires that need a node. True when it
-   * found a full batch due (more may be waiting).
+   * One pass: claims what is due (and, with look-ahead, what comes due shortly), fires what is
+   * due now, then settles fires that need a node. An occurrence claimed ahead waits in
+   * `upcoming` and fires when due (`drain`), so the next pass need not wait for it. True when
+   * the claim was a full batch (more may be waiting).
    */
   async tick(): Promise<boolean> {
     const now = this.clock.now();
@@ -154,25 +163,77 @@ export class ScheduleRunner {
       nodeId: this.o.nodeId,
       decide: (schedule) => this.decide(schedule, now),
     });
+    const nowMs = this.clock.now().getTime();
+    const later = claimed.filter((c) => c.dueAt.getTime() > nowMs);
+    if (later.length > 0) {
+      this.upcoming.push(...later.map((c) => ({ c, claimedFrom })));
+      this.upcoming.sort((a, b) => a.c.dueAt.getTime() - b.c.dueAt.getTime());
+      this.drain();
+    }
+    const due = claimed.filter((c) => c.dueAt.getTime() <= nowMs);
+    await this.fireGroup(due.map((c) => ({ c, claimedFrom })));
+    await this.settle(now);
+    return claimed.length >= batch;
+  }
+
+  /**
+   * Fires the occurrences claimed ahead as they come due: each time the earliest left is due,
+   * every one due by then together. One loop at a time; `stop` waits for it.
+   */
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = (async () => {
+      while (this.upcoming.length > 0) {
+        await this.untilFirstDue();
+        const now = this.clock.now().getTime();
+        const later = this.upcoming.findIndex((u) => u.c.dueAt.getTime() > now);
+        const group = this.upcoming.splice(0, later === -1 ? this.upcoming.length : later);
+        try {
+          await this.fireGroup(group);
+        } catch (error) {
+          // Their fires stay without a run: taken over after the claim timeout.
+          this.o.logger.error({ err: error }, 'scheduler firings failed');
+        }
+      }
+    })().finally(() => {
+      this.draining = undefined;
+      if (this.upcoming.length > 0) this.drain();
+    });
+  }
+
+  /** Resolves once the earliest occurrence waiting in `upcoming` is due. */
+  private async untilFirstDue(): Promise<void> {
+    for (;;) {
+      const first = this.upcoming[0];
+      if (!first) return;
+      const left = first.c.dueAt.getTime() - this.clock.now().getTime();
+      if (left <= 0) return;
+      // Re-read at least every 50 ms: an injected clock moves, an earlier claim may arrive.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
+    }
+  }
+
+  /**
+   * Fires claimed occurrences that are due: the `new_session` ones admitted together
+   * (`admitFirings`), the others one by one, whose runs are then recorded in one write (a fire
+   * left without its run by a failure here is taken over after `claimTimeoutMs` and finds its
+   * run by idempotency key).
+   */
+  private async fireGroup(group: { c: ClaimedOccurrence; claimedFrom: number }[]): Promise<void> {
+    if (group.length === 0) return;
+    const claimedFrom = Math.min(...group.map((g) => g.claimedFrom));
+    const occurrences = group.map((g) => g.c);
     const batched = this.o.admitFirings
-      ? claimed.filter((c) => c.reason !== null && c.schedule.target.kind === 'new_session')
+      ? occurrences.filter((c) => c.reason !== null && c.schedule.target.kind === 'new_session')
       : [];
-    const single = claimed.filter((c) => !batched.includes(c));
+    const single = occurrences.filter((c) => !batched.includes(c));
     const [outcomes, batchOutcome] = await Promise.all([
-      Promise.allSettled(
-        single.map(async (c) => {
-          await this.untilDue(c.dueAt);
-          return this.takeOccurrence(c, claimedFrom);
-        }),
-      ),
-      this.admitInBatches(batched, claimedFrom).then(
+      Promise.allSettled(single.map((c) => this.takeOccurrence(c, claimedFrom))),
+      this.admitGroup(batched, claimedFrom).then(
         (left) => ({ left, error: null }),
         (error: unknown) => ({ left: [] as ScheduleFire[], error }),
       ),
     ]);
-    // The runs the pass started one by one, recorded in one write (a batch's are recorded by
-    // its admission; a fire left without its run by a failure here is taken over after
-    // `claimTimeoutMs` and finds its run by idempotency key).
     await this.o.storage.schedules.recordRuns(
       [
         ...outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value ? [o.value] : [])),
@@ -184,41 +245,6 @@ export class ScheduleRunner {
     const failed = outcomes.find((o) => o.status === 'rejected');
     if (failed) throw failed.reason;
     if (batchOutcome.error) throw batchOutcome.error;
-    await this.settle(now);
-    return claimed.length >= batch;
-  }
-
-  /** Resolves once the clock reads `dueAt` or later (at once when it does already). */
-  private async untilDue(dueAt: Date): Promise<void> {
-    for (;;) {
-      const left = dueAt.getTime() - this.clock.now().getTime();
-      if (left <= 0) return;
-      // Re-read the clock at least every 50 ms (an injected clock may move otherwise).
-      await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
-    }
-  }
-
-  /**
-   * Admits a pass's `new_session` firings: each time the earliest of those left comes due,
-   * every one due by then in one `admitFirings`, until none is left. Returns the fires of the
-   * firings sent one by one instead (their session existed: an earlier attempt), whose runs
-   * are still to be recorded.
-   */
-  private async admitInBatches(
-    claimed: ClaimedOccurrence[],
-    claimedFrom: number,
-  ): Promise<ScheduleFire[]> {
-    const waiting = [...claimed].sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
-    const sentAlone: ScheduleFire[] = [];
-    while (waiting.length > 0) {
-      const first = waiting[0];
-      if (first) await this.untilDue(first.dueAt);
-      const now = this.clock.now().getTime();
-      const due = waiting.findIndex((c) => c.dueAt.getTime() > now);
-      const group = waiting.splice(0, due === -1 ? waiting.length : due);
-      sentAlone.push(...(await this.admitGroup(group, claimedFrom)));
-    }
-    return sentAlone;
   }
 
   private async admitGroup(
