@@ -231,7 +231,10 @@ export class ScheduleRunner {
       Promise.allSettled(single.map((c) => this.takeOccurrence(c, claimedFrom))),
       this.admitGroup(batched, claimedFrom).then(
         (left) => ({ left, error: null }),
-        (error: unknown) => ({ left: [] as ScheduleFire[], error }),
+        (error: unknown) => ({
+          left: [] as ScheduleFire[],
+          error: error instanceof Error ? error : new Error(String(error)),
+        }),
       ),
     ]);
     await this.o.storage.schedules.recordRuns(
@@ -251,9 +254,8 @@ export class ScheduleRunner {
     group: ClaimedOccurrence[],
     claimedFrom: number,
   ): Promise<ScheduleFire[]> {
-    const admit = this.o.admitFirings;
-    if (!admit || group.length === 0) return [];
-    const outcomes = await admit(group.map((c) => this.firingSend(c)));
+    if (!this.o.admitFirings || group.length === 0) return [];
+    const outcomes = await this.o.admitFirings(group.map((c) => this.firingSend(c)));
     const sentAlone: ScheduleFire[] = [];
     for (const [i, c] of group.entries()) {
       const outcome = outcomes[i] ?? null;
