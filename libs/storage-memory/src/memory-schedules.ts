@@ -1,5 +1,7 @@
 import type { ListSchedulesFilter, Schedule, ScheduleFire } from '@cognition/contracts';
 import type {
+  AdmittedFiring,
+  FiringAdmission,
   NewSchedule,
   Scope,
   ClaimDueInput,
@@ -30,7 +32,16 @@ export class MemoryScheduleStore implements ScheduleStore {
   private readonly schedules = new Map<string, Schedule>();
   private readonly fires = new Map<string, ScheduleFire>();
 
-  constructor(private readonly now: () => Date) {}
+  constructor(
+    private readonly now: () => Date,
+    /** Writes the firings' sessions, runs and messages (memory-firings.ts), synchronously. */
+    private readonly admit: (
+      firings: FiringAdmission[],
+      recordRun: (f: FiringAdmission) => void,
+    ) => AdmittedFiring[] = () => {
+      throw new StorageError('STORAGE_ERROR', 'No session store to admit firings into');
+    },
+  ) {}
 
   create(input: NewSchedule, scope: Scope): Promise<Schedule> {
     return settle(() => {
@@ -93,8 +104,9 @@ export class MemoryScheduleStore implements ScheduleStore {
   claimDue(input: ClaimDueInput): Promise<ClaimedOccurrence[]> {
     return settle(() => {
       const { now } = input;
+      const dueBy = input.dueBy ?? now;
       const due = [...this.schedules.values()]
-        .filter((s) => s.enabled && s.nextFireAt !== null && s.nextFireAt <= now)
+        .filter((s) => s.enabled && s.nextFireAt !== null && s.nextFireAt <= dueBy)
         .sort(
           (a, b) =>
             (a.nextFireAt?.getTime() ?? 0) - (b.nextFireAt?.getTime() ?? 0) ||
@@ -158,6 +170,23 @@ export class MemoryScheduleStore implements ScheduleStore {
     for (const { scheduleId, dueAt, ...update } of fires) {
       await this.updateFire(scheduleId, dueAt, update);
     }
+  }
+
+  admitFirings(firings: FiringAdmission[]): Promise<AdmittedFiring[]> {
+    return settle(() =>
+      this.admit(firings, (f) => {
+        const key = fireKey(f.scheduleId, f.dueAt);
+        const stored = this.fires.get(key);
+        if (stored) {
+          this.fires.set(key, {
+            ...stored,
+            runId: f.run.id,
+            sessionId: f.session.id,
+            cleanup: f.cleanup,
+          });
+        }
+      }).map((a) => clone(a)),
+    );
   }
 
   reclaimFire(fire: ScheduleFire, nodeId: string, now: Date): Promise<boolean> {

@@ -29,6 +29,7 @@ import { MemoryPendingCallbacks } from './runs/memory-pending-callbacks';
 import { MemoryRuns } from './runs/memory-runs';
 import { MemoryRegistryStore } from './memory-registry';
 import { MemoryScheduleStore } from './memory-schedules';
+import { admitFiringsInMemory } from './memory-firings';
 import { MemoryAssistantStore } from './memory-assistants';
 import { MemorySessions } from './sessions/memory-sessions';
 import type { MemoryState } from './memory-state';
@@ -100,7 +101,15 @@ export class MemoryStorage implements StorageBackend {
     });
     this.store = new MemoryStore(() => new Date());
     this.registry = new MemoryRegistryStore(this.now);
-    this.schedules = new MemoryScheduleStore(this.now);
+    this.schedules = new MemoryScheduleStore(this.now, (firings, recordRun) => {
+      const rows = {
+        state: this.state,
+        sessions: this.sessionRows,
+        runs: this.runRows,
+        messages: this.messageRows,
+      };
+      return admitFiringsInMemory(rows, firings, recordRun);
+    });
     this.assistants = new MemoryAssistantStore(this.now);
     this.analytics = new MemoryAnalytics({
       sessions: () => [...this.state.sessions.values()].map((record) => record.session),

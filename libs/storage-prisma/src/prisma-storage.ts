@@ -137,7 +137,7 @@ class PrismaStorage implements StorageBackend {
     });
     this.store = new PrismaStore(this.db);
     this.registry = new PrismaRegistryStore(this.db);
-    this.schedules = new PrismaScheduleStore(this.db, handle.provider);
+    this.schedules = new PrismaScheduleStore(this.db, handle.provider, this.policy);
     this.assistants = new PrismaAssistantStore(this.db);
   }
 

@@ -171,6 +171,7 @@ export async function startServer(
     pollMs: config.schedules.pollMs,
     misfireGraceMs: config.schedules.misfireGraceMs,
     claimTimeoutMs: config.schedules.claimTimeoutMs,
+    lookAheadMs: config.schedules.lookAheadMs,
   });
   const services: ApiServices = {
     storage,

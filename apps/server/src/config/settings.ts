@@ -9,6 +9,7 @@ import {
   intText,
   nodeIdText,
   positiveNumberText,
+  nonNegativeNumberText,
   redisUrlText,
   secretText,
 } from './values';
@@ -141,6 +142,7 @@ export const SETTINGS = {
   COGNITION_SCHEDULES_POLL_SECONDS: { default: '0.25', schema: positiveNumberText(60) },
   COGNITION_SCHEDULES_MISFIRE_GRACE_SECONDS: { default: '10', schema: positiveNumberText(86400) },
   COGNITION_SCHEDULES_CLAIM_TIMEOUT_SECONDS: { default: '30', schema: positiveNumberText(86400) },
+  COGNITION_SCHEDULES_LOOKAHEAD_SECONDS: { default: '2', schema: nonNegativeNumberText(60) },
   COGNITION_RATE_LIMIT_REQUESTS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
   COGNITION_RATE_LIMIT_RUNS_PER_MINUTE: { default: undefined, schema: intText(1, 10_000_000) },
   COGNITION_METRICS_ENABLED: { default: 'true', schema: boolText },

@@ -76,6 +76,8 @@ export interface SchedulesConfig {
   misfireGraceMs: number;
   /** A fire claimed this long ago without a run is taken over (its claimer died). */
   claimTimeoutMs: number;
+  /** How long before its due time an occurrence may be claimed (it still starts when due). */
+  lookAheadMs: number;
   nodeId: string;
 }
 

@@ -38,6 +38,16 @@ export function positiveNumberText(max: number) {
     .pipe(z.number().gt(0, 'expected a number above 0').max(max, `expected at most ${max}`));
 }
 
+/** A number of 0 or more (0: off), up to `max`. */
+export function nonNegativeNumberText(max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, `expected a number from 0 to ${max}`)
+    .transform(Number)
+    .pipe(z.number().max(max, `expected at most ${max}`));
+}
+
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 export const byteSizeText = z
   .string()

@@ -84,7 +84,10 @@ export class RunRecovery {
       }
     }
     const now = new Date();
-    for (const run of await this.o.storage.runs.listActive()) {
+    // A node without a free slot takes no run: it does not list them (10,000 queued runs of a
+    // burst of schedule firings were a read of every row per node every half lease).
+    const active = this.o.leases.mayTakeMore() ? await this.o.storage.runs.listActive() : [];
+    for (const run of active) {
       if (this.o.active.has(run.id) || !this.o.leases.isClaimable(run, now)) continue;
       if (!this.o.leases.mayTakeMore()) break;
       // Of several nodes recovering at once, the one whose claim wins takes the run.

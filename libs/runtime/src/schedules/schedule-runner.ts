@@ -3,7 +3,13 @@ import type { Span } from '@opentelemetry/api';
 import type { ClaimDecision, ClaimedOccurrence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../logger';
 import { inScheduleFireSpan, setScheduleFireOutcome } from '../telemetry/spans';
-import type { SendInput, SendOptions, SendResult } from '../runs/admission/send-input';
+import type {
+  FiringOutcome,
+  FiringSend,
+  SendInput,
+  SendOptions,
+  SendResult,
+} from '../runs/admission/send-input';
 import type { ScheduleObserver } from './schedule-observer';
 import { NOOP_SCHEDULE_OBSERVER } from './schedule-observer';
 import type { Clock } from './schedule-times';
@@ -13,6 +19,11 @@ export interface ScheduleRunnerOptions {
   storage: StorageBackend;
   /** The run admission (`RunManager.scheduler.send`): a firing is a send like any other. */
   send(input: SendInput, options?: SendOptions): Promise<SendResult>;
+  /**
+   * The batch admission of `new_session` firings (`RunScheduler.admitFirings`): a pass's are
+   * admitted together in one storage write. Without it every firing goes through `send`.
+   */
+  admitFirings?(firings: FiringSend[]): Promise<FiringOutcome[]>;
   /** Deletes a session the way the API does (cancel, release the sandbox, delete the rows). */
   deleteSession(sessionId: string): Promise<void>;
   nodeId: string;
@@ -29,6 +40,14 @@ export interface ScheduleRunnerOptions {
   claimTimeoutMs?: number;
   /** Occurrences taken per pass (default 100). */
   batch?: number;
+  /**
+   * How long before its due time a pass may claim an occurrence (default 0): the pass then
+   * waits for the due time and admits it at once, instead of the next poll finding it due.
+   * A firing never starts before its due time; a claimer that dies meanwhile leaves a fire
+   * without a run, taken over after `claimTimeoutMs` like any other. At most `claimTimeoutMs`
+   * minus a second.
+   */
+  lookAheadMs?: number;
   logger: Logger;
   observer?: ScheduleObserver;
 }
@@ -79,6 +98,9 @@ export class ScheduleRunner {
   private readonly observer: ScheduleObserver;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Occurrences claimed ahead of their due time, earliest first, and when their pass began. */
+  private readonly upcoming: { c: ClaimedOccurrence; claimedFrom: number }[] = [];
+  private draining: Promise<void> | undefined;
   private stopped = true;
 
   constructor(private readonly o: ScheduleRunnerOptions) {
@@ -93,11 +115,15 @@ export class ScheduleRunner {
     this.schedule(0);
   }
 
-  /** Stops the loop and waits for the pass in progress. */
+  /**
+   * Stops the loop and waits for the pass in progress and for the occurrences it claimed ahead
+   * (they fire when due: at most the look-ahead away).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    while (this.draining) await this.draining;
   }
 
   private schedule(delayMs: number): void {
@@ -118,36 +144,193 @@ export class ScheduleRunner {
   }
 
   /**
-   * One pass: claims and fires what is due, then settles fires that need a node. True when it
-   * found a full batch due (more may be waiting).
+   * One pass: claims what is due (and, with look-ahead, what comes due shortly), fires what is
+   * due now, then settles fires that need a node. An occurrence claimed ahead waits in
+   * `upcoming` and fires when due (`drain`), so the next pass need not wait for it. True when
+   * the claim was a full batch (more may be waiting).
    */
   async tick(): Promise<boolean> {
     const now = this.clock.now();
     const batch = this.o.batch ?? 100;
     const claimedFrom = Date.now();
-    // One transaction claims the whole batch; the claimed occurrences then fire concurrently.
+    const claimTimeoutMs = this.o.claimTimeoutMs ?? 30_000;
+    const lookAheadMs = Math.max(0, Math.min(this.o.lookAheadMs ?? 0, claimTimeoutMs - 1000));
+    // One transaction claims the whole batch (look-ahead: also what comes due shortly).
     const claimed = await this.o.storage.schedules.claimDue({
       now,
+      dueBy: new Date(now.getTime() + lookAheadMs),
       limit: batch,
       nodeId: this.o.nodeId,
       decide: (schedule) => this.decide(schedule, now),
     });
-    const outcomes = await Promise.allSettled(
-      claimed.map((c) => this.takeOccurrence(c, claimedFrom)),
-    );
-    // The runs the pass started, recorded in one write (a fire left without its run by a
-    // failure here is taken over after `claimTimeoutMs` and finds its run by idempotency key).
+    const nowMs = this.clock.now().getTime();
+    const later = claimed.filter((c) => c.dueAt.getTime() > nowMs);
+    if (later.length > 0) {
+      this.upcoming.push(...later.map((c) => ({ c, claimedFrom })));
+      this.upcoming.sort((a, b) => a.c.dueAt.getTime() - b.c.dueAt.getTime());
+      this.drain();
+    }
+    const due = claimed.filter((c) => c.dueAt.getTime() <= nowMs);
+    await this.fireGroup(due.map((c) => ({ c, claimedFrom })));
+    await this.settle(now);
+    return claimed.length >= batch;
+  }
+
+  /**
+   * Fires the occurrences claimed ahead as they come due: each time the earliest left is due,
+   * every one due by then together. One loop at a time; `stop` waits for it.
+   */
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = (async () => {
+      while (this.upcoming.length > 0) {
+        await this.untilFirstDue();
+        const now = this.clock.now().getTime();
+        const later = this.upcoming.findIndex((u) => u.c.dueAt.getTime() > now);
+        const group = this.upcoming.splice(0, later === -1 ? this.upcoming.length : later);
+        try {
+          await this.fireGroup(group);
+        } catch (error) {
+          // Their fires stay without a run: taken over after the claim timeout.
+          this.o.logger.error({ err: error }, 'scheduler firings failed');
+        }
+      }
+    })().finally(() => {
+      this.draining = undefined;
+      if (this.upcoming.length > 0) this.drain();
+    });
+  }
+
+  /** Resolves once the earliest occurrence waiting in `upcoming` is due. */
+  private async untilFirstDue(): Promise<void> {
+    for (;;) {
+      const first = this.upcoming[0];
+      if (!first) return;
+      const left = first.c.dueAt.getTime() - this.clock.now().getTime();
+      if (left <= 0) return;
+      // Re-read at least every 50 ms: an injected clock moves, an earlier claim may arrive.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
+    }
+  }
+
+  /**
+   * Fires claimed occurrences that are due: the `new_session` ones admitted together
+   * (`admitFirings`), the others one by one, whose runs are then recorded in one write (a fire
+   * left without its run by a failure here is taken over after `claimTimeoutMs` and finds its
+   * run by idempotency key).
+   */
+  private async fireGroup(group: { c: ClaimedOccurrence; claimedFrom: number }[]): Promise<void> {
+    if (group.length === 0) return;
+    const claimedFrom = Math.min(...group.map((g) => g.claimedFrom));
+    const occurrences = group.map((g) => g.c);
+    const batched = this.o.admitFirings
+      ? occurrences.filter((c) => c.reason !== null && c.schedule.target.kind === 'new_session')
+      : [];
+    const single = occurrences.filter((c) => !batched.includes(c));
+    const [outcomes, batchOutcome] = await Promise.all([
+      Promise.allSettled(single.map((c) => this.takeOccurrence(c, claimedFrom))),
+      this.admitGroup(batched, claimedFrom).then(
+        (left) => ({ left, error: null }),
+        (error: unknown) => ({
+          left: [] as ScheduleFire[],
+          error: error instanceof Error ? error : new Error(String(error)),
+        }),
+      ),
+    ]);
     await this.o.storage.schedules.recordRuns(
-      outcomes.flatMap((o) =>
-        o.status === 'fulfilled' && o.value?.runId && o.value.sessionId
-          ? [{ ...o.value, runId: o.value.runId, sessionId: o.value.sessionId }]
-          : [],
+      [
+        ...outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value ? [o.value] : [])),
+        ...batchOutcome.left,
+      ].flatMap((f) =>
+        f.runId && f.sessionId ? [{ ...f, runId: f.runId, sessionId: f.sessionId }] : [],
       ),
     );
     const failed = outcomes.find((o) => o.status === 'rejected');
     if (failed) throw failed.reason;
-    await this.settle(now);
-    return claimed.length >= batch;
+    if (batchOutcome.error) throw batchOutcome.error;
+  }
+
+  private async admitGroup(
+    group: ClaimedOccurrence[],
+    claimedFrom: number,
+  ): Promise<ScheduleFire[]> {
+    if (!this.o.admitFirings || group.length === 0) return [];
+    const outcomes = await this.o.admitFirings(group.map((c) => this.firingSend(c)));
+    const sentAlone: ScheduleFire[] = [];
+    for (const [i, c] of group.entries()) {
+      const outcome = outcomes[i] ?? null;
+      const reason: ScheduleFireReason = c.reason ?? 'misfire';
+      if (outcome === null) {
+        // Its session exists (an earlier attempt of this firing): sent the ordinary way.
+        const fire = await this.takeOccurrence(c, claimedFrom);
+        if (fire) sentAlone.push(fire);
+        continue;
+      }
+      if (reason === 'misfire') this.observer.misfired(c.schedule.misfire);
+      const span = { scheduleId: c.schedule.id, dueAt: c.dueAt, reason, nodeId: this.o.nodeId };
+      if ('error' in outcome) {
+        await this.givenUp(c.schedule.id, c.dueAt, reason, outcome.error, claimedFrom);
+        continue;
+      }
+      const { run } = outcome;
+      const lagMs = Math.max(0, run.createdAt.getTime() - c.dueAt.getTime());
+      this.observer.fired(reason, lagMs);
+      await inScheduleFireSpan({ ...span, startTime: claimedFrom }, (s) => {
+        setScheduleFireOutcome(s, {
+          outcome: reason === 'misfire' ? 'misfire' : 'fired',
+          lagMs,
+          runId: run.id,
+          sessionId: run.sessionId,
+        });
+        return Promise.resolve();
+      });
+    }
+    return sentAlone;
+  }
+
+  /** The batch admission's input for a claimed `new_session` occurrence. */
+  private firingSend(c: ClaimedOccurrence): FiringSend {
+    const { schedule, dueAt } = c;
+    const { target } = schedule;
+    if (target.kind !== 'new_session') throw new Error('a new_session target expected');
+    return {
+      scheduleId: schedule.id,
+      dueAt,
+      scope: schedule.scope,
+      session: {
+        id: firingSessionId(schedule.id, dueAt),
+        agentName: target.agentName,
+        config: target.config,
+        metadata: { ...schedule.metadata, schedule_id: schedule.id },
+      },
+      content: schedule.content,
+      metadata: {
+        ...schedule.metadata,
+        schedule_id: schedule.id,
+        schedule_due_at: dueAt.toISOString(),
+      },
+      callbackUrl: schedule.callbackUrl,
+      idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
+      cleanup: target.onRunCompleted === 'delete' ? 'pending' : 'none',
+    };
+  }
+
+  /** A firing that cannot succeed: given up (logged, counted, its fire settled). */
+  private async givenUp(
+    scheduleId: string,
+    dueAt: Date,
+    reason: ScheduleFireReason,
+    error: unknown,
+    startTime: number,
+  ): Promise<void> {
+    await this.o.storage.schedules.updateFire(scheduleId, dueAt, { cleanup: 'done' });
+    this.observer.failed(reason);
+    const span = { scheduleId, dueAt, reason, nodeId: this.o.nodeId, startTime };
+    await inScheduleFireSpan(span, (s) => {
+      setScheduleFireOutcome(s, { outcome: 'failed', error });
+      return Promise.resolve();
+    });
+    this.o.logger.warn({ err: error, scheduleId, dueAt }, 'schedule firing refused: given up');
   }
 
   /**

@@ -9,7 +9,7 @@ import type { Clock } from './schedule-times';
 
 export interface SchedulingOptions extends Pick<
   ScheduleRunnerOptions,
-  'pollMs' | 'misfireGraceMs' | 'claimTimeoutMs' | 'batch'
+  'pollMs' | 'misfireGraceMs' | 'claimTimeoutMs' | 'batch' | 'lookAheadMs'
 > {
   storage: StorageBackend;
   runs: Pick<RunManager, 'scheduler' | 'validateSessionInput' | 'forgetSession'>;
@@ -34,6 +34,7 @@ export function createScheduling(o: SchedulingOptions): {
   const runner = new ScheduleRunner({
     storage: o.storage,
     send: (input, options) => o.runs.scheduler.send(input, options),
+    admitFirings: (firings) => o.runs.scheduler.admitFirings(firings),
     // As the API deletes a session: cancel its run, release its sandbox, then the rows.
     deleteSession: async (sessionId) => {
       await o.runs.forgetSession(sessionId);
@@ -48,6 +49,7 @@ export function createScheduling(o: SchedulingOptions): {
     ...(o.misfireGraceMs !== undefined ? { misfireGraceMs: o.misfireGraceMs } : {}),
     ...(o.claimTimeoutMs !== undefined ? { claimTimeoutMs: o.claimTimeoutMs } : {}),
     ...(o.batch !== undefined ? { batch: o.batch } : {}),
+    ...(o.lookAheadMs !== undefined ? { lookAheadMs: o.lookAheadMs } : {}),
   });
   const service = new ScheduleService({
     storage: o.storage,

@@ -16,11 +16,11 @@ import type { SqliteSession } from '../db/sqlite-connection';
  * SQLite compares the dates as text: Prisma's adapter and this library both write the fixed
  * `YYYY-MM-DDTHH:MM:SS.mmm+00:00` form, whose text order is its time order.
  */
-const TOTALS_COLUMNS = `session_id, runs, error_count, aborted_count, tokens_in, tokens_out,
+export const TOTALS_COLUMNS = `session_id, runs, error_count, aborted_count, tokens_in, tokens_out,
   estimated_tokens_in, estimated_tokens_out, cost_usd, unpriced_calls, started_at,
   last_activity_at, ended_at, last_model, last_provider`;
 
-const TOTALS_UPDATE = `ON CONFLICT (session_id) DO UPDATE SET
+export const TOTALS_UPDATE = `ON CONFLICT (session_id) DO UPDATE SET
     runs = session_usage.runs + excluded.runs,
     error_count = session_usage.error_count + excluded.error_count,
     aborted_count = session_usage.aborted_count + excluded.aborted_count,
@@ -197,4 +197,12 @@ export function postgresUsageValues(before: Run | null, after: Run): unknown[] {
     models.map((m) => m.costUsd),
     models.map((m) => m.unpricedCalls),
   ];
+}
+
+/**
+ * The session totals row a new run adds (`session_usage`'s columns in `TOTALS_COLUMNS` order,
+ * dates as `date` formats them); a new run has no model rows yet, so none is returned.
+ */
+export function newRunUsageTotals(run: Run, date: (d: Date) => unknown): unknown[] {
+  return usageWrite(null, run, date).totals;
 }

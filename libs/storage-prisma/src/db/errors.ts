@@ -132,7 +132,7 @@ export function toStorageError(error: unknown, what: string): StorageError {
  * A unique or primary-key violation raised by a driver directly (the checkpointer and the
  * projection run raw statements on better-sqlite3 and node-postgres, not through Prisma).
  */
-function isRawUniqueViolation(error: unknown): boolean {
+export function isRawUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
     code === '23505' ||

@@ -5,6 +5,8 @@ import type {
   ScheduleTarget,
 } from '@cognition/contracts';
 import type {
+  AdmittedFiring,
+  FiringAdmission,
   ClaimDueInput,
   ClaimedOccurrence,
   FireRun,
@@ -24,6 +26,10 @@ import {
   StorageError,
 } from '@cognition/storage';
 import type { PrismaDb, PrismaTx } from '../db/db';
+import type { RawConnection } from '../db/raw-connections';
+import { requireRawConnection } from '../db/raw-connections';
+import type { PolicyRef } from '../mapping';
+import { admitFirings } from './firing-admission';
 import type { DatabaseProvider } from '../db/migrate';
 import { guard, isUniqueViolation } from '../db/errors';
 import type {
@@ -81,10 +87,16 @@ const notFound = (id: string) => new StorageError('NOT_FOUND', `Schedule not fou
  * tenant are few; the tenant scope is JSON text, as the registry's data is).
  */
 export class PrismaScheduleStore implements ScheduleStore {
+  /** The driver under `db`: `admitFirings` runs on it (firing-admission.ts). */
+  private readonly raw: RawConnection;
+
   constructor(
     private readonly db: PrismaDb,
     private readonly provider: DatabaseProvider,
-  ) {}
+    private readonly policy: PolicyRef,
+  ) {
+    this.raw = requireRawConnection(db, 'The schedule store');
+  }
 
   create(input: NewSchedule, scope: Scope): Promise<Schedule> {
     return guard('create schedule', async () => {
@@ -183,7 +195,7 @@ export class PrismaScheduleStore implements ScheduleStore {
   claimDue(input: ClaimDueInput): Promise<ClaimedOccurrence[]> {
     return guard('claim due schedule occurrences', () =>
       this.db.$transaction(async (tx) => {
-        const rows = await this.lockDue(tx, input.now, input.limit);
+        const rows = await this.lockDue(tx, input.dueBy ?? input.now, input.limit);
         const claimed = rows.map((row): ClaimedOccurrence => {
           const schedule = toSchedule(row);
           const dueAt = row.nextFireAt ?? input.now;
@@ -212,7 +224,7 @@ export class PrismaScheduleStore implements ScheduleStore {
     );
   }
 
-  /** The due schedules this transaction may claim, earliest first (see the class comment). */
+  /** The schedules due by `now` this transaction may claim, earliest first (class comment). */
   private async lockDue(tx: PrismaTx, now: Date, limit: number): Promise<ScheduleRow[]> {
     const where = { enabled: true, nextFireAt: { lte: now } };
     const orderBy = [{ nextFireAt: 'asc' as const }, { id: 'asc' as const }];
@@ -300,6 +312,12 @@ export class PrismaScheduleStore implements ScheduleStore {
           AS v("scheduleId" text, "dueAt" timestamp, "runId" text, "sessionId" text, cleanup text)
         WHERE f.schedule_id = v."scheduleId" AND f.due_at = v."dueAt"`;
     });
+  }
+
+  admitFirings(firings: FiringAdmission[]): Promise<AdmittedFiring[]> {
+    return guard('admit schedule firings', () =>
+      admitFirings(this.raw, this.policy.current, firings),
+    );
   }
 
   reclaimFire(fire: ScheduleFire, nodeId: string, now: Date): Promise<boolean> {

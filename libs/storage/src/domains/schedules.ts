@@ -1,8 +1,13 @@
 import type {
   ListSchedulesFilter,
+  Message,
+  Run,
   Schedule,
   ScheduleFire,
   ScheduleFireReason,
+  Session,
+  SessionConfig,
+  StringMap,
 } from '@cognition/contracts';
 import {
   IdSchema,
@@ -66,7 +71,13 @@ export interface ClaimDecision {
 
 /** A claim of the due occurrences of many schedules at once (one pass of a node). */
 export interface ClaimDueInput {
+  /** The claim time (the fires' `claimedAt`). */
   now: Date;
+  /**
+   * Occurrences due up to this time are taken (default `now`): a node may claim a little
+   * ahead of the due time (look-ahead) and start the run when it comes due.
+   */
+  dueBy?: Date;
   /** At most this many occurrences. */
   limit: number;
   nodeId: string;
@@ -88,6 +99,40 @@ export interface FireRun {
   runId: string;
   sessionId: string;
   cleanup: ScheduleFire['cleanup'];
+}
+
+/**
+ * A `new_session` firing to admit (`ScheduleStore.admitFirings`): its fire, the session it
+ * creates (the id is derived from the occurrence), the queued run and the user message.
+ */
+export interface FiringAdmission {
+  scheduleId: string;
+  dueAt: Date;
+  /** Recorded on the fire with its run (`pending`: the session goes once the run ended). */
+  cleanup: ScheduleFire['cleanup'];
+  /** The session's scope: the schedule's tenant. */
+  scope: Scope;
+  session: { id: string; agentName: string; config: SessionConfig; metadata: StringMap };
+  run: {
+    id: string;
+    /** The user message's id (also the run's `inputMessageId` and pending input's). */
+    messageId: string;
+    idempotencyKey: string;
+    callbackUrl: string | null;
+    /** The run's initial claim (a node that starts it at once), as `runs.create` takes it. */
+    ownerNode: string | null;
+    leaseExpiresAt: Date | null;
+  };
+  message: { content: string; metadata: StringMap };
+}
+
+/** A firing `admitFirings` stored: its new session, its queued run and its user message. */
+export interface AdmittedFiring {
+  scheduleId: string;
+  dueAt: Date;
+  session: Session;
+  run: Run;
+  message: Message;
 }
 
 /**
@@ -131,6 +176,16 @@ export interface ScheduleStore {
    * and cleanup; a missing fire (schedule deleted meanwhile) is ignored.
    */
   recordRuns(fires: FireRun[]): Promise<void>;
+  /**
+   * Admits a pass's `new_session` firings in one transaction of a fixed number of statements:
+   * per firing its session (with its scope and metadata), its `queued` run (holding the session,
+   * with its pending input and usage record), its user message (the session's first) and the
+   * run on its fire. A firing whose session id exists already is left out (its occurrence was
+   * admitted before, or an earlier attempt created the session: the caller admits it the
+   * ordinary way). Returns the firings admitted by this call, in input order.
+   * @throws StorageError CONFLICT (e.g. a run id in use): nothing is stored.
+   */
+  admitFirings(firings: FiringAdmission[]): Promise<AdmittedFiring[]>;
   /**
    * Takes over a fire whose claimer died (no run yet): a conditional update on the `claimedAt`
    * it was listed with, so of several nodes taking it over one wins. false: another node did.

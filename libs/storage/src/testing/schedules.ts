@@ -1,4 +1,9 @@
-import type { ClaimDecision, ClaimDueInput, NewSchedule } from '../domains/schedules';
+import type {
+  ClaimDecision,
+  ClaimDueInput,
+  FiringAdmission,
+  NewSchedule,
+} from '../domains/schedules';
 import type { SuiteContext } from './context';
 import { expectStorageError, expectValidationError, uid } from './helpers';
 
@@ -123,6 +128,142 @@ export function scheduleTests(ctx: SuiteContext): void {
       const page = await store().list({ tenant: 'a' }, { limit: 1, offset: 1 });
       expect(page).toMatchObject({ total: 3 });
       expect(page.items.map((s) => s.id)).toEqual([ids[1]]);
+    });
+
+    it('claims ahead of the due time only up to dueBy', async () => {
+      const soon = await store().create(cronSchedule({ nextFireAt: plus(2000) }), {});
+      await store().create(cronSchedule({ nextFireAt: plus(5000) }), {});
+      // Due in 2 s: not taken at now without look-ahead, taken with dueBy 3 s ahead.
+      expect(await store().claimDue(passOf({ now: plus(0) }))).toEqual([]);
+      const claimed = await store().claimDue(passOf({ now: plus(0), dueBy: plus(3000) }));
+      expect(claimed.map((c) => [c.schedule.id, c.dueAt.getTime()])).toEqual([
+        [soon.id, plus(2000).getTime()],
+      ]);
+      // The fire is claimed now (a node dying now leaves it to be taken over after the timeout).
+      const [fire] = await store().listFires(soon.id, {}, 10);
+      expect(fire?.claimedAt.getTime()).toBe(plus(0).getTime());
+    });
+
+    describe('admitFirings', () => {
+      /** A claimed occurrence of a new schedule, and its admission. */
+      async function claimedFiring(tenant: string, n: number): Promise<FiringAdmission> {
+        const s = await store().create(cronSchedule({ nextFireAt: plus(n) }), { tenant });
+        const [claimed] = await store().claimDue(
+          passOf({ now: plus(n), dueBy: plus(n), limit: 1 }),
+        );
+        if (claimed?.schedule.id !== s.id) throw new Error('expected the claim of ' + s.id);
+        return {
+          scheduleId: s.id,
+          dueAt: claimed.dueAt,
+          cleanup: 'pending',
+          scope: { tenant },
+          session: {
+            id: uid('fire-ses'),
+            agentName: 'default',
+            config: {},
+            metadata: { team: 'ops', schedule_id: s.id },
+          },
+          run: {
+            id: uid('fire-run'),
+            messageId: uid('fire-msg'),
+            idempotencyKey: `schedule:${s.id}:${claimed.dueAt.toISOString()}`,
+            callbackUrl: 'https://example.com/hook',
+            ownerNode: 'node-a',
+            leaseExpiresAt: plus(60_000),
+          },
+          message: { content: 'report «ünïcode»', metadata: { schedule_id: s.id } },
+        };
+      }
+
+      it('stores each firing once: its session, queued run, message and fire', async () => {
+        const firings = [await claimedFiring('a', 0), await claimedFiring('b', 1)];
+        const admitted = await store().admitFirings(firings);
+        expect(admitted.map((a) => a.run.id)).toEqual(firings.map((f) => f.run.id));
+        for (const [i, f] of firings.entries()) {
+          const tenant = i === 0 ? 'a' : 'b';
+          const session = await ctx.backend.sessions.get(f.session.id, { tenant });
+          expect(session).toMatchObject({
+            id: f.session.id,
+            agentName: 'default',
+            scopes: { tenant },
+            metadata: f.session.metadata,
+            messageCount: 1,
+          });
+          expect(admitted[i]?.session).toMatchObject({
+            id: f.session.id,
+            scopes: { tenant },
+            messageCount: 1,
+            threadId: session?.threadId,
+          });
+          expect(await ctx.backend.sessions.get(f.session.id, { tenant: 'other' })).toBeNull();
+          const run = await ctx.backend.runs.get(f.run.id);
+          expect(run).toMatchObject({
+            sessionId: f.session.id,
+            status: 'queued',
+            inputMessageId: f.run.messageId,
+            idempotencyKey: f.run.idempotencyKey,
+            callbackUrl: 'https://example.com/hook',
+            ownerNode: 'node-a',
+            leaseExpiresAt: plus(60_000),
+          });
+          expect(admitted[i]?.run).toMatchObject({ id: f.run.id, status: 'queued' });
+          expect((await ctx.backend.runs.getActive(f.session.id))?.id).toBe(f.run.id);
+          expect(await ctx.backend.runs.pendingInput(f.run.id)).toEqual({
+            messageId: f.run.messageId,
+            content: f.message.content,
+            parentId: null,
+            metadata: f.message.metadata,
+          });
+          const messages = await ctx.backend.messages.listAll(f.session.id, {});
+          expect(messages.map((m) => [m.id, m.role, m.content, m.metadata])).toEqual([
+            [f.run.messageId, 'user', f.message.content, f.message.metadata],
+          ]);
+          expect(admitted[i]?.message).toMatchObject({ id: f.run.messageId, role: 'user' });
+          const [fire] = await store().listFires(f.scheduleId, {}, 10);
+          expect(fire).toMatchObject({
+            runId: f.run.id,
+            sessionId: f.session.id,
+            cleanup: 'pending',
+          });
+        }
+        // Admitted twice (a retry, another node): each firing is stored once.
+        const again = await store().admitFirings(
+          firings.map((f) => ({ ...f, run: { ...f.run, id: uid('retry-run') } })),
+        );
+        expect(again).toEqual([]);
+        for (const f of firings) {
+          expect((await ctx.backend.runs.list(f.session.id)).map((r) => r.id)).toEqual([f.run.id]);
+          expect(await ctx.backend.messages.listAll(f.session.id, {})).toHaveLength(1);
+        }
+        // Concurrently: one admission stores it, the other leaves it out.
+        const third = await claimedFiring('a', 2);
+        const both = await Promise.all([
+          store().admitFirings([third]),
+          store().admitFirings([{ ...third, run: { ...third.run, id: uid('rival-run') } }]),
+        ]);
+        expect(both.map((b) => b.length).sort()).toEqual([0, 1]);
+        expect(await ctx.backend.runs.list(third.session.id)).toHaveLength(1);
+        expect(await store().admitFirings([])).toEqual([]);
+      });
+
+      it('stores nothing of a batch that fails', async () => {
+        const first = await claimedFiring('a', 0);
+        const taken = await claimedFiring('a', 1);
+        await store().admitFirings([taken]);
+        // The second firing's run id is in use: the batch is refused whole.
+        const second = await claimedFiring('a', 2);
+        await expectStorageError(
+          store().admitFirings([first, { ...second, run: { ...second.run, id: taken.run.id } }]),
+          'CONFLICT',
+        );
+        expect(await ctx.backend.sessions.get(first.session.id, {})).toBeNull();
+        expect(await ctx.backend.sessions.get(second.session.id, {})).toBeNull();
+        expect(await ctx.backend.runs.get(first.run.id)).toBeNull();
+        const [fire] = await store().listFires(first.scheduleId, {}, 10);
+        expect(fire).toMatchObject({ runId: null, cleanup: 'none' });
+        // The same batch with its own ids goes through.
+        expect(await store().admitFirings([first, second])).toHaveLength(2);
+      });
     });
 
     it('claims the due enabled schedules of every tenant, earliest first, up to the limit', async () => {

@@ -24,6 +24,8 @@ import { serverEnvFor, startServer } from '../support/server-process';
  */
 
 const REDIS_URL = process.env['COGNITION_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+/** `COGNITION_SCHEDULES_LOOKAHEAD_SECONDS` for the nodes, when set for the bench (else theirs). */
+const LOOKAHEAD = process.env['COGNITION_SCHEDULES_LOOKAHEAD_SECONDS'];
 /** The lag goal on three nodes (the issue's): p99 from due time to the run ≤ 1 s. */
 const GOAL_P99_MS = 1000;
 
@@ -112,6 +114,8 @@ async function measure(
             COGNITION_MAX_CONCURRENT_RUNS: '2',
             // Every node holds model calls open when the case ends: nothing to wait for.
             COGNITION_SHUTDOWN_GRACE_SECONDS: '1',
+            // The scheduler's look-ahead under test, when the bench is run with one.
+            ...(LOOKAHEAD !== undefined ? { COGNITION_SCHEDULES_LOOKAHEAD_SECONDS: LOOKAHEAD } : {}),
           },
         }),
       );

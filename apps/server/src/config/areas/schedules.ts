@@ -11,6 +11,7 @@ export function readSchedules(
   const poll = settings.read('COGNITION_SCHEDULES_POLL_SECONDS');
   const grace = settings.read('COGNITION_SCHEDULES_MISFIRE_GRACE_SECONDS');
   const claimTimeout = settings.read('COGNITION_SCHEDULES_CLAIM_TIMEOUT_SECONDS');
+  const lookAhead = settings.read('COGNITION_SCHEDULES_LOOKAHEAD_SECONDS');
   // The same default as the cluster's node id: the fires record which node claimed them.
   const nodeId = settings.read('COGNITION_NODE_ID') ?? `${os.hostname()}-${process.pid}`;
   return () => ({
@@ -19,6 +20,7 @@ export function readSchedules(
       pollMs: Math.round(need(poll) * 1000),
       misfireGraceMs: Math.round(need(grace) * 1000),
       claimTimeoutMs: Math.round(need(claimTimeout) * 1000),
+      lookAheadMs: Math.round(need(lookAhead) * 1000),
       nodeId,
     },
   });

@@ -20,7 +20,15 @@ import type { RunLeases } from '../coordination/run-leases';
 import type { RunExecutor, RunInput } from '../execution/run-executor';
 import { executeInBackground } from '../execution/run-executor';
 import { requireSession } from '../run-context';
-import type { GraphSendInput, ParsedSend, SendInput, SendOptions, SendResult } from './send-input';
+import type {
+  FiringOutcome,
+  FiringSend,
+  GraphSendInput,
+  ParsedSend,
+  SendInput,
+  SendOptions,
+  SendResult,
+} from './send-input';
 import { parseSendInput } from './send-input';
 import { inputOfRun, pendingMessage } from './user-message';
 import { NOT_ACCEPTING, busyStrategy, refuseClosed, runInProgress } from './refusals';
@@ -66,6 +74,94 @@ export class RunScheduler {
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
     const fresh = options.newSession?.id === parsed.sessionId ? options.newSession : undefined;
     return this.withSessionLock(parsed.sessionId, () => this.sendLocked(parsed, fresh));
+  }
+
+  /**
+   * Admits a scheduler pass's `new_session` firings with a fixed number of storage statements
+   * whatever their number (`ScheduleStore.admitFirings`: sessions, runs, messages and fires in
+   * one transaction), where `send` costs several per firing. The checks of a send to a fresh
+   * session still apply per firing (the input's schema, the agent in force — the registry read
+   * once —, the callback host once per URL); a refused firing gets its error. The runs carry no
+   * initial claim: `start` claims each one a free slot takes, the others stay `queued` for the
+   * cluster (or this node's queue) as a send's do.
+   * @throws RuntimeError UNAVAILABLE (shutting down); a storage error fails the whole batch.
+   */
+  async admitFirings(firings: FiringSend[]): Promise<FiringOutcome[]> {
+    if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
+    if (firings.length === 0) return [];
+    const registry = await this.o.registry.current();
+    const hosts = new Map<string, Promise<RuntimeError | null>>();
+    const checkHost = (url: string) => {
+      let checked = hosts.get(url);
+      if (!checked) {
+        checked = this.checkCallbackHost(url).then(
+          () => null,
+          (error: unknown) => asRuntimeError(error),
+        );
+        hosts.set(url, checked);
+      }
+      return checked;
+    };
+    const outcomes: FiringOutcome[] = [];
+    const admissions: { index: number; firing: FiringSend; runId: string; messageId: string }[] =
+      [];
+    for (const [index, firing] of firings.entries()) {
+      try {
+        parseSendInput({
+          sessionId: firing.session.id,
+          scope: firing.scope,
+          content: firing.content,
+          metadata: firing.metadata,
+          idempotencyKey: firing.idempotencyKey,
+          ...(firing.callbackUrl ? { callbackUrl: firing.callbackUrl } : {}),
+        });
+        if (!registry.agents.get(firing.session.agentName)) {
+          throw missingAgent(firing.session.agentName);
+        }
+        const refused = firing.callbackUrl ? await checkHost(firing.callbackUrl) : null;
+        if (refused) throw refused;
+      } catch (error) {
+        outcomes[index] = { error: asRuntimeError(error) };
+        continue;
+      }
+      outcomes[index] = null;
+      admissions.push({ index, firing, runId: newRunId(), messageId: newMessageId() });
+    }
+    const admitted = await this.o.storage.schedules.admitFirings(
+      admissions.map(({ firing, runId, messageId }) => ({
+        scheduleId: firing.scheduleId,
+        dueAt: firing.dueAt,
+        cleanup: firing.cleanup,
+        scope: firing.scope,
+        session: firing.session,
+        run: {
+          id: runId,
+          messageId,
+          idempotencyKey: firing.idempotencyKey,
+          callbackUrl: firing.callbackUrl,
+          ownerNode: null,
+          leaseExpiresAt: null,
+        },
+        message: { content: firing.content, metadata: firing.metadata },
+      })),
+    );
+    const byRun = new Map(admitted.map((a) => [a.run.id, a]));
+    for (const { index, firing, runId } of admissions) {
+      const a = byRun.get(runId);
+      if (!a) continue;
+      outcomes[index] = { run: a.run, message: a.message, created: true };
+      await this.start(
+        a.run,
+        {
+          session: a.session,
+          userMessage: a.message,
+          callbackUrl: a.run.callbackUrl,
+          fresh: { registry, clientTools: [] },
+        },
+        firing.scope,
+      );
+    }
+    return outcomes;
   }
 
   /**
@@ -373,6 +469,12 @@ export class RunScheduler {
     if (!message) return null;
     return { run, message, created: false };
   }
+}
+
+/** A refusal (a RuntimeError) as a firing's outcome; anything else is rethrown. */
+function asRuntimeError(error: unknown): RuntimeError {
+  if (error instanceof RuntimeError) return error;
+  throw error;
 }
 
 /** The run input's `clientTools` (absent when the send offered none). */

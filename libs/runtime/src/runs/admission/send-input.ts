@@ -6,6 +6,8 @@ import type {
   MultitaskStrategy,
   Run,
   Session,
+  SessionConfig,
+  StringMap,
 } from '@cognition/contracts';
 import {
   CallbackConfigSchema,
@@ -57,6 +59,33 @@ export interface SendResult {
   /** false when the idempotency key matched an earlier run. */
   created: boolean;
 }
+
+/**
+ * A schedule's `new_session` firing for `RunScheduler.admitFirings`: a send to the session the
+ * firing creates (its id derived from the occurrence), admitted with the other firings of a
+ * pass in one storage write.
+ */
+export interface FiringSend {
+  scheduleId: string;
+  dueAt: Date;
+  /** The schedule's tenant: the session's scope. */
+  scope: Scope;
+  session: { id: string; agentName: string; config: SessionConfig; metadata: StringMap };
+  content: string;
+  /** The message's metadata. */
+  metadata: StringMap;
+  callbackUrl: string | null;
+  idempotencyKey: string;
+  /** Recorded on the fire (`pending`: the session goes once its run ended). */
+  cleanup: 'none' | 'pending';
+}
+
+/**
+ * What became of a firing: admitted (its run and message), refused (an error a send would have
+ * thrown: the firing cannot succeed), or null: left out because its session exists already (an
+ * earlier attempt), to be sent the ordinary way.
+ */
+export type FiringOutcome = SendResult | { error: RuntimeError } | null;
 
 /** How a caller inside the runtime sends (never from a request). */
 export interface SendOptions {
