@@ -56,7 +56,7 @@ const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
-  const threads = new Threads(services, options.checkpointer);
+  const threads = new Threads(services, options.checkpointer, options.graphs);
   const assistants = new Assistants(
     options.graphs,
     () => services.registry.listAgents(),

@@ -1,10 +1,14 @@
 import type { ApiServices } from '@cognition/api';
-import type { Session } from '@cognition/contracts';
+import type { Run, Session } from '@cognition/contracts';
+import type { CompiledUserGraph, UserGraph, UserGraphs } from '@cognition/runtime';
+import { graphOnStorage } from '@cognition/runtime';
 import type { Scope } from '@cognition/storage';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { INTERRUPT } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AGENT_GRAPH_PREFIX } from './assistants';
+import { snapshotState } from './snapshots';
 import {
   JsonObject,
   LangGraphHttpError,
@@ -82,7 +86,55 @@ export class Threads {
   constructor(
     private readonly services: ApiServices,
     private readonly checkpointer: BaseCheckpointSaver,
+    private readonly graphs: UserGraphs,
   ) {}
+
+  /**
+   * The `langgraph.json` graph whose state the thread holds: the one its runs ran, else (no
+   * run yet) the `graph_id` it was created with; undefined for an agent's thread.
+   */
+  async graphOf(session: Session, runs?: readonly Run[]): Promise<UserGraph | undefined> {
+    const listed = runs ?? (await this.services.storage.runs.list(session.id));
+    const ran = listed.find((run) => run.kwargs !== null)?.kwargs?.graph_id;
+    const named = decodeMetadata(session.metadata)['graph_id'];
+    const graphId = ran ?? (listed.length === 0 && typeof named === 'string' ? named : undefined);
+    return graphId !== undefined ? this.graphs.get(graphId) : undefined;
+  }
+
+  /** Whether the thread has this root checkpoint. */
+  async hasCheckpoint(session: Session, checkpointId: string): Promise<boolean> {
+    const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
+    return tuple?.checkpoint.id === checkpointId;
+  }
+
+  /** The thread's graph bound to our checkpointer, for `config` (the session's thread). */
+  async compiled(session: Session, graph: UserGraph, checkpointId?: string) {
+    const config = threadConfig(session, checkpointId);
+    return { config, graph: await graphOnStorage(graph, this.checkpointer, config) };
+  }
+
+  /**
+   * The state at the thread's head (or at `checkpointId`), as LangGraph answers it: a graph's
+   * thread through the graph's own `getState` (`next`, `tasks`, `interrupts`); an agent's from
+   * its checkpoint. Undefined for a checkpoint the thread does not have.
+   */
+  async snapshot(
+    session: Session,
+    checkpointId?: string,
+    runs?: readonly Run[],
+  ): Promise<Record<string, unknown> | undefined> {
+    if (checkpointId !== undefined && !(await this.hasCheckpoint(session, checkpointId))) {
+      return undefined;
+    }
+    const graph = await this.graphOf(session, runs);
+    if (graph) {
+      const { config, graph: compiled } = await this.compiled(session, graph, checkpointId);
+      return snapshotState(session, await compiled.getState(config));
+    }
+    const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
+    if (checkpointId !== undefined && tuple?.checkpoint.id !== checkpointId) return undefined;
+    return stateOf(session, tuple);
+  }
 
   async create(body: z.output<typeof ThreadCreateSchema>, scope: Scope): Promise<Thread> {
     if (body.thread_id !== undefined) {
@@ -205,10 +257,7 @@ export class Threads {
   /** `GET /threads/{id}/state`: the latest checkpoint of the session's thread. */
   async state(threadId: string, scope: Scope): Promise<Record<string, unknown>> {
     const session = await this.session(threadId, scope);
-    const tuple = await this.checkpointer.getTuple({
-      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
-    });
-    return stateOf(session, tuple);
+    return (await this.snapshot(session)) ?? stateOf(session, undefined);
   }
 
   async history(
@@ -225,20 +274,24 @@ export class Threads {
     // `checkpoint` narrows the listing as LangGraph's does: its keys (a `checkpoint_id`) join
     // the thread's config, so the checkpointer lists that checkpoint.
     const at = body.checkpoint?.['checkpoint_id'];
-    for await (const tuple of this.checkpointer.list(
-      {
-        configurable: {
-          thread_id: session.threadId,
-          checkpoint_ns: '',
-          ...(typeof at === 'string' ? { checkpoint_id: at } : {}),
-        },
-      },
-      {
-        limit: body.limit,
-        ...(before ? { before } : {}),
-        ...(body.metadata ? { filter: body.metadata } : {}),
-      },
-    )) {
+    const config = threadConfig(session, typeof at === 'string' ? at : undefined);
+    const options = {
+      limit: body.limit,
+      ...(before ? { before: before as RunnableConfig } : {}),
+      ...(body.metadata ? { filter: body.metadata } : {}),
+    };
+    // A graph's thread: LangGraph's own history, each entry with its `next`, tasks, interrupts.
+    const graph = await this.graphOf(session);
+    const compiled: CompiledUserGraph | undefined = graph
+      ? (await this.compiled(session, graph)).graph
+      : undefined;
+    if (compiled?.getStateHistory) {
+      for await (const snapshot of compiled.getStateHistory(config, options)) {
+        states.push(snapshotState(session, snapshot));
+      }
+      return states;
+    }
+    for await (const tuple of this.checkpointer.list(config, options)) {
       states.push(stateOf(session, tuple));
     }
     return states;
@@ -262,15 +315,23 @@ export class Threads {
   }
 
   private async view(session: Session): Promise<Thread> {
-    const [latest] = await this.services.storage.runs.list(session.id);
+    const runs = await this.services.storage.runs.list(session.id);
+    const [latest] = runs;
     const tuple = await this.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
-    // A graph run that ended in `interrupt()`: the thread waits on it, per task.
-    const waiting =
-      latest?.kwargs && latest.status === 'completed' && tuple ? pendingInterrupts(tuple) : [];
+    // A graph run that ended with steps left (`interrupt()`, `interrupt_before`/`_after`):
+    // the thread is interrupted, and waits on its tasks' interrupts, per task (LangGraph's rule).
     const interrupts: Record<string, unknown[]> = {};
-    for (const { task, interrupt } of waiting) (interrupts[task] ??= []).push(interrupt);
+    let pending = false;
+    if (latest?.kwargs && latest.status === 'completed' && tuple) {
+      const state = await this.snapshot(session, undefined, runs);
+      const tasks = (state?.['tasks'] ?? []) as { id: string; interrupts: unknown[] }[];
+      pending = ((state?.['next'] ?? []) as unknown[]).length > 0;
+      for (const task of tasks) {
+        if (task.interrupts.length > 0) interrupts[task.id] = task.interrupts;
+      }
+    }
     // A run paused for a decision: its pending tool calls, under the run's id.
     if (latest?.status === 'requires_action' && latest.pendingAction) {
       interrupts[latest.id] = [{ value: latest.pendingAction, id: latest.id }];
@@ -280,12 +341,23 @@ export class Threads {
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),
       metadata: decodeMetadata(session.metadata),
-      status: waiting.length > 0 ? 'interrupted' : statusOf(latest?.status),
+      status: pending ? 'interrupted' : statusOf(latest?.status),
       config: {},
       values: tuple ? valuesOf(tuple) : null,
       interrupts,
     };
   }
+}
+
+/** The config of the session's checkpoint thread (at `checkpointId`, or its head). */
+function threadConfig(session: Session, checkpointId?: string): RunnableConfig {
+  return {
+    configurable: {
+      thread_id: session.threadId,
+      checkpoint_ns: '',
+      ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}),
+    },
+  };
 }
 
 function statusOf(run: string | undefined): ThreadStatus {
