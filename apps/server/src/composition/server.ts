@@ -201,7 +201,13 @@ export async function startServer(
     state,
     adminDir,
     telemetry,
-    langgraph: { graphs, checkpointer: storage.checkpointer, assistants: storage.assistants },
+    langgraph: {
+      graphs,
+      checkpointer: storage.checkpointer,
+      assistants: storage.assistants,
+      retention: storage.checkpoints,
+      onRunStopped: (listener) => runs.onRunStopped(listener),
+    },
   });
   const server = createServer(app);
   answerClientErrors(server);

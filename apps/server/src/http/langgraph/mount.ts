@@ -1,7 +1,7 @@
 import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
 import { createApiContext, createCaller } from '@cognition/api';
 import type { UserGraphs } from '@cognition/runtime';
-import type { AssistantStore } from '@cognition/storage';
+import type { AssistantStore, CheckpointRetentionStore } from '@cognition/storage';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import express from 'express';
 import type { Express, Request, Response } from 'express';
@@ -32,6 +32,8 @@ import {
   ThreadState,
 } from './thread-state';
 import { Runs } from './runs';
+import type { StatelessLogger } from './stateless';
+import { StatelessThreads } from './stateless';
 import { answerError, callerOf, parsePart } from './wire';
 
 export interface LangGraphMountOptions {
@@ -42,6 +44,11 @@ export interface LangGraphMountOptions {
   assistants: AssistantStore;
   /** The checkpointer of the sessions' threads (storage's). */
   checkpointer: BaseCheckpointSaver;
+  /** Storage's checkpoint retention (`threads.prune` with `keep_latest`). */
+  retention?: CheckpointRetentionStore;
+  /** Tells `listener` of each run that stops executing on this node (stateless runs' clean-up). */
+  onRunStopped?: (listener: (run: { runId: string; sessionId: string }) => void) => void;
+  logger?: StatelessLogger;
   maxBodyBytes: number;
 }
 
@@ -190,6 +197,12 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   route('delete', '/runs/crons/:id', async (req, caller) =>
     crons.delete(graphId(req), caller.scope),
   );
+  // Stateless runs' threads go once their runs ended, whichever node ends them (stateless.ts).
+  const stateless = new StatelessThreads(services, options.logger ?? { warn: () => undefined });
+  options.onRunStopped?.((run) => {
+    void stateless.cleanUp(run.sessionId, { sweep: false });
+  });
+  stateless.start();
   mountRunRoutes(app, { auth, services, threads, runs, json, deleteThread });
   route('post', '/threads/:id/history', async (req, caller) =>
     threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),

@@ -12,6 +12,7 @@ import { snapshotState } from './snapshots';
 import {
   JsonObject,
   LangGraphHttpError,
+  STATELESS_KEY,
   decodeMetadata,
   encodeMetadata,
   notFound,
@@ -136,7 +137,12 @@ export class Threads {
     return stateOf(session, tuple);
   }
 
-  async create(body: z.output<typeof ThreadCreateSchema>, scope: Scope): Promise<Thread> {
+  async create(
+    body: z.output<typeof ThreadCreateSchema>,
+    scope: Scope,
+    /** Our own metadata besides the thread's (a stateless run's mark). */
+    reserved: Record<string, string> = {},
+  ): Promise<Thread> {
     if (body.thread_id !== undefined) {
       const existing = await this.services.storage.sessions.get(body.thread_id, scope);
       if (existing) {
@@ -154,7 +160,7 @@ export class Threads {
       {
         ...(body.thread_id !== undefined ? { id: body.thread_id } : {}),
         ...(agentName !== undefined ? { agentName } : {}),
-        metadata: encodeMetadata(body.metadata),
+        metadata: { ...encodeMetadata(body.metadata), ...reserved },
         ...(body.ttl ? { expiresAt: new Date(Date.now() + body.ttl.ttl * 60_000) } : {}),
       },
       scope,
@@ -181,8 +187,13 @@ export class Threads {
     scope: Scope,
   ): Promise<Thread> {
     const session = await this.session(threadId, scope);
+    const stateless = session.metadata[STATELESS_KEY];
     const metadata = body.metadata
-      ? encodeMetadata({ ...decodeMetadata(session.metadata), ...body.metadata })
+      ? {
+          ...encodeMetadata({ ...decodeMetadata(session.metadata), ...body.metadata }),
+          // A stateless run's thread stays one (stateless.ts).
+          ...(stateless !== undefined ? { [STATELESS_KEY]: stateless } : {}),
+        }
       : undefined;
     const updated = await this.services.sessions.update(
       session.id,

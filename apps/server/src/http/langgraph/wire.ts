@@ -64,12 +64,15 @@ export const JsonObject = z.record(z.string(), z.unknown());
  * exact and a string value reads the same in both APIs.
  */
 const JSON_KEYS = 'langgraph.json_keys';
+/** Marks a stateless run's thread (stateless.ts); our own, never part of its metadata. */
+export const STATELESS_KEY = 'langgraph.stateless';
 
 export function encodeMetadata(metadata: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   const encoded: string[] = [];
   for (const [key, value] of Object.entries(metadata)) {
-    if (value === undefined) continue;
+    // Our reserved keys are never taken from a caller.
+    if (value === undefined || key === JSON_KEYS || key === STATELESS_KEY) continue;
     if (typeof value === 'string') out[key] = value;
     else {
       out[key] = JSON.stringify(value);
@@ -90,7 +93,7 @@ export function decodeMetadata(metadata: Record<string, string>): Record<string,
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(metadata)) {
-    if (key === JSON_KEYS) continue;
+    if (key === JSON_KEYS || key === STATELESS_KEY) continue;
     if (!encoded.includes(key)) {
       out[key] = value;
       continue;
