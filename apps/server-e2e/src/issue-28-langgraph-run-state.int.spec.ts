@@ -286,4 +286,110 @@ describe.each([
       ['ai', 'You said: again'],
     ]);
   });
+
+  it("copies a graph thread with every checkpoint (same ids and states); a run on the copy leaves the source's alone", async () => {
+    const thread = await alice.threads.create({ metadata: { owner: 'ada' } });
+    await alice.runs.wait(thread.thread_id, 'chain', { input: { text: 'c' } });
+    const history = await alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
+    expect(history.length).toBeGreaterThan(3);
+
+    const copy = await alice.threads.copy(thread.thread_id);
+    expect(copy.thread_id).not.toBe(thread.thread_id);
+    expect(copy).toMatchObject({ metadata: { owner: 'ada' }, values: { text: 'c+a' } });
+    const copied = await alice.threads.getHistory<Chain>(copy.thread_id, { limit: 100 });
+    const strip = (states: ThreadState<Chain>[]) =>
+      states.map((s) => ({
+        id: s.checkpoint.checkpoint_id,
+        parent: s.parent_checkpoint?.checkpoint_id ?? null,
+        values: s.values,
+        next: s.next,
+      }));
+    expect(strip(copied)).toEqual(strip(history));
+    expect(copied.every((s) => s.checkpoint.thread_id === copy.thread_id)).toBe(true);
+
+    // Time travel on the copy, from a checkpoint it copied: the source does not change.
+    const afterA = copied.find((s) => s.next[0] === 'b');
+    await alice.runs.wait(copy.thread_id, 'chain', {
+      command: { update: { text: 'copy' } },
+      checkpointId: afterA?.checkpoint.checkpoint_id ?? '',
+    });
+    expect((await alice.threads.getState<Chain>(copy.thread_id)).values.text).toBe('copy');
+    expect(strip(await alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 }))).toEqual(
+      strip(history),
+    );
+    expect((await sdkFailure(bob.threads.copy(thread.thread_id))).status).toBe(404);
+  });
+
+  it("copies an agent's thread with every checkpoint: its messages get new ids, the same in each checkpoint", async () => {
+    const thread = await alice.threads.create({ graphId: 'agent:default' });
+    const human = (content: string) => ({ messages: [{ type: 'human', content }] });
+    await alice.runs.wait(thread.thread_id, 'agent:default', { input: human('one') });
+    await alice.runs.wait(thread.thread_id, 'agent:default', { input: human('two') });
+    type Messages = { messages?: { id: string; content: unknown }[] };
+    const history = await alice.threads.getHistory<Messages>(thread.thread_id, { limit: 100 });
+    const copy = await alice.threads.copy(thread.thread_id);
+    const copied = await alice.threads.getHistory<Messages>(copy.thread_id, { limit: 100 });
+    expect(copied.map((s) => s.checkpoint.checkpoint_id)).toEqual(
+      history.map((s) => s.checkpoint.checkpoint_id),
+    );
+    const contents = (states: ThreadState<Messages>[]) =>
+      states.map((s) => (s.values.messages ?? []).map((m) => m.content));
+    expect(contents(copied)).toEqual(contents(history));
+    // One new id per message, used by every checkpoint that holds it.
+    const idsOf = (states: ThreadState<Messages>[]) => {
+      const byContent = new Map<string, Set<string>>();
+      for (const s of states) {
+        for (const m of s.values.messages ?? []) {
+          const key = JSON.stringify(m.content);
+          byContent.set(key, (byContent.get(key) ?? new Set()).add(m.id));
+        }
+      }
+      return byContent;
+    };
+    const sourceIds = idsOf(history);
+    for (const [content, ids] of idsOf(copied)) {
+      expect(ids.size).toBe(1);
+      expect([...ids][0]).not.toBe([...(sourceIds.get(content) ?? [])][0]);
+    }
+    // The copy runs on from its head like the source would.
+    const values = (await alice.runs.wait(copy.thread_id, 'agent:default', {
+      input: human('three'),
+    })) as { messages: { content: unknown }[] };
+    expect(values.messages.map((m) => m.content)).toEqual([
+      'one',
+      'You said: one',
+      'two',
+      'You said: two',
+      'three',
+      'You said: three',
+    ]);
+  });
+
+  it("prune keep_latest keeps each thread's head only: the state stays, the history is one checkpoint", async () => {
+    const first = await alice.threads.create();
+    const second = await alice.threads.create();
+    await alice.runs.wait(first.thread_id, 'chain', { input: { text: 'p' } });
+    await alice.runs.wait(second.thread_id, 'echo', { input: { text: 'q' } });
+    const head = await alice.threads.getState<Chain>(first.thread_id);
+    expect(
+      (await alice.threads.getHistory(first.thread_id, { limit: 100 })).length,
+    ).toBeGreaterThan(1);
+
+    // Another tenant's thread is not theirs to prune.
+    expect(await bob.threads.prune([first.thread_id], { strategy: 'keep_latest' })).toEqual({
+      pruned_count: 0,
+    });
+    expect(
+      await alice.threads.prune([first.thread_id, second.thread_id], { strategy: 'keep_latest' }),
+    ).toEqual({ pruned_count: 2 });
+    const history = await alice.threads.getHistory<Chain>(first.thread_id, { limit: 100 });
+    expect(history.map((s) => s.checkpoint.checkpoint_id)).toEqual([head.checkpoint.checkpoint_id]);
+    expect(history[0]?.values).toEqual({ text: 'p+a', path: ['a', 'b', 'c'] });
+    expect((await alice.threads.get(first.thread_id)).values).toEqual(head.values);
+    expect(await alice.threads.getHistory(second.thread_id, { limit: 100 })).toHaveLength(1);
+    // The thread goes on from its head.
+    expect(await alice.runs.wait(second.thread_id, 'echo', { input: { text: 'r' } })).toEqual({
+      text: 'echo: r',
+    });
+  });
 });

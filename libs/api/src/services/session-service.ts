@@ -43,9 +43,13 @@ export interface SessionLifecycle {
     scope: Scope,
   ): Promise<Session>;
   clear(id: string, options: Versioned, scope: Scope): Promise<Session>;
+  /** `history`: the fork's thread gets every checkpoint of the source's (no point then). */
   fork(
     id: string,
-    options: ThreadPointInput & { title?: string | null | undefined },
+    options: ThreadPointInput & {
+      title?: string | null | undefined;
+      history?: boolean | undefined;
+    },
     scope: Scope,
   ): Promise<Session>;
   rewind(id: string, options: ThreadPointInput & Versioned, scope: Scope): Promise<Session>;

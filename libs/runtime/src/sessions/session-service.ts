@@ -15,8 +15,14 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
-import { putCheckpointCopy, rootCheckpoint, threadHistory } from '@cognition/storage';
+import {
+  copyThreadCheckpoints,
+  putCheckpointCopy,
+  rootCheckpoint,
+  threadHistory,
+} from '@cognition/storage';
 import { RuntimeError } from '../errors';
+import { newMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { SessionEventListener } from './session-events';
 import { SessionEventBus } from './session-events';
@@ -221,9 +227,23 @@ export class SessionService {
    */
   async fork(
     id: string,
-    options: ThreadPoint & { title?: string | null | undefined },
+    options: ThreadPoint & {
+      title?: string | null | undefined;
+      /**
+       * Copy every root checkpoint (same ids, parents, metadata, pending writes; the same new
+       * message id for a message in each), not only the state at one point: the fork's history
+       * is the source's. Not with a point.
+       */
+      history?: boolean | undefined;
+    },
     scope: Scope,
   ): Promise<Session> {
+    if (options.history === true && (options.checkpointId ?? options.messageId) !== undefined) {
+      throw RuntimeError.field(
+        'history',
+        'a fork with its history copies every checkpoint: give no point',
+      );
+    }
     let created: Session | null = null;
     await this.pipeline.execute(id, scope, {
       name: 'fork',
@@ -247,8 +267,24 @@ export class SessionService {
           source.scopes,
         );
         try {
-          if (point) {
-            await putCheckpointCopy(this.o.storage.checkpointer, point, fork.threadId, forkValues);
+          if (options.history === true) {
+            const ids = new Map<string, string>();
+            const newId = (old: string | undefined): string => {
+              if (old === undefined) return newMessageId();
+              const known = ids.get(old) ?? newMessageId();
+              ids.set(old, known);
+              return known;
+            };
+            await copyThreadCheckpoints(
+              this.o.storage.checkpointer,
+              source.threadId,
+              fork.threadId,
+              (values) => forkValues(values, newId),
+            );
+          } else if (point) {
+            await putCheckpointCopy(this.o.storage.checkpointer, point, fork.threadId, (values) =>
+              forkValues(values),
+            );
           }
         } catch (error) {
           await this.o.storage.sessions.delete(fork.id, source.scopes);

@@ -48,9 +48,7 @@ export const StateAtCheckpointSchema = z
 export const PruneSchema = z
   .object({
     thread_ids: z.array(z.uuid()).min(1).max(1000),
-    strategy: z
-      .literal('delete', { message: 'only "delete" is served (docs/langgraph-api.md)' })
-      .default('delete'),
+    strategy: z.enum(['delete', 'keep_latest']).default('delete'),
   })
   .strict();
 

@@ -12,10 +12,12 @@ import { snapshotState } from './snapshots';
 import {
   JsonObject,
   LangGraphHttpError,
+  GRAPH_KEY,
   STATELESS_KEY,
   decodeMetadata,
   encodeMetadata,
   notFound,
+  reservedMetadata,
   toWire,
 } from './wire';
 
@@ -97,9 +99,30 @@ export class Threads {
   async graphOf(session: Session, runs?: readonly Run[]): Promise<UserGraph | undefined> {
     const listed = runs ?? (await this.services.storage.runs.list(session.id));
     const ran = listed.find((run) => run.kwargs !== null)?.kwargs?.graph_id;
-    const named = decodeMetadata(session.metadata)['graph_id'];
+    // A copy holds its source's graph's state before its first run.
+    const named = session.metadata[GRAPH_KEY] ?? decodeMetadata(session.metadata)['graph_id'];
     const graphId = ran ?? (listed.length === 0 && typeof named === 'string' ? named : undefined);
     return graphId !== undefined ? this.graphs.get(graphId) : undefined;
+  }
+
+  /**
+   * A copy of the thread (`POST /threads/{id}/copy`): our session fork with its history (every
+   * checkpoint, same ids; messages get new ids), which remembers the source's graph.
+   */
+  async copy(threadId: string, scope: Scope): Promise<Thread> {
+    const source = await this.session(threadId, scope);
+    const graph = await this.graphOf(source);
+    let copy = await this.services.sessions.fork(source.id, { history: true }, scope);
+    // The copy is no stateless run's thread, whatever its source was.
+    const { [STATELESS_KEY]: stateless, ...metadata } = copy.metadata;
+    if (graph || stateless !== undefined) {
+      copy = await this.services.sessions.update(
+        copy.id,
+        { metadata: { ...metadata, ...(graph ? { [GRAPH_KEY]: graph.graphId } : {}) } },
+        scope,
+      );
+    }
+    return this.view(copy);
   }
 
   /** Whether the thread has this root checkpoint. */
@@ -187,12 +210,11 @@ export class Threads {
     scope: Scope,
   ): Promise<Thread> {
     const session = await this.session(threadId, scope);
-    const stateless = session.metadata[STATELESS_KEY];
     const metadata = body.metadata
       ? {
           ...encodeMetadata({ ...decodeMetadata(session.metadata), ...body.metadata }),
-          // A stateless run's thread stays one (stateless.ts).
-          ...(stateless !== undefined ? { [STATELESS_KEY]: stateless } : {}),
+          // Our own keys stay (a stateless run's mark, a copy's graph).
+          ...reservedMetadata(session.metadata),
         }
       : undefined;
     const updated = await this.services.sessions.update(
