@@ -157,7 +157,36 @@ export class Threads {
     }
     const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
     if (checkpointId !== undefined && tuple?.checkpoint.id !== checkpointId) return undefined;
-    return stateOf(session, tuple);
+    return this.withPause(session, stateOf(session, tuple), runs);
+  }
+
+  /**
+   * An agent's thread whose last run waits for a decision: its head's `next` is the tools step,
+   * with one task whose interrupt is what the thread's `interrupts` hold under the run's id (what
+   * `useStream` reads from the thread's head to show a pending interrupt after a reload).
+   */
+  private async withPause(
+    session: Session,
+    state: Record<string, unknown>,
+    runs?: readonly Run[],
+  ): Promise<Record<string, unknown>> {
+    const [latest] = runs ?? (await this.services.storage.runs.list(session.id));
+    if (latest?.status !== 'requires_action' || !latest.pendingAction) return state;
+    const head = await this.checkpointer.getTuple(threadConfig(session));
+    const at = (state['checkpoint'] as { checkpoint_id?: string } | null)?.checkpoint_id;
+    if (!head || at !== head.checkpoint.id) return state;
+    const interrupts = [{ value: latest.pendingAction, id: latest.id }];
+    const task = {
+      id: latest.id,
+      name: 'tools',
+      path: ['__pregel_pull', 'tools'],
+      error: null,
+      interrupts,
+      checkpoint: null,
+      state: null,
+      result: null,
+    };
+    return { ...state, next: ['tools'], tasks: [task], interrupts };
   }
 
   async create(
@@ -324,8 +353,9 @@ export class Threads {
       }
       return states;
     }
+    const runs = await this.services.storage.runs.list(session.id);
     for await (const tuple of this.checkpointer.list(config, options)) {
-      states.push(stateOf(session, tuple));
+      states.push(await this.withPause(session, stateOf(session, tuple), runs));
     }
     return states;
   }
