@@ -273,6 +273,7 @@ describe.each([
     expect(
       (await alice.threads.getState<{ messages: unknown[] }>(thread.thread_id)).values.messages,
     ).toHaveLength(4);
+    const before = await alice.threads.getHistory(thread.thread_id, { limit: 100 });
 
     const values = (await alice.runs.wait(thread.thread_id, 'agent:default', {
       input: human('again'),
@@ -285,6 +286,19 @@ describe.each([
       ['human', 'again'],
       ['ai', 'You said: again'],
     ]);
+    // The history branches at the checkpoint, as LangGraph's: the new head descends from it,
+    // not from the old head, and the old branch is kept.
+    const after = await alice.threads.getHistory(thread.thread_id, { limit: 100 });
+    const byId = new Map(after.map((s) => [s.checkpoint.checkpoint_id, s]));
+    const ancestors: string[] = [];
+    for (let s = after[0]; s?.parent_checkpoint; s = byId.get(s.parent_checkpoint.checkpoint_id)) {
+      ancestors.push(s.parent_checkpoint.checkpoint_id ?? '');
+    }
+    expect(ancestors).toContain(afterFirst.checkpoint.checkpoint_id);
+    expect(ancestors).not.toContain(before[0]?.checkpoint.checkpoint_id);
+    expect(after.map((s) => s.checkpoint.checkpoint_id)).toEqual(
+      expect.arrayContaining(before.map((s) => s.checkpoint.checkpoint_id)),
+    );
   });
 
   it("copies a graph thread with every checkpoint (same ids and states); a run on the copy leaves the source's alone", async () => {

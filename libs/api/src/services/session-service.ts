@@ -52,7 +52,12 @@ export interface SessionLifecycle {
     },
     scope: Scope,
   ): Promise<Session>;
-  rewind(id: string, options: ThreadPointInput & Versioned, scope: Scope): Promise<Session>;
+  /** `branch`: the new head's parent is the point (a branch of the history), not the old head. */
+  rewind(
+    id: string,
+    options: ThreadPointInput & Versioned & { branch?: boolean | undefined },
+    scope: Scope,
+  ): Promise<Session>;
   setMetadata(
     id: string,
     key: string,

@@ -312,7 +312,15 @@ export class SessionService {
    * The thread's head moves back to `point`: a new checkpoint equal to it (history is kept),
    * the message rows follow, the version increments. Refused while a run is active.
    */
-  rewind(id: string, options: ThreadPoint & Versioned, scope: Scope): Promise<Session> {
+  rewind(
+    id: string,
+    options: ThreadPoint &
+      Versioned & {
+        /** The new head's parent is the point (a branch of the history), not the old head. */
+        branch?: boolean | undefined;
+      },
+    scope: Scope,
+  ): Promise<Session> {
     return this.pipeline.execute(id, scope, {
       name: 'rewind',
       expectedVersion: options.expectedVersion,
@@ -320,7 +328,13 @@ export class SessionService {
         this.requireNotTerminal(session, 'rewind');
         await this.threads.requireIdle(session);
         const point = await this.threads.resolvePoint(session, options, scope);
-        const head = await putCheckpointCopy(this.o.storage.checkpointer, point, session.threadId);
+        const head = await putCheckpointCopy(
+          this.o.storage.checkpointer,
+          point,
+          session.threadId,
+          undefined,
+          options.branch === true ? 'source' : 'head',
+        );
         return {
           session,
           detail: { to_checkpoint_id: point.checkpoint.id, checkpoint_id: head },

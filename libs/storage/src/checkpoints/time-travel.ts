@@ -158,9 +158,16 @@ export async function putCheckpointCopy(
   source: CheckpointTuple,
   threadId: string,
   transform: (values: Record<string, unknown>) => Record<string, unknown> = (values) => values,
+  /**
+   * `head` (default): the copy follows the current head (the history stays one line). `source`
+   * (the source must be a checkpoint of `threadId`): the copy's parent is the source, so the
+   * history branches there, as LangGraph's time travel does; its step is the source's + 1.
+   */
+  parent: 'head' | 'source' = 'head',
 ): Promise<string> {
   const head = await rootCheckpoint(checkpointer, threadId);
-  const headStep = (head?.metadata as { step?: unknown } | undefined)?.step;
+  const after = parent === 'source' ? source : head;
+  const headStep = (after?.metadata as { step?: unknown } | undefined)?.step;
   const id = checkpointIdAfter(head?.checkpoint.id ?? null);
   const values = transform({ ...(source.checkpoint.channel_values ?? {}) });
   const versions = { ...(source.checkpoint.channel_versions ?? {}) };
@@ -173,7 +180,7 @@ export async function putCheckpointCopy(
     channel_versions: versions,
   };
   await checkpointer.put(
-    rootConfig(threadId, head?.checkpoint.id),
+    rootConfig(threadId, after?.checkpoint.id),
     checkpoint,
     { source: 'update', step: typeof headStep === 'number' ? headStep + 1 : 0, parents: {} },
     versions,

@@ -215,11 +215,12 @@ export class Runs {
         ]);
       }
       // Time travel on an agent's thread: its head moves back to the checkpoint (our rewind:
-      // a new head equal to it, history kept), and the run answers from there.
+      // a new head equal to it, whose parent is that checkpoint, so the history branches there
+      // as LangGraph's does), and the run answers from there.
       if (await this.services.storage.runs.getActive(agentSession.id)) {
         throw new LangGraphHttpError(409, `Thread ${agentSession.id} is busy: a run holds it`);
       }
-      await this.services.sessions.rewind(agentSession.id, { checkpointId }, scope);
+      await this.services.sessions.rewind(agentSession.id, { checkpointId, branch: true }, scope);
     }
     if (body.command != null) {
       const resumed = await resumeThread(
