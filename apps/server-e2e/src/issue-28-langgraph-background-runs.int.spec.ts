@@ -75,9 +75,12 @@ describe.each([
     await gone(run.thread_id);
     expect(await alice.threads.count()).toBe(threadsBefore);
 
+    // SDK 1.15 types `onCompletion` as "complete" | "continue", yet sends it as LangGraph's
+    // `on_completion` ("delete" | "keep"), the field of exactly these runs.
+    const keep = 'keep' as never;
     const kept = await alice.runs.create(null, 'echo', {
       input: { text: 'keep' },
-      onCompletion: 'keep',
+      onCompletion: keep,
     });
     expect(await alice.runs.join(kept.thread_id, kept.run_id)).toEqual({ text: 'echo: keep' });
     expect(await alice.runs.get(kept.thread_id, kept.run_id)).toMatchObject({ status: 'success' });
@@ -96,7 +99,7 @@ describe.each([
     const threadsBefore = await alice.threads.count();
     const runs = await alice.runs.createBatch([
       { assistantId: 'echo', input: { text: 'one' } },
-      { assistantId: 'greeter', input: { text: 'two' }, onCompletion: 'keep' },
+      { assistantId: 'greeter', input: { text: 'two' }, onCompletion: 'keep' as never },
     ]);
     expect(runs).toHaveLength(2);
     expect(new Set(runs.map((r) => r.thread_id)).size).toBe(2);
