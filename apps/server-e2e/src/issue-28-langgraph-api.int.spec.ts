@@ -172,6 +172,18 @@ describe.each([
     const waiting = await alice.threads.get(thread.thread_id);
     expect(waiting.status).toBe('interrupted');
     expect(Object.keys(waiting.interrupts)).toEqual([runId]);
+    // The thread's head shows the pause as LangGraph shows one: the step to run next, and a
+    // task with the thread's interrupt (what useStream reads after a reload); so does history.
+    const state = await alice.threads.getState(thread.thread_id);
+    expect(state.next).toEqual(['tools']);
+    expect(state.tasks).toEqual([
+      expect.objectContaining({ id: runId, name: 'tools', interrupts: waiting.interrupts[runId] }),
+    ]);
+    expect((state as typeof state & { interrupts: unknown }).interrupts).toEqual(
+      waiting.interrupts[runId],
+    );
+    const [head] = await alice.threads.getHistory(thread.thread_id, { limit: 1 });
+    expect(head).toEqual(state);
 
     // Approved the way LangChain's middleware takes decisions: in order, no call ids.
     const resumed: { event: string; data: unknown }[] = [];
@@ -189,6 +201,11 @@ describe.each([
     expect(String((result?.data as { output: string }).output)).toContain('approved');
     expect(lastMessage(resumed.at(-1)?.data)).toMatchObject({ type: 'ai' });
     expect((await alice.threads.get(thread.thread_id)).status).toBe('idle');
+    expect(await alice.threads.getState(thread.thread_id)).toMatchObject({
+      next: [],
+      tasks: [],
+      interrupts: [],
+    });
     // Nothing left to decide.
     const again = await sdkFailure(
       alice.runs.create(thread.thread_id, 'agent:careful', {
@@ -400,7 +417,7 @@ describe('langgraph.json start-up errors (issue 28)', () => {
     const logged = JSON.parse(line ?? '{}') as { err?: { message?: string } };
     expect(logged.err?.message).toBe(
       `${path.join(GRAPHS_DIR, 'broken.json')}: graph "echo" (${path.join(GRAPHS_DIR, 'graphs.ts')}, ` +
-        'export "missing"): no such export (the module exports: agent, approval, echo, greeter, notes, steps)',
+        'export "missing"): no such export (the module exports: agent, approval, chain, echo, greeter, notes, steps)',
     );
   });
 });

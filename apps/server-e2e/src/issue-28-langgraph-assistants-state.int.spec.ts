@@ -345,11 +345,11 @@ describe.each([
       });
       expect((await sdkFailure(lg.alice.threads.get(thread.thread_id))).status).toBe(404);
       expect((await sdkFailure(lg.alice.threads.get(copy.thread_id))).status).toBe(404);
-      const keep = await sdkFailure(
-        lg.alice.threads.prune([thread.thread_id], { strategy: 'keep_latest' }),
+      const bad = await sdkFailure(
+        lg.alice.threads.prune([thread.thread_id], { strategy: 'nope' as 'keep_latest' }),
       );
-      expect(keep.status).toBe(422);
-      expect(JSON.stringify(keep.body)).toContain('body.strategy');
+      expect(bad.status).toBe(422);
+      expect(JSON.stringify(bad.body)).toContain('body.strategy');
     });
 
     it('thread state bad input: 404 for unknown checkpoints and threads, 409 for an agent thread, 422 naming the field', async () => {

@@ -207,6 +207,8 @@ export async function startServer(
       checkpointer: storage.checkpointer,
       assistants: storage.assistants,
       store: storage.store,
+      retention: storage.checkpoints,
+      onRunStopped: (listener) => runs.onRunStopped(listener),
     },
   });
   const server = createServer(app);

@@ -60,8 +60,14 @@ export interface AppOptions {
   adminDir?: string;
   /** Prometheus series (served on `/metrics`) and the metrics token; none: no `/metrics`. */
   telemetry?: AppTelemetry;
-  /** The LangGraph API (docs/langgraph-api.md): the user graphs and the sessions' checkpointer. */
-  langgraph?: Pick<LangGraphMountOptions, 'graphs' | 'checkpointer' | 'assistants' | 'store'>;
+  /**
+   * The LangGraph API (docs/langgraph-api.md): the user graphs, the sessions' checkpointer and
+   * its retention store, stored assistants, the store, and where runs stopping on this node are told.
+   */
+  langgraph?: Pick<
+    LangGraphMountOptions,
+    'graphs' | 'checkpointer' | 'assistants' | 'store' | 'retention' | 'onRunStopped'
+  >;
 }
 
 /** What the HTTP layer needs of the server's telemetry. */
@@ -219,6 +225,7 @@ export function createApp(options: AppOptions): Express {
     mountLangGraph(app, {
       auth,
       services,
+      logger: logger.child({ component: 'langgraph' }),
       maxBodyBytes: config.maxBodyBytes,
       ...options.langgraph,
     });

@@ -43,12 +43,21 @@ export interface SessionLifecycle {
     scope: Scope,
   ): Promise<Session>;
   clear(id: string, options: Versioned, scope: Scope): Promise<Session>;
+  /** `history`: the fork's thread gets every checkpoint of the source's (no point then). */
   fork(
     id: string,
-    options: ThreadPointInput & { title?: string | null | undefined },
+    options: ThreadPointInput & {
+      title?: string | null | undefined;
+      history?: boolean | undefined;
+    },
     scope: Scope,
   ): Promise<Session>;
-  rewind(id: string, options: ThreadPointInput & Versioned, scope: Scope): Promise<Session>;
+  /** `branch`: the new head's parent is the point (a branch of the history), not the old head. */
+  rewind(
+    id: string,
+    options: ThreadPointInput & Versioned & { branch?: boolean | undefined },
+    scope: Scope,
+  ): Promise<Session>;
   setMetadata(
     id: string,
     key: string,

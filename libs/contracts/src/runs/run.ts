@@ -212,6 +212,12 @@ export const GraphCommandGotoSchema = z.union([
   z.array(z.union([z.string().min(1), GraphSendSchema])).max(100),
 ]);
 
+/** The nodes a graph run is interrupted before or after: names, or `"*"` for every node. */
+export const GraphInterruptNodesSchema = z.union([
+  z.literal('*'),
+  z.array(z.string().min(1)).max(100),
+]);
+
 export const GraphRunKwargsSchema = z
   .object({
     graph_id: z.string().min(1),
@@ -230,6 +236,14 @@ export const GraphRunKwargsSchema = z
     context: z.record(z.string(), z.unknown()),
     stream_mode: z.array(z.string().min(1)).min(1),
     stream_subgraphs: z.boolean(),
+    /** Nodes the run stops before / after (`"*"`: every node), as LangGraph's `interruptBefore`. */
+    interrupt_before: GraphInterruptNodesSchema.optional(),
+    interrupt_after: GraphInterruptNodesSchema.optional(),
+    /**
+     * The checkpoint the run starts from (time travel): LangGraph continues from it, so the
+     * thread's history forks there. Absent: the thread's head.
+     */
+    checkpoint_id: z.string().min(1).optional(),
   })
   .strict();
 export type GraphRunKwargs = z.infer<typeof GraphRunKwargsSchema>;

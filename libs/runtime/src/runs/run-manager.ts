@@ -131,6 +131,9 @@ export class RunManager {
       (run) => {
         this.active.remove(run.runId);
         void this.scheduler.startNext(run.sessionId);
+        for (const listener of this.endListeners) {
+          listener({ runId: run.runId, sessionId: run.sessionId });
+        }
         // A slot freed: a run another busy node left queued may start here now.
         const leaseMs = options.cluster?.leaseMs;
         if (leaseMs !== undefined && this.sweepTimer) void this.sweep(leaseMs);
@@ -338,6 +341,18 @@ export class RunManager {
    */
   useSessionStatusWriter(writer: SessionStatusWriter): void {
     this.finisher.statusWriter = writer;
+  }
+
+  private readonly endListeners: ((run: { runId: string; sessionId: string }) => void)[] = [];
+
+  /**
+   * Calls `listener` each time a run executing on this node stops executing here (it ended,
+   * paused for a decision, or was handed off or lost to another node: read the run to know),
+   * after its terminal event and after the session's next pending run was asked to start. A
+   * listener must not throw; what it starts is its own to wait for.
+   */
+  onRunStopped(listener: (run: { runId: string; sessionId: string }) => void): void {
+    this.endListeners.push(listener);
   }
 
   /**

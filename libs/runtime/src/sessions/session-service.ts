@@ -15,8 +15,14 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
-import { putCheckpointCopy, rootCheckpoint, threadHistory } from '@cognition/storage';
+import {
+  copyThreadCheckpoints,
+  putCheckpointCopy,
+  rootCheckpoint,
+  threadHistory,
+} from '@cognition/storage';
 import { RuntimeError } from '../errors';
+import { newMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { SessionEventListener } from './session-events';
 import { SessionEventBus } from './session-events';
@@ -221,9 +227,23 @@ export class SessionService {
    */
   async fork(
     id: string,
-    options: ThreadPoint & { title?: string | null | undefined },
+    options: ThreadPoint & {
+      title?: string | null | undefined;
+      /**
+       * Copy every root checkpoint (same ids, parents, metadata, pending writes; the same new
+       * message id for a message in each), not only the state at one point: the fork's history
+       * is the source's. Not with a point.
+       */
+      history?: boolean | undefined;
+    },
     scope: Scope,
   ): Promise<Session> {
+    if (options.history === true && (options.checkpointId ?? options.messageId) !== undefined) {
+      throw RuntimeError.field(
+        'history',
+        'a fork with its history copies every checkpoint: give no point',
+      );
+    }
     let created: Session | null = null;
     await this.pipeline.execute(id, scope, {
       name: 'fork',
@@ -247,8 +267,24 @@ export class SessionService {
           source.scopes,
         );
         try {
-          if (point) {
-            await putCheckpointCopy(this.o.storage.checkpointer, point, fork.threadId, forkValues);
+          if (options.history === true) {
+            const ids = new Map<string, string>();
+            const newId = (old: string | undefined): string => {
+              if (old === undefined) return newMessageId();
+              const known = ids.get(old) ?? newMessageId();
+              ids.set(old, known);
+              return known;
+            };
+            await copyThreadCheckpoints(
+              this.o.storage.checkpointer,
+              source.threadId,
+              fork.threadId,
+              (values) => forkValues(values, newId),
+            );
+          } else if (point) {
+            await putCheckpointCopy(this.o.storage.checkpointer, point, fork.threadId, (values) =>
+              forkValues(values),
+            );
           }
         } catch (error) {
           await this.o.storage.sessions.delete(fork.id, source.scopes);
@@ -276,7 +312,15 @@ export class SessionService {
    * The thread's head moves back to `point`: a new checkpoint equal to it (history is kept),
    * the message rows follow, the version increments. Refused while a run is active.
    */
-  rewind(id: string, options: ThreadPoint & Versioned, scope: Scope): Promise<Session> {
+  rewind(
+    id: string,
+    options: ThreadPoint &
+      Versioned & {
+        /** The new head's parent is the point (a branch of the history), not the old head. */
+        branch?: boolean | undefined;
+      },
+    scope: Scope,
+  ): Promise<Session> {
     return this.pipeline.execute(id, scope, {
       name: 'rewind',
       expectedVersion: options.expectedVersion,
@@ -284,7 +328,13 @@ export class SessionService {
         this.requireNotTerminal(session, 'rewind');
         await this.threads.requireIdle(session);
         const point = await this.threads.resolvePoint(session, options, scope);
-        const head = await putCheckpointCopy(this.o.storage.checkpointer, point, session.threadId);
+        const head = await putCheckpointCopy(
+          this.o.storage.checkpointer,
+          point,
+          session.threadId,
+          undefined,
+          options.branch === true ? 'source' : 'head',
+        );
         return {
           session,
           detail: { to_checkpoint_id: point.checkpoint.id, checkpoint_id: head },

@@ -24,11 +24,15 @@ export function clearValues(values: Record<string, unknown>): Record<string, unk
 }
 
 /**
- * `fork`: every message gets a new id (parent links, the compacted range and the clear mark are
+ * `fork` (and each checkpoint of a copy, with one `newId` that answers the same new id for the
+ * same old one): every message gets a new id (parent links, the compacted range and the clear mark are
  * remapped to them); the event mark (an event id of the source session) is dropped.
  */
-export function forkValues(values: Record<string, unknown>): Record<string, unknown> {
-  const { values: copied, ids } = forkMessages(values, newMessageId);
+export function forkValues(
+  values: Record<string, unknown>,
+  newId: (oldId: string | undefined) => string = () => newMessageId(),
+): Record<string, unknown> {
+  const { values: copied, ids } = forkMessages(values, newId);
   const remap = (id: string): string => ids.get(id) ?? id;
   const context = copied[AGENT_STATE_CHANNELS.context] as ContextState | null | undefined;
   const cleared = copied[AGENT_STATE_CHANNELS.cleared] as ClearedMark | null | undefined;

@@ -14,6 +14,13 @@ export interface CompiledUserGraph {
   invoke(input: unknown, config?: RunnableConfig): Promise<unknown>;
   stream(input: unknown, config?: RunnableConfig): Promise<AsyncIterable<unknown>>;
   getState(config: RunnableConfig): Promise<unknown>;
+  /** LangGraph's checkpoints of the thread, newest first, as state snapshots. */
+  getStateHistory?(
+    config: RunnableConfig,
+    options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> },
+  ): AsyncIterable<unknown>;
+  /** The graph's nodes by name (`Pregel.nodes`). */
+  nodes?: Record<string, unknown>;
   /** LangGraph's state update (`Pregel.updateState`): the config of the checkpoint it wrote. */
   updateState?(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
   getGraphAsync?(config?: RunnableConfig): Promise<unknown>;

@@ -158,9 +158,16 @@ export async function putCheckpointCopy(
   source: CheckpointTuple,
   threadId: string,
   transform: (values: Record<string, unknown>) => Record<string, unknown> = (values) => values,
+  /**
+   * `head` (default): the copy follows the current head (the history stays one line). `source`
+   * (the source must be a checkpoint of `threadId`): the copy's parent is the source, so the
+   * history branches there, as LangGraph's time travel does; its step is the source's + 1.
+   */
+  parent: 'head' | 'source' = 'head',
 ): Promise<string> {
   const head = await rootCheckpoint(checkpointer, threadId);
-  const headStep = (head?.metadata as { step?: unknown } | undefined)?.step;
+  const after = parent === 'source' ? source : head;
+  const headStep = (after?.metadata as { step?: unknown } | undefined)?.step;
   const id = checkpointIdAfter(head?.checkpoint.id ?? null);
   const values = transform({ ...(source.checkpoint.channel_values ?? {}) });
   const versions = { ...(source.checkpoint.channel_versions ?? {}) };
@@ -173,7 +180,7 @@ export async function putCheckpointCopy(
     channel_versions: versions,
   };
   await checkpointer.put(
-    rootConfig(threadId, head?.checkpoint.id),
+    rootConfig(threadId, after?.checkpoint.id),
     checkpoint,
     { source: 'update', step: typeof headStep === 'number' ? headStep + 1 : 0, parents: {} },
     versions,
@@ -182,19 +189,20 @@ export async function putCheckpointCopy(
 }
 
 /**
- * Copies of `messages` with new ids (`newId()`, default random UUIDs), Cognition parent links
- * remapped to the new ids; returns them with the old → new id map. Content, tool calls and tool
- * call ids are kept.
+ * Copies of `messages` with new ids (`newId(oldId)`, default random UUIDs; a caller copying
+ * several checkpoints of one thread answers the same new id for the same old one), Cognition
+ * parent links remapped to the new ids; returns them with the old → new id map. Content, tool
+ * calls and tool call ids are kept.
  */
 export function withNewMessageIds(
   messages: readonly BaseMessage[],
-  newId: () => string = randomUUID,
+  newId: (oldId: string | undefined) => string = () => randomUUID(),
 ): { messages: BaseMessage[]; ids: Map<string, string> } {
   const ids = new Map<string, string>();
   const stored = mapChatMessagesToStoredMessages([...messages]);
   for (const entry of stored) {
     const old = entry.data.id;
-    const next = newId();
+    const next = newId(typeof old === 'string' ? old : undefined);
     if (typeof old === 'string') ids.set(old, next);
     entry.data.id = next;
   }
@@ -214,10 +222,52 @@ export function withNewMessageIds(
 /** The `messages` channel transform of a fork: every message gets a new id. */
 export function forkMessages(
   values: Record<string, unknown>,
-  newId?: () => string,
+  newId?: (oldId: string | undefined) => string,
 ): { values: Record<string, unknown>; ids: Map<string, string> } {
   const messages = values[MESSAGES_CHANNEL];
   if (!Array.isArray(messages)) return { values, ids: new Map() };
   const copied = withNewMessageIds(messages as BaseMessage[], newId);
   return { values: { ...values, [MESSAGES_CHANNEL]: copied.messages }, ids: copied.ids };
+}
+
+/**
+ * Copies every root checkpoint of `fromThreadId` into `toThreadId`, oldest first, with the same
+ * checkpoint ids, parents, metadata and pending writes (a thread copy keeps its whole history,
+ * as LangGraph's does); `transform` rewrites each one's channel values (a copy's new message
+ * ids: the same new id for the same old one in every checkpoint). The backend projects each into
+ * message rows like any root checkpoint. Returns how many were copied.
+ */
+export async function copyThreadCheckpoints(
+  checkpointer: BaseCheckpointSaver,
+  fromThreadId: string,
+  toThreadId: string,
+  transform: (values: Record<string, unknown>) => Record<string, unknown> = (values) => values,
+): Promise<number> {
+  const tuples: CheckpointTuple[] = [];
+  for await (const tuple of checkpointer.list(rootConfig(fromThreadId))) {
+    if (tuple.config.configurable?.['checkpoint_ns'] !== ROOT_CHECKPOINT_NS) continue;
+    tuples.push(tuple);
+  }
+  // Listed newest first: a checkpoint's parent is written before it.
+  for (const tuple of tuples.reverse()) {
+    const checkpoint: Checkpoint = {
+      ...tuple.checkpoint,
+      channel_values: transform({ ...(tuple.checkpoint.channel_values ?? {}) }),
+    };
+    const parentId: unknown = tuple.parentConfig?.configurable?.['checkpoint_id'];
+    const written = await checkpointer.put(
+      rootConfig(toThreadId, typeof parentId === 'string' ? parentId : undefined),
+      checkpoint,
+      tuple.metadata ?? { source: 'update', step: -1, parents: {} },
+      { ...checkpoint.channel_versions },
+    );
+    const byTask = new Map<string, [string, unknown][]>();
+    for (const [task, channel, value] of tuple.pendingWrites ?? []) {
+      const writes = byTask.get(task) ?? [];
+      writes.push([channel, value]);
+      byTask.set(task, writes);
+    }
+    for (const [task, writes] of byTask) await checkpointer.putWrites(written, writes, task);
+  }
+  return tuples.length;
 }

@@ -132,3 +132,22 @@ export const notes = new StateGraph(State)
   .addEdge(START, 'remember')
   .addEdge('remember', END)
   .compile();
+
+const Chain = Annotation.Root({
+  text: Annotation<string>,
+  path: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+});
+
+/**
+ * Three nodes in a row, each appending its name to `path` (`a` also tags the text): what
+ * `interrupt_before` / `interrupt_after` stop between and time travel forks from.
+ */
+export const chain = new StateGraph(Chain)
+  .addNode('a', (state: typeof Chain.State) => ({ text: `${state.text}+a`, path: ['a'] }))
+  .addNode('b', () => ({ path: ['b'] }))
+  .addNode('c', () => ({ path: ['c'] }))
+  .addEdge(START, 'a')
+  .addEdge('a', 'b')
+  .addEdge('b', 'c')
+  .addEdge('c', END)
+  .compile();

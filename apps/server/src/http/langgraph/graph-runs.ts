@@ -32,6 +32,8 @@ export interface GraphRunBody {
   context?: Record<string, unknown>;
   stream_mode?: string | string[];
   stream_subgraphs?: boolean;
+  interrupt_before?: '*' | string[];
+  interrupt_after?: '*' | string[];
 }
 
 /** What a stored assistant sets for its runs (a system assistant's are empty). */
@@ -66,10 +68,14 @@ function mergedConfig(
  * run's); a 422 naming the field it cannot take.
  */
 export function graphKwargs(
-  graphId: string,
+  graph: { graphId: string; nodes: readonly string[] },
   body: GraphRunBody,
   assistant: AssistantDefaults,
+  checkpointId?: string,
 ): GraphRunKwargs {
+  const graphId = graph.graphId;
+  const interruptBefore = interruptNodes(graph, body.interrupt_before, 'interrupt_before');
+  const interruptAfter = interruptNodes(graph, body.interrupt_after, 'interrupt_after');
   const command =
     body.command == null
       ? null
@@ -85,7 +91,42 @@ export function graphKwargs(
     context: { ...assistant.context, ...body.context },
     stream_mode: Array.isArray(modes) ? modes : [modes],
     stream_subgraphs: body.stream_subgraphs === true,
+    ...(interruptBefore !== undefined ? { interrupt_before: interruptBefore } : {}),
+    ...(interruptAfter !== undefined ? { interrupt_after: interruptAfter } : {}),
+    ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}),
   };
+}
+
+/**
+ * `interrupt_before` / `interrupt_after`: `"*"` or nodes of the graph (LangGraph would ignore
+ * a name it does not have; here it is a 422 naming the entry, `body.interrupt_before.0`).
+ */
+function interruptNodes(
+  graph: { graphId: string; nodes: readonly string[] },
+  nodes: '*' | string[] | undefined,
+  field: 'interrupt_before' | 'interrupt_after',
+): '*' | string[] | undefined {
+  if (nodes === undefined || nodes === '*') return nodes;
+  const errors = nodes.flatMap((node, index) =>
+    graph.nodes.includes(node)
+      ? []
+      : [
+          {
+            path: `body.${field}.${index}`,
+            message: `graph "${graph.graphId}" has no node "${node}" (its nodes: ${graph.nodes.join(', ')})`,
+          },
+        ],
+  );
+  if (errors.length > 0) {
+    const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+    throw new LangGraphHttpError(422, `Invalid body: ${detail}`, errors);
+  }
+  return nodes;
+}
+
+/** The nodes of a graph as loaded (LangGraph's own `__start__` left out). */
+export function graphNodes(graph: { loaded: { nodes?: Record<string, unknown> } }): string[] {
+  return Object.keys(graph.loaded.nodes ?? {}).filter((name) => name !== '__start__');
 }
 
 /**

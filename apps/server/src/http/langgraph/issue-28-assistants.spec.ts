@@ -59,7 +59,7 @@ describe('assistant search (issue 28)', () => {
 describe('graph run kwargs over an assistant (issue 28)', () => {
   it("puts the run's config over the assistant's, configurable key by key", () => {
     const kwargs = graphKwargs(
-      'g',
+      { graphId: 'g', nodes: [] },
       { input: { x: 1 }, config: { configurable: { a: 'run' }, tags: ['run'] }, context: { c: 2 } },
       {
         assistant_id: 'asst',
@@ -80,7 +80,11 @@ describe('graph run kwargs over an assistant (issue 28)', () => {
   });
 
   it('leaves configurable out when neither sets it', () => {
-    const kwargs = graphKwargs('g', {}, { assistant_id: 'asst', config: {}, context: {} });
+    const kwargs = graphKwargs(
+      { graphId: 'g', nodes: [] },
+      {},
+      { assistant_id: 'asst', config: {}, context: {} },
+    );
     expect(kwargs.config).toEqual({});
     expect(kwargs.stream_mode).toEqual(['values']);
   });

@@ -1,7 +1,9 @@
 import type { ApiServices, AuthConfig, Caller } from '@cognition/api';
 import { createApiContext, createCaller } from '@cognition/api';
 import type { UserGraphs } from '@cognition/runtime';
-import type { AssistantStore } from '@cognition/storage';
+import type { Session } from '@cognition/contracts';
+import type { AssistantStore, CheckpointRetentionStore } from '@cognition/storage';
+import { pruneThread } from '@cognition/storage';
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
 import express from 'express';
 import type { Express, Request, Response } from 'express';
@@ -32,8 +34,10 @@ import {
   ThreadState,
 } from './thread-state';
 import { Runs } from './runs';
+import type { StatelessLogger } from './stateless';
+import { StatelessThreads } from './stateless';
 import { StoreApi } from './store';
-import { answerError, callerOf, parsePart } from './wire';
+import { LangGraphHttpError, answerError, callerOf, parsePart } from './wire';
 
 export interface LangGraphMountOptions {
   auth: AuthConfig;
@@ -45,6 +49,11 @@ export interface LangGraphMountOptions {
   checkpointer: BaseCheckpointSaver;
   /** The backend's store (`/store…`), confined per tenant by the routes. */
   store: BaseStore;
+  /** Storage's checkpoint retention (`threads.prune` with `keep_latest`). */
+  retention?: CheckpointRetentionStore;
+  /** Tells `listener` of each run that stops executing on this node (stateless runs' clean-up). */
+  onRunStopped?: (listener: (run: { runId: string; sessionId: string }) => void) => void;
+  logger?: StatelessLogger;
   maxBodyBytes: number;
 }
 
@@ -60,7 +69,7 @@ const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
-  const threads = new Threads(services, options.checkpointer);
+  const threads = new Threads(services, options.checkpointer, options.graphs);
   const assistants = new Assistants(
     options.graphs,
     () => services.registry.listAgents(),
@@ -159,11 +168,9 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     state.update(graphId(req), parsePart(StateUpdateSchema, req.body, 'body'), caller.scope),
   );
   route('post', '/threads/:id/copy', async (req, caller) => {
-    // A copy is our session fork: same agent, config and metadata, the head checkpoint copied.
-    const source = await threads.session(graphId(req), caller.scope);
-    const api = createCaller(createApiContext(services, caller, requestIdOf(req)));
-    const copy = await api.sessions.fork({ id: source.id });
-    return threads.get(copy.id, caller.scope);
+    // A copy is our session fork with its history: same agent, config and metadata, every
+    // checkpoint copied (same ids; messages get new ids).
+    return threads.copy(graphId(req), caller.scope);
   });
   route('post', '/threads/prune', async (req, caller) => {
     const body = parsePart(PruneSchema, req.body, 'body');
@@ -172,11 +179,34 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
       // A thread the caller cannot see (missing, another tenant's) is not counted.
       const visible = await services.storage.sessions.get(id, caller.scope);
       if (!visible) continue;
-      await deleteThread(id, req, caller);
-      pruned += 1;
+      if (body.strategy === 'delete') {
+        await deleteThread(id, req, caller);
+        pruned += 1;
+      } else if (await keepLatest(visible)) {
+        pruned += 1;
+      }
     }
     return { pruned_count: pruned };
   });
+  /**
+   * `keep_latest`: every root checkpoint of the thread but its head goes (with their writes), as
+   * retention's `keep_latest` does. A thread a run holds is left as it is (not counted).
+   */
+  const keepLatest = async (session: Session): Promise<boolean> => {
+    const retention = options.retention;
+    if (!retention) throw new LangGraphHttpError(501, 'Checkpoint retention is not available');
+    if (await services.storage.runs.getActive(session.id)) return false;
+    const batch = 500;
+    for (;;) {
+      const deleted = await pruneThread(
+        retention,
+        session.threadId,
+        { kind: 'keep_last', count: 1 },
+        { batch },
+      );
+      if (deleted < batch) return true;
+    }
+  };
   const runs = new Runs(services, assistants, threads);
   const crons = new Crons(services, assistants, threads, runs);
   route('post', '/runs/crons', async (req, caller) =>
@@ -204,6 +234,12 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   route('delete', '/store/items', (req, caller) => store.delete(req, caller));
   route('post', '/store/items/search', (req, caller) => store.search(req, caller));
   route('post', '/store/namespaces', (req, caller) => store.namespaces(req, caller));
+  // Stateless runs' threads go once their runs ended, whichever node ends them (stateless.ts).
+  const stateless = new StatelessThreads(services, options.logger ?? { warn: () => undefined });
+  options.onRunStopped?.((run) => {
+    void stateless.cleanUp(run.sessionId, { sweep: false });
+  });
+  stateless.start();
   mountRunRoutes(app, { auth, services, threads, runs, json, deleteThread });
   route('post', '/threads/:id/history', async (req, caller) =>
     threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),

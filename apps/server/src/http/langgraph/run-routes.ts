@@ -9,7 +9,8 @@ import type { RunCreate, Runs } from './runs';
 import { CancelQuerySchema, RunCreateSchema, RunListQuerySchema, runView } from './runs';
 import type { Threads } from './threads';
 import { ThreadCreateSchema } from './threads';
-import { answerError, callerOf, parsePart } from './wire';
+import { StatelessThreads } from './stateless';
+import { LangGraphHttpError, answerError, callerOf, parsePart } from './wire';
 
 /**
  * The run routes of the LangGraph API (`/threads/{id}/runs…`): create (background), stream,
@@ -34,6 +35,43 @@ const JoinStreamQuerySchema = z
     checkpoint_id: z.string().optional(),
   })
   .strict();
+
+/**
+ * `POST /runs/batch`'s body: run create bodies. The SDK's `createBatch` sends each entry as the
+ * caller wrote it — its own camelCase fields (`assistantId`, `onCompletion`, `streamMode`…) —
+ * plus `assistant_id`: each top-level camelCase key is read as its snake_case field (one sent
+ * in snake_case wins).
+ */
+const BatchSchema = z
+  .array(
+    z.preprocess(
+      (entry) => {
+        if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
+        const out: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(entry as Record<string, unknown>)) {
+          const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+          if (snake === key || !(snake in entry)) out[snake] = value;
+        }
+        return out;
+      },
+      z.record(z.string(), z.unknown()),
+    ),
+  )
+  .min(1)
+  .max(100);
+
+/** `parsePart` of a value found at `at` (`body`, or one entry of a batch: `body.1`). */
+function parseAt<T extends z.ZodType>(schema: T, value: unknown, at: string): z.output<T> {
+  if (at === 'body') return parsePart(schema, value, 'body');
+  try {
+    return parsePart(schema, value, 'body');
+  } catch (error) {
+    if (!(error instanceof LangGraphHttpError)) throw error;
+    const errors = (error.errors ?? []).map((e) => ({ ...e, path: at + e.path.slice(4) }));
+    const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+    throw new LangGraphHttpError(422, `Invalid body: ${detail}`, errors);
+  }
+}
 
 export interface RunRoutesDeps {
   auth: AuthConfig;
@@ -192,9 +230,20 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
    * A stateless run (`POST /runs/stream`, `/runs/wait`): a run on a thread of its own, made
    * for it and deleted once the run ended unless `on_completion` is `keep` (LangGraph's rule).
    */
-  const createStateless = async (req: Request, caller: Caller) => {
-    const body: RunCreate = parsePart(RunCreateSchema, req.body, 'body');
-    const thread = await threads.create(ThreadCreateSchema.parse({}), caller.scope);
+  const createStateless = async (
+    req: Request,
+    caller: Caller,
+    background = false,
+    raw: unknown = req.body,
+    part = 'body',
+  ) => {
+    const body: RunCreate = parseAt(RunCreateSchema, raw, part);
+    // Recorded with the thread, so its clean-up does not depend on this node (stateless.ts).
+    const reserved =
+      body.on_completion === 'keep'
+        ? {}
+        : StatelessThreads.mark(background ? 'delete' : 'after_answer');
+    const thread = await threads.create(ThreadCreateSchema.parse({}), caller.scope, reserved);
     try {
       return { ...(await runs.create(thread.thread_id, body, caller.scope)), body };
     } catch (error) {
@@ -217,6 +266,38 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       requestLog(req).error({ err: error, runId }, 'deleting a stateless run thread failed');
     }
   };
+
+  /**
+   * A background stateless run (`POST /runs`): answered with the run at once; its thread is
+   * deleted once the run ended by the node it ends on, not this request (stateless.ts).
+   */
+  app.post(
+    '/runs',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const { run, assistantId } = await createStateless(req, caller, true);
+      res.setHeader('Content-Location', location(run));
+      res.status(200).json(runView(run, assistantId));
+    }),
+  );
+
+  /**
+   * `POST /runs/batch`: background stateless runs, each on a thread of its own; the body is
+   * checked whole first (a 422 names the entry, `body.1.input`), so a bad entry makes none.
+   */
+  app.post(
+    '/runs/batch',
+    deps.json,
+    handle(async (req, res, caller) => {
+      const entries = parsePart(BatchSchema, req.body, 'body');
+      entries.forEach((entry, index) => parseAt(RunCreateSchema, entry, `body.${index}`));
+      const created = [];
+      for (const [index, entry] of entries.entries()) {
+        created.push(await createStateless(req, caller, true, entry, `body.${index}`));
+      }
+      res.status(200).json(created.map(({ run, assistantId }) => runView(run, assistantId)));
+    }),
+  );
 
   app.post(
     '/runs/stream',

@@ -4,7 +4,7 @@ import type { Scope } from '@cognition/storage';
 import { z } from 'zod';
 import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX } from './assistants';
-import { graphKwargs, refuseOtherRuns } from './graph-runs';
+import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import { STREAM_MODES } from './run-stream';
 import type { Threads } from './threads';
@@ -55,13 +55,41 @@ export const RunCreateSchema = z
 export type RunCreate = z.output<typeof RunCreateSchema>;
 
 /** Fields of the create body this slice does not act on yet: refused, never silently ignored. */
-const NOT_YET: (keyof RunCreate)[] = [
-  'interrupt_before',
-  'interrupt_after',
-  'checkpoint',
-  'checkpoint_id',
-  'after_seconds',
-];
+const NOT_YET: (keyof RunCreate)[] = ['after_seconds'];
+/** What an agent assistant's run cannot take (its pauses are its tools' decisions). */
+const NOT_FOR_AGENTS: (keyof RunCreate)[] = ['interrupt_before', 'interrupt_after'];
+
+function refuse(fields: readonly (keyof RunCreate)[], body: RunCreate, message: string): void {
+  for (const field of fields) {
+    if (body[field] !== undefined && body[field] !== null && body[field] !== 0) {
+      throw new LangGraphHttpError(422, `Invalid body: body.${field}: ${message}`, [
+        { path: `body.${field}`, message },
+      ]);
+    }
+  }
+}
+
+/**
+ * The checkpoint a run starts from (time travel): `checkpoint_id`, or `checkpoint` (its
+ * `checkpoint_id`; only the root namespace). Undefined: the thread's head.
+ */
+function startCheckpoint(body: RunCreate): string | undefined {
+  const ns = body.checkpoint?.['checkpoint_ns'];
+  if (ns !== undefined && ns !== '') {
+    const message = 'only the root namespace ("") is served';
+    throw new LangGraphHttpError(422, `Invalid body: body.checkpoint.checkpoint_ns: ${message}`, [
+      { path: 'body.checkpoint.checkpoint_ns', message },
+    ]);
+  }
+  const inside = body.checkpoint?.['checkpoint_id'];
+  if (inside !== undefined && (typeof inside !== 'string' || inside === '')) {
+    const message = 'expected a checkpoint id';
+    throw new LangGraphHttpError(422, `Invalid body: body.checkpoint.checkpoint_id: ${message}`, [
+      { path: 'body.checkpoint.checkpoint_id', message },
+    ]);
+  }
+  return body.checkpoint_id ?? inside;
+}
 
 export const RunListQuerySchema = z
   .object({
@@ -151,19 +179,21 @@ export class Runs {
     body: RunCreate,
     scope: Scope,
   ): Promise<{ run: Run; session: Session; assistantId: string; after?: string }> {
-    for (const field of NOT_YET) {
-      if (body[field] !== undefined && body[field] !== null && body[field] !== 0) {
-        const message = 'not supported yet (docs/langgraph-api.md)';
-        throw new LangGraphHttpError(422, `Invalid body: body.${field}: ${message}`, [
-          { path: `body.${field}`, message },
-        ]);
-      }
-    }
+    refuse(NOT_YET, body, 'not supported yet (docs/langgraph-api.md)');
+    const checkpointId = startCheckpoint(body);
     const session = await this.thread(threadId, body.if_not_exists, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
+    if (checkpointId !== undefined && !(await this.threads.hasCheckpoint(session, checkpointId))) {
+      throw new LangGraphHttpError(404, 'Checkpoint not found');
+    }
     if (target.kind === 'graph') {
       const graphId = target.graph.graphId;
-      const kwargs = graphKwargs(graphId, body, assistant);
+      const kwargs = graphKwargs(
+        { graphId, nodes: graphNodes(target.graph) },
+        body,
+        assistant,
+        checkpointId,
+      );
       refuseOtherRuns(session.id, graphId, await this.services.storage.runs.list(session.id));
       const sent = await this.services.runs.scheduler.sendGraph({
         sessionId: session.id,
@@ -174,7 +204,24 @@ export class Runs {
       });
       return { run: sent.run, session, assistantId: assistant.assistant_id };
     }
+    refuse(NOT_FOR_AGENTS, body, "an agent assistant pauses on its tools' decisions only");
     const agentSession = await this.bindAgent(session, target.name, scope);
+    if (checkpointId !== undefined) {
+      if (body.command != null) {
+        const message =
+          'an agent run resumes its own pause; it cannot also start from a checkpoint';
+        throw new LangGraphHttpError(422, `Invalid body: body.checkpoint_id: ${message}`, [
+          { path: 'body.checkpoint_id', message },
+        ]);
+      }
+      // Time travel on an agent's thread: its head moves back to the checkpoint (our rewind:
+      // a new head equal to it, whose parent is that checkpoint, so the history branches there
+      // as LangGraph's does), and the run answers from there.
+      if (await this.services.storage.runs.getActive(agentSession.id)) {
+        throw new LangGraphHttpError(409, `Thread ${agentSession.id} is busy: a run holds it`);
+      }
+      await this.services.sessions.rewind(agentSession.id, { checkpointId, branch: true }, scope);
+    }
     if (body.command != null) {
       const resumed = await resumeThread(
         this.services,

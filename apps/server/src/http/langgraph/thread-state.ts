@@ -7,8 +7,7 @@ import { rootCheckpoint } from '@cognition/storage';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { z } from 'zod';
 import type { Threads } from './threads';
-import { stateOf } from './threads';
-import { decodeMetadata, JsonObject, LangGraphHttpError } from './wire';
+import { JsonObject, LangGraphHttpError } from './wire';
 
 /**
  * A thread's state at a checkpoint and its update (`client.threads.getState(id, checkpoint)`,
@@ -49,9 +48,7 @@ export const StateAtCheckpointSchema = z
 export const PruneSchema = z
   .object({
     thread_ids: z.array(z.uuid()).min(1).max(1000),
-    strategy: z
-      .literal('delete', { message: 'only "delete" is served (docs/langgraph-api.md)' })
-      .default('delete'),
+    strategy: z.enum(['delete', 'keep_latest']).default('delete'),
   })
   .strict();
 
@@ -66,9 +63,9 @@ export class ThreadState {
   /** The state at one checkpoint of the thread; 404 "Checkpoint not found" when it has none such. */
   async at(threadId: string, checkpointId: string, scope: Scope): Promise<Record<string, unknown>> {
     const session = await this.threads.session(threadId, scope);
-    const tuple = await rootCheckpoint(this.checkpointer, session.threadId, checkpointId);
-    if (!tuple) throw new LangGraphHttpError(404, 'Checkpoint not found');
-    return stateOf(session, tuple);
+    const state = await this.threads.snapshot(session, checkpointId);
+    if (!state) throw new LangGraphHttpError(404, 'Checkpoint not found');
+    return state;
   }
 
   /**
@@ -123,11 +120,7 @@ export class ThreadState {
    * created with. An agent's thread is updated by its runs only (409).
    */
   private async graphOf(session: Session): Promise<UserGraph> {
-    const runs = await this.services.storage.runs.list(session.id);
-    const ran = runs.find((run) => run.kwargs !== null)?.kwargs?.graph_id;
-    const named = decodeMetadata(session.metadata)['graph_id'];
-    const graphId = ran ?? (runs.length === 0 && typeof named === 'string' ? named : undefined);
-    const graph = graphId !== undefined ? this.graphs.get(graphId) : undefined;
+    const graph = await this.threads.graphOf(session);
     if (!graph) {
       throw new LangGraphHttpError(
         409,

@@ -1,16 +1,23 @@
 import type { ApiServices } from '@cognition/api';
-import type { Session } from '@cognition/contracts';
+import type { Run, Session } from '@cognition/contracts';
+import type { CompiledUserGraph, UserGraph, UserGraphs } from '@cognition/runtime';
+import { graphOnStorage } from '@cognition/runtime';
 import type { Scope } from '@cognition/storage';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { INTERRUPT } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AGENT_GRAPH_PREFIX } from './assistants';
+import { snapshotState } from './snapshots';
 import {
   JsonObject,
   LangGraphHttpError,
+  GRAPH_KEY,
+  STATELESS_KEY,
   decodeMetadata,
   encodeMetadata,
   notFound,
+  reservedMetadata,
   toWire,
 } from './wire';
 
@@ -82,9 +89,112 @@ export class Threads {
   constructor(
     private readonly services: ApiServices,
     private readonly checkpointer: BaseCheckpointSaver,
+    private readonly graphs: UserGraphs,
   ) {}
 
-  async create(body: z.output<typeof ThreadCreateSchema>, scope: Scope): Promise<Thread> {
+  /**
+   * The `langgraph.json` graph whose state the thread holds: the one its runs ran, else (no
+   * run yet) the `graph_id` it was created with; undefined for an agent's thread.
+   */
+  async graphOf(session: Session, runs?: readonly Run[]): Promise<UserGraph | undefined> {
+    const listed = runs ?? (await this.services.storage.runs.list(session.id));
+    const ran = listed.find((run) => run.kwargs !== null)?.kwargs?.graph_id;
+    // A copy holds its source's graph's state before its first run.
+    const named = session.metadata[GRAPH_KEY] ?? decodeMetadata(session.metadata)['graph_id'];
+    const graphId = ran ?? (listed.length === 0 && typeof named === 'string' ? named : undefined);
+    return graphId !== undefined ? this.graphs.get(graphId) : undefined;
+  }
+
+  /**
+   * A copy of the thread (`POST /threads/{id}/copy`): our session fork with its history (every
+   * checkpoint, same ids; messages get new ids), which remembers the source's graph.
+   */
+  async copy(threadId: string, scope: Scope): Promise<Thread> {
+    const source = await this.session(threadId, scope);
+    const graph = await this.graphOf(source);
+    let copy = await this.services.sessions.fork(source.id, { history: true }, scope);
+    // The copy is no stateless run's thread, whatever its source was.
+    const { [STATELESS_KEY]: stateless, ...metadata } = copy.metadata;
+    if (graph || stateless !== undefined) {
+      copy = await this.services.sessions.update(
+        copy.id,
+        { metadata: { ...metadata, ...(graph ? { [GRAPH_KEY]: graph.graphId } : {}) } },
+        scope,
+      );
+    }
+    return this.view(copy);
+  }
+
+  /** Whether the thread has this root checkpoint. */
+  async hasCheckpoint(session: Session, checkpointId: string): Promise<boolean> {
+    const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
+    return tuple?.checkpoint.id === checkpointId;
+  }
+
+  /** The thread's graph bound to our checkpointer, for `config` (the session's thread). */
+  async compiled(session: Session, graph: UserGraph, checkpointId?: string) {
+    const config = threadConfig(session, checkpointId);
+    return { config, graph: await graphOnStorage(graph, this.checkpointer, config) };
+  }
+
+  /**
+   * The state at the thread's head (or at `checkpointId`), as LangGraph answers it: a graph's
+   * thread through the graph's own `getState` (`next`, `tasks`, `interrupts`); an agent's from
+   * its checkpoint. Undefined for a checkpoint the thread does not have.
+   */
+  async snapshot(
+    session: Session,
+    checkpointId?: string,
+    runs?: readonly Run[],
+  ): Promise<Record<string, unknown> | undefined> {
+    if (checkpointId !== undefined && !(await this.hasCheckpoint(session, checkpointId))) {
+      return undefined;
+    }
+    const graph = await this.graphOf(session, runs);
+    if (graph) {
+      const { config, graph: compiled } = await this.compiled(session, graph, checkpointId);
+      return snapshotState(session, await compiled.getState(config));
+    }
+    const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
+    if (checkpointId !== undefined && tuple?.checkpoint.id !== checkpointId) return undefined;
+    return this.withPause(session, stateOf(session, tuple), runs);
+  }
+
+  /**
+   * An agent's thread whose last run waits for a decision: its head's `next` is the tools step,
+   * with one task whose interrupt is what the thread's `interrupts` hold under the run's id (what
+   * `useStream` reads from the thread's head to show a pending interrupt after a reload).
+   */
+  private async withPause(
+    session: Session,
+    state: Record<string, unknown>,
+    runs?: readonly Run[],
+  ): Promise<Record<string, unknown>> {
+    const [latest] = runs ?? (await this.services.storage.runs.list(session.id));
+    if (latest?.status !== 'requires_action' || !latest.pendingAction) return state;
+    const head = await this.checkpointer.getTuple(threadConfig(session));
+    const at = (state['checkpoint'] as { checkpoint_id?: string } | null)?.checkpoint_id;
+    if (!head || at !== head.checkpoint.id) return state;
+    const interrupts = [{ value: latest.pendingAction, id: latest.id }];
+    const task = {
+      id: latest.id,
+      name: 'tools',
+      path: ['__pregel_pull', 'tools'],
+      error: null,
+      interrupts,
+      checkpoint: null,
+      state: null,
+      result: null,
+    };
+    return { ...state, next: ['tools'], tasks: [task], interrupts };
+  }
+
+  async create(
+    body: z.output<typeof ThreadCreateSchema>,
+    scope: Scope,
+    /** Our own metadata besides the thread's (a stateless run's mark). */
+    reserved: Record<string, string> = {},
+  ): Promise<Thread> {
     if (body.thread_id !== undefined) {
       const existing = await this.services.storage.sessions.get(body.thread_id, scope);
       if (existing) {
@@ -102,7 +212,7 @@ export class Threads {
       {
         ...(body.thread_id !== undefined ? { id: body.thread_id } : {}),
         ...(agentName !== undefined ? { agentName } : {}),
-        metadata: encodeMetadata(body.metadata),
+        metadata: { ...encodeMetadata(body.metadata), ...reserved },
         ...(body.ttl ? { expiresAt: new Date(Date.now() + body.ttl.ttl * 60_000) } : {}),
       },
       scope,
@@ -130,7 +240,11 @@ export class Threads {
   ): Promise<Thread> {
     const session = await this.session(threadId, scope);
     const metadata = body.metadata
-      ? encodeMetadata({ ...decodeMetadata(session.metadata), ...body.metadata })
+      ? {
+          ...encodeMetadata({ ...decodeMetadata(session.metadata), ...body.metadata }),
+          // Our own keys stay (a stateless run's mark, a copy's graph).
+          ...reservedMetadata(session.metadata),
+        }
       : undefined;
     const updated = await this.services.sessions.update(
       session.id,
@@ -205,10 +319,7 @@ export class Threads {
   /** `GET /threads/{id}/state`: the latest checkpoint of the session's thread. */
   async state(threadId: string, scope: Scope): Promise<Record<string, unknown>> {
     const session = await this.session(threadId, scope);
-    const tuple = await this.checkpointer.getTuple({
-      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
-    });
-    return stateOf(session, tuple);
+    return (await this.snapshot(session)) ?? stateOf(session, undefined);
   }
 
   async history(
@@ -225,21 +336,26 @@ export class Threads {
     // `checkpoint` narrows the listing as LangGraph's does: its keys (a `checkpoint_id`) join
     // the thread's config, so the checkpointer lists that checkpoint.
     const at = body.checkpoint?.['checkpoint_id'];
-    for await (const tuple of this.checkpointer.list(
-      {
-        configurable: {
-          thread_id: session.threadId,
-          checkpoint_ns: '',
-          ...(typeof at === 'string' ? { checkpoint_id: at } : {}),
-        },
-      },
-      {
-        limit: body.limit,
-        ...(before ? { before } : {}),
-        ...(body.metadata ? { filter: body.metadata } : {}),
-      },
-    )) {
-      states.push(stateOf(session, tuple));
+    const config = threadConfig(session, typeof at === 'string' ? at : undefined);
+    const options = {
+      limit: body.limit,
+      ...(before ? { before: before as RunnableConfig } : {}),
+      ...(body.metadata ? { filter: body.metadata } : {}),
+    };
+    // A graph's thread: LangGraph's own history, each entry with its `next`, tasks, interrupts.
+    const graph = await this.graphOf(session);
+    const compiled: CompiledUserGraph | undefined = graph
+      ? (await this.compiled(session, graph)).graph
+      : undefined;
+    if (compiled?.getStateHistory) {
+      for await (const snapshot of compiled.getStateHistory(config, options)) {
+        states.push(snapshotState(session, snapshot));
+      }
+      return states;
+    }
+    const runs = await this.services.storage.runs.list(session.id);
+    for await (const tuple of this.checkpointer.list(config, options)) {
+      states.push(await this.withPause(session, stateOf(session, tuple), runs));
     }
     return states;
   }
@@ -262,15 +378,23 @@ export class Threads {
   }
 
   private async view(session: Session): Promise<Thread> {
-    const [latest] = await this.services.storage.runs.list(session.id);
+    const runs = await this.services.storage.runs.list(session.id);
+    const [latest] = runs;
     const tuple = await this.checkpointer.getTuple({
       configurable: { thread_id: session.threadId, checkpoint_ns: '' },
     });
-    // A graph run that ended in `interrupt()`: the thread waits on it, per task.
-    const waiting =
-      latest?.kwargs && latest.status === 'completed' && tuple ? pendingInterrupts(tuple) : [];
+    // A graph run that ended with steps left (`interrupt()`, `interrupt_before`/`_after`):
+    // the thread is interrupted, and waits on its tasks' interrupts, per task (LangGraph's rule).
     const interrupts: Record<string, unknown[]> = {};
-    for (const { task, interrupt } of waiting) (interrupts[task] ??= []).push(interrupt);
+    let pending = false;
+    if (latest?.kwargs && latest.status === 'completed' && tuple) {
+      const state = await this.snapshot(session, undefined, runs);
+      const tasks = (state?.['tasks'] ?? []) as { id: string; interrupts: unknown[] }[];
+      pending = ((state?.['next'] ?? []) as unknown[]).length > 0;
+      for (const task of tasks) {
+        if (task.interrupts.length > 0) interrupts[task.id] = task.interrupts;
+      }
+    }
     // A run paused for a decision: its pending tool calls, under the run's id.
     if (latest?.status === 'requires_action' && latest.pendingAction) {
       interrupts[latest.id] = [{ value: latest.pendingAction, id: latest.id }];
@@ -280,12 +404,23 @@ export class Threads {
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),
       metadata: decodeMetadata(session.metadata),
-      status: waiting.length > 0 ? 'interrupted' : statusOf(latest?.status),
+      status: pending ? 'interrupted' : statusOf(latest?.status),
       config: {},
       values: tuple ? valuesOf(tuple) : null,
       interrupts,
     };
   }
+}
+
+/** The config of the session's checkpoint thread (at `checkpointId`, or its head). */
+function threadConfig(session: Session, checkpointId?: string): RunnableConfig {
+  return {
+    configurable: {
+      thread_id: session.threadId,
+      checkpoint_ns: '',
+      ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}),
+    },
+  };
 }
 
 function statusOf(run: string | undefined): ThreadStatus {

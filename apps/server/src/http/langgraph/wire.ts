@@ -64,12 +64,26 @@ export const JsonObject = z.record(z.string(), z.unknown());
  * exact and a string value reads the same in both APIs.
  */
 const JSON_KEYS = 'langgraph.json_keys';
+/** Marks a stateless run's thread (stateless.ts); our own, never part of its metadata. */
+export const STATELESS_KEY = 'langgraph.stateless';
+/** The graph a copied thread holds the state of (its runs name it otherwise); our own too. */
+export const GRAPH_KEY = 'langgraph.graph_id';
+/** Our own keys in a thread's session metadata: never taken from a caller nor shown. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set([JSON_KEYS, STATELESS_KEY, GRAPH_KEY]);
+
+/** The reserved entries of a session's metadata (kept when a caller replaces the rest). */
+export function reservedMetadata(metadata: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(metadata).filter(([key]) => RESERVED_KEYS.has(key) && key !== JSON_KEYS),
+  );
+}
 
 export function encodeMetadata(metadata: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   const encoded: string[] = [];
   for (const [key, value] of Object.entries(metadata)) {
-    if (value === undefined) continue;
+    // Our reserved keys are never taken from a caller.
+    if (value === undefined || RESERVED_KEYS.has(key)) continue;
     if (typeof value === 'string') out[key] = value;
     else {
       out[key] = JSON.stringify(value);
@@ -90,7 +104,7 @@ export function decodeMetadata(metadata: Record<string, string>): Record<string,
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(metadata)) {
-    if (key === JSON_KEYS) continue;
+    if (RESERVED_KEYS.has(key)) continue;
     if (!encoded.includes(key)) {
       out[key] = value;
       continue;

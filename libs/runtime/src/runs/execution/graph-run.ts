@@ -85,13 +85,26 @@ export async function runGraph(
         ? new Command(kwargs.command as ConstructorParameters<typeof Command>[0])
         : (kwargs.input ?? null);
     const modes = [...new Set(kwargs.stream_mode.flatMap((m) => GRAPH_MODES[m] ?? []))];
+    // Time travel: a run made with a checkpoint starts there (LangGraph forks the thread's
+    // history at it); taken up again after its own first checkpoint, it continues from that.
+    const from =
+      kwargs.checkpoint_id !== undefined && !continues
+        ? {
+            configurable: { ...config.configurable, checkpoint_id: kwargs.checkpoint_id },
+          }
+        : {};
     const options = {
       ...config,
       // The graph's long-term memory (`config.store`): the backend's store, confined to the
       // session's tenant like the LangGraph API's `/store` routes.
       store: scopedStore(ctx.storage.store, session.scopes),
+      ...from,
       streamMode: modes.length > 0 ? modes : ['values'],
       subgraphs: kwargs.stream_subgraphs,
+      ...(kwargs.interrupt_before !== undefined
+        ? { interruptBefore: kwargs.interrupt_before }
+        : {}),
+      ...(kwargs.interrupt_after !== undefined ? { interruptAfter: kwargs.interrupt_after } : {}),
       signal,
     };
     const stream = await graph.stream(start, options);
