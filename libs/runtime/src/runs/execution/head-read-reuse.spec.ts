@@ -16,7 +16,6 @@ async function saverWithHead(): Promise<{ inner: MemorySaver; checkpoint: Checkp
     { configurable: { thread_id: 't', checkpoint_ns: '' } },
     checkpoint,
     { source: 'input', step: -1, parents: {} },
-    { messages: 1 },
   );
   return { inner, checkpoint };
 }
