@@ -42,8 +42,9 @@ const FINAL_ASSISTANT_READS = 20;
 const FINAL_ASSISTANT_RETRY_MS = 500;
 
 /**
- * Ends a run: emits its usage, persists its status and the session status, then emits the one
- * terminal event (`done` with the projected assistant message, or `error`), and hands the
+ * Ends a run: persists its status and the session status, then emits its usage and the one
+ * terminal event (`done` with the projected assistant message, or `error`) in one flush of the
+ * log (a paused run emits its usage first, as before its `interrupt`), and hands the
  * completion payload to the callback dispatcher. Never throws: storage failures are logged, and
  * the terminal event is emitted regardless so no stream waits forever.
  */
@@ -107,18 +108,9 @@ export class RunFinisher {
       ending.priorUsage ?? null,
       meter && meter.calls > 0 ? meter.toUsage() : null,
     );
-    if (usage) {
-      emitter.emit({
-        type: 'usage',
-        input_tokens: usage.inputTokens,
-        output_tokens: usage.outputTokens,
-        estimated_cost: usage.costUsd,
-        provider: meter?.provider ?? usage.provider ?? '',
-        model: meter?.model ?? usage.model ?? '',
-        estimated: usage.estimated,
-      });
-    }
+    const usageEvent = usage && usageEventOf(usage, meter);
     if (outcome.kind === 'paused') {
+      if (usageEvent) emitter.emit(usageEvent);
       await this.pause(active, session, outcome.action, usage);
       return;
     }
@@ -149,6 +141,10 @@ export class RunFinisher {
     const assistant = ending.lastAssistantId
       ? await this.finalAssistant(session.id, ending.lastAssistantId, scope, runId)
       : null;
+    // The usage event goes with the terminal events, in their flush (one write of the log,
+    // not two); a crash before it leaves the run's stored usage, which the repair of a missing
+    // terminal event (run-recovery.ts) emits as this event.
+    if (usageEvent) emitter.emit(usageEvent);
     emitter.emit({ type: 'status', status: 'idle' });
     switch (outcome.kind) {
       case 'completed':
@@ -311,5 +307,22 @@ export function interruptEvent(runId: string, action: PendingAction): AgentEvent
     run_id: runId,
     tool_calls: action.tool_calls,
     allowed: Object.fromEntries(action.tool_calls.map((call) => [call.id, call.allowed])),
+  };
+}
+
+/**
+ * The `usage` event of a run that used `usage` (its meter, when this process ran it, names the
+ * provider and model; else the stored usage does). Also emitted by the repair of a run whose
+ * terminal events a crash lost.
+ */
+export function usageEventOf(usage: Usage, meter?: UsageMeter | null): AgentEvent {
+  return {
+    type: 'usage',
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    estimated_cost: usage.costUsd,
+    provider: meter?.provider ?? usage.provider ?? '',
+    model: meter?.model ?? usage.model ?? '',
+    estimated: usage.estimated,
   };
 }

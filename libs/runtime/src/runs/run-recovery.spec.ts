@@ -123,4 +123,45 @@ describe('RunRecovery (interrupt)', () => {
     const done = events[2]?.event;
     expect(done?.type === 'done' && done.assistant_data?.id).toBe(answer.id);
   });
+
+  it('gives such a run its usage event with them when the log lacks it (it goes out in their flush)', async () => {
+    const run = await orphan('running');
+    await log.append({
+      id: eventId(run.id, 1),
+      sessionId: run.sessionId,
+      runId: run.id,
+      at: '2026-01-01T00:00:00.000Z',
+      event: { type: 'token', content: 'x' },
+    });
+    const ended = await storage.runs.update(run.id, {
+      status: 'failed',
+      error: { code: 'INTERNAL_ERROR', message: 'boom' },
+      usage: {
+        inputTokens: 7,
+        outputTokens: 3,
+        costUsd: null,
+        model: 'm',
+        provider: 'p',
+        estimated: false,
+      },
+    });
+    await repairTerminalEvent(storage, log, silentLogger, ended);
+    await repairTerminalEvent(storage, log, silentLogger, ended);
+    const events = (await log.readAfter(run.sessionId)).events;
+    expect(events.map((e) => [e.id, e.event.type])).toEqual([
+      [eventId(run.id, 1), 'token'],
+      [eventId(run.id, 2), 'usage'],
+      [eventId(run.id, 3), 'status'],
+      [eventId(run.id, 4), 'error'],
+    ]);
+    expect(events[1]?.event).toEqual({
+      type: 'usage',
+      input_tokens: 7,
+      output_tokens: 3,
+      estimated_cost: null,
+      provider: 'p',
+      model: 'm',
+      estimated: false,
+    });
+  });
 });

@@ -12,7 +12,7 @@ import type { RunLeases } from './coordination/run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
 import { inputOfRun } from './admission/user-message';
-import { interruptEvent } from './run-finisher';
+import { interruptEvent, usageEventOf } from './run-finisher';
 
 export const STOPPED_MESSAGE = 'The server stopped while the run was active';
 
@@ -283,6 +283,9 @@ export async function repairTerminalEvent(
   }
   if (own.length === 0 || own.some((e) => isTerminalEvent(e.event))) return;
   const emitter = new RunEmitter(log, run.sessionId, run.id, logger, seqOf(own));
+  // The usage event goes out with the terminal events (same flush), so it was lost with them.
+  if (run.usage && !own.some((e) => e.event.type === 'usage'))
+    emitter.emit(usageEventOf(run.usage));
   emitter.emit({ type: 'status', status: 'idle' });
   if (run.status === 'completed') {
     const messages = await storage.messages.listAll(run.sessionId, {});

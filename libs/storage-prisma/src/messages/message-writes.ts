@@ -8,6 +8,7 @@ import { inPostgresTransaction, inSqliteTransaction } from '../db/raw-connection
 import type { RawSelect } from '../db/raw-select';
 import { pgUtc, rawDate, rawDateOrNull, rawSelect, sqliteTimestamp } from '../db/raw-select';
 import { toMessage } from '../mapping';
+import { noteDirectInsert } from './projection-ahead';
 import { inScope, isLive } from '../sessions/session-reads';
 
 /**
@@ -50,7 +51,7 @@ const SQL = {
       UPDATE sessions SET message_count = message_count + 1,
         updated_at = ${pgTimestamp('$12')}, last_activity_at = ${pgTimestamp('$12')}
       WHERE id = $2::text AND xmin::text = (SELECT version FROM seen)
-      RETURNING id
+      RETURNING id, xmin::text AS version, thread_id, projected_checkpoint_id
     )
     INSERT INTO messages (${COLUMNS}) SELECT $1::text, $2::text,
       COALESCE((SELECT seq + 1 FROM messages WHERE session_id = $2::text
@@ -58,7 +59,10 @@ const SQL = {
       $3::text, $4::text, $5::text, $6::text, $7::int, $8::text, $9::text, $10::text, 'direct',
       ${pgTimestamp('$11')}
     FROM touched
-    RETURNING seq`,
+    RETURNING seq, (SELECT version FROM seen) AS seen, (SELECT version FROM touched) AS version,
+      (SELECT thread_id FROM touched) AS thread_id,
+      (SELECT projected_checkpoint_id FROM touched) AS projected_checkpoint_id,
+      (SELECT min(seq) FROM messages WHERE session_id = $2::text) AS lowest_before`,
 };
 
 /** The message's columns, as JSON text where the row keeps JSON. */
@@ -144,13 +148,37 @@ async function insertGuardedOnPostgres(
   row: NewMessageRow,
   now: Date,
 ): Promise<number | undefined> {
-  const inserted = await pool.query<{ seq: number }>({
+  const inserted = await pool.query<{
+    seq: number;
+    seen: string;
+    version: string;
+    thread_id: string;
+    projected_checkpoint_id: string | null;
+    lowest_before: number | null;
+  }>({
     name: 'cognition_message_insert_guarded',
     text: SQL.postgresGuarded,
     values: [row.id, row.sessionId, ...rowValues(row), row.createdAt, now],
   });
   const first = inserted.rows[0];
-  return first ? Number(first.seq) : undefined;
+  if (!first) return undefined;
+  const seq = Number(first.seq);
+  // The next checkpoint put of the session plans from what it knows plus this row, no read.
+  // (The subquery of `lowest_before` sees the statement's snapshot: the rows before the insert.)
+  noteDirectInsert(pool, row.sessionId, first, {
+    id: row.id,
+    seq,
+    source: 'direct',
+    role: row.role,
+    content: row.content,
+    tool_calls: row.toolCalls,
+    tool_call_id: row.toolCallId,
+    token_count: row.tokenCount,
+    model_used: row.modelUsed,
+    parent_id: row.parentId,
+    metadata: row.metadata,
+  });
+  return seq;
 }
 
 const MESSAGE_COLUMNS = `m.id, m.session_id, m.seq, m.role, m.content, m.tool_calls, m.tool_call_id,

@@ -2,7 +2,7 @@ import { ROOT_CHECKPOINT_NS } from '@cognition/storage';
 import type pg from 'pg';
 import type { GuardedWrites } from '../langgraph/sql/checkpoint-sql';
 import type { LatestAndRow, ProjectedRow, ProjectionRequest } from './projection-plan';
-import { firstPosition, planWrites, splitLatestAndRows } from './projection-plan';
+import { firstPosition, LOWEST_SEQ, planWrites, splitLatestAndRows } from './projection-plan';
 
 /*
  * The projection planned ahead of a PostgreSQL put, so that the checkpoint, its rows and the
@@ -90,7 +90,7 @@ function guardedCtes(p: number): string {
     WHERE id = $${p}::text AND xmin::text = $${p + 1}::text AND EXISTS (SELECT 1 FROM pre)
       AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE thread_id = $${p + 6}::text
         AND checkpoint_ns = '${ROOT_CHECKPOINT_NS}' AND checkpoint_id > $${p + 5}::text)
-    RETURNING id
+    RETURNING id, xmin::text AS version
   ),
   rewritten AS (
     UPDATE messages m SET seq = v.seq, role = v.role, content = v.content,
@@ -109,43 +109,235 @@ function guardedCtes(p: number): string {
 }
 
 /**
- * The projection of `request` planned from an unlocked read, as writes for the put's own
- * statement; undefined when it must run locked: no session, the gate declines, or rows would be
- * deleted or change position (those writes need an order one statement does not give).
+ * What the session looked like right after this process's own guarded put of a thread: the
+ * session row's version (the `xmin` its statement left), the checkpoint it projected, the
+ * lowest `seq`, and every row from position `readFrom` on as that statement left it. The next
+ * put of the thread plans from it instead of reading, under the same guard: if anything touched
+ * the session since (another node, `messages.create`, a rewind), its `xmin` moved and the
+ * statement writes nothing; the put then plans again from a read.
+ */
+interface AfterPut {
+  sessionId: string;
+  version: string;
+  projectedCheckpointId: string | null;
+  lowest: number | null;
+  readFrom: number;
+  rows: StoredRow[];
+  bytes: number;
+}
+
+type AfterPutBase = Omit<AfterPut, 'bytes' | 'rows' | 'version'>;
+
+export type StoredRow = ReturnType<typeof splitLatestAndRows>['rows'][number];
+
+/** Bounds of what is remembered per pool: threads, and bytes (of one thread and of all). */
+const AFTER_PUT_MAX_THREADS = 256;
+const AFTER_PUT_MAX_THREAD_BYTES = 1024 * 1024;
+const AFTER_PUT_MAX_BYTES = 16 * 1024 * 1024;
+
+interface AfterPuts {
+  byThread: Map<string, AfterPut>;
+  bytes: number;
+}
+
+const afterPuts = new WeakMap<pg.Pool, AfterPuts>();
+
+/** Takes (and forgets) what the last put of `threadId` left, if it holds the rows `request` reads. */
+function takeAfterPut(
+  pool: pg.Pool,
+  request: ProjectionRequest,
+): { entry: AfterPut; rows: StoredRow[] } | undefined {
+  const remembered = afterPuts.get(pool);
+  const entry = remembered?.byThread.get(request.threadId);
+  if (!remembered || !entry) return undefined;
+  remembered.byThread.delete(request.threadId);
+  remembered.bytes -= entry.bytes;
+  const { readFrom } = firstPosition(
+    { id: entry.sessionId, projected_checkpoint_id: entry.projectedCheckpointId },
+    request,
+  );
+  if (readFrom < entry.readFrom) return undefined;
+  return { entry, rows: entry.rows.filter((row) => row.seq >= readFrom) };
+}
+
+function rowBytes(row: StoredRow): number {
+  return 200 + row.id.length + row.content.length + row.tool_calls.length + row.metadata.length;
+}
+
+/**
+ * Remembers the rows a put left (`after`, every row from `readFrom` on, in `seq` order); only
+ * the newest that fit {@link AFTER_PUT_MAX_THREAD_BYTES}, then known from the first of them.
+ */
+function rememberAfterPut(
+  pool: pg.Pool,
+  threadId: string,
+  entry: Omit<AfterPut, 'bytes' | 'rows'>,
+  after: StoredRow[],
+): void {
+  let remembered = afterPuts.get(pool);
+  if (!remembered) {
+    remembered = { byThread: new Map(), bytes: 0 };
+    afterPuts.set(pool, remembered);
+  }
+  let bytes = 0;
+  let first = after.length;
+  while (first > 0) {
+    const size = rowBytes(after[first - 1] as StoredRow);
+    if (bytes + size > AFTER_PUT_MAX_THREAD_BYTES) break;
+    bytes += size;
+    first -= 1;
+  }
+  const rows = after.slice(first);
+  const readFrom = first > 0 ? (rows[0]?.seq ?? Number.MAX_SAFE_INTEGER) : entry.readFrom;
+  const previous = remembered.byThread.get(threadId);
+  if (previous) {
+    remembered.byThread.delete(threadId);
+    remembered.bytes -= previous.bytes;
+  }
+  remembered.byThread.set(threadId, { ...entry, readFrom, rows, bytes });
+  remembered.bytes += bytes;
+  for (const [oldest, dropped] of remembered.byThread) {
+    if (
+      remembered.byThread.size <= AFTER_PUT_MAX_THREADS &&
+      remembered.bytes <= AFTER_PUT_MAX_BYTES
+    )
+      break;
+    remembered.byThread.delete(oldest);
+    remembered.bytes -= dropped.bytes;
+  }
+}
+
+/**
+ * A message this process inserted into a session with a statement that saw the session row at
+ * version `seen` and left it at `version`: when that is the version remembered after the
+ * thread's last put, nothing else happened in between, so the row joins what is remembered
+ * (the next put then needs no read); otherwise what is remembered is stale and is dropped.
+ * When nothing is remembered and the session had no rows (`lowestBefore` null: a new session's
+ * first message), its rows are this one alone, which is remembered the same way.
+ */
+export function noteDirectInsert(
+  pool: pg.Pool,
+  sessionId: string,
+  insert: {
+    seen: string;
+    version: string;
+    thread_id: string;
+    projected_checkpoint_id: string | null;
+    lowest_before: number | null;
+  },
+  row: StoredRow,
+): void {
+  const remembered = afterPuts.get(pool);
+  const entry = remembered?.byThread.get(insert.thread_id);
+  if (remembered && entry) {
+    remembered.byThread.delete(insert.thread_id);
+    remembered.bytes -= entry.bytes;
+  }
+  const base: AfterPutBase | undefined = entry
+    ? entry.version === insert.seen && row.seq >= entry.readFrom
+      ? { ...entry, lowest: entry.lowest === null ? row.seq : Math.min(entry.lowest, row.seq) }
+      : undefined
+    : insert.lowest_before === null
+      ? {
+          sessionId,
+          projectedCheckpointId: insert.projected_checkpoint_id,
+          lowest: row.seq,
+          readFrom: LOWEST_SEQ,
+        }
+      : undefined;
+  if (!base) return;
+  rememberAfterPut(pool, insert.thread_id, { ...base, version: insert.version }, [
+    ...(entry?.rows ?? []),
+    row,
+  ]);
+}
+
+/**
+ * The projection of `request` planned from an unlocked read — or, when this process's last put
+ * of the thread is the base of this one, from what that put left (no read: see
+ * {@link AfterPut}) — as writes for the put's own statement; undefined when it must run locked:
+ * no session, the gate declines, or rows would be deleted or change position (those writes need
+ * an order one statement does not give).
  */
 export async function planOnPostgres(
   pool: pg.Pool,
   request: ProjectionRequest,
 ): Promise<GuardedWrites | undefined> {
-  const base = request.base;
-  const result = await pool.query<ReadRow>({
-    ...READ,
-    values: [request.threadId, base?.checkpointId ?? null, base?.kept ?? 0],
-  });
-  const first = result.rows[0];
-  if (!first || request.checkpointId === null) return undefined;
-  const session = { id: first.session_id, projected_checkpoint_id: first.projected_checkpoint_id };
-  const { from } = firstPosition(session, request);
-  const { latest, lowest, rows } = splitLatestAndRows(
-    result.rows.map(({ session_id: _, projected_checkpoint_id: __, version: ___, ...row }) => row),
-  );
+  if (request.checkpointId === null) return undefined;
+  const checkpointId = request.checkpointId;
+  const known = takeAfterPut(pool, request);
+  let session: { id: string; projected_checkpoint_id: string | null };
+  let version: string;
+  let latest: string | null;
+  let lowest: number | null;
+  let rows: StoredRow[];
+  if (known) {
+    session = {
+      id: known.entry.sessionId,
+      projected_checkpoint_id: known.entry.projectedCheckpointId,
+    };
+    version = known.entry.version;
+    // The guard proves that no newer root checkpoint exists; as far as this process knows, the
+    // latest is the one it projected.
+    latest = known.entry.projectedCheckpointId;
+    lowest = known.entry.lowest;
+    rows = known.rows;
+  } else {
+    const base = request.base;
+    const result = await pool.query<ReadRow>({
+      ...READ,
+      values: [request.threadId, base?.checkpointId ?? null, base?.kept ?? 0],
+    });
+    const first = result.rows[0];
+    if (!first) return undefined;
+    session = { id: first.session_id, projected_checkpoint_id: first.projected_checkpoint_id };
+    version = first.version;
+    ({ latest, lowest, rows } = splitLatestAndRows(
+      result.rows.map(
+        ({ session_id: _, projected_checkpoint_id: __, version: ___, ...row }) => row,
+      ),
+    ));
+  }
+  const { from, readFrom } = firstPosition(session, request);
   if (!request.gate(latest)) return undefined;
   const writes = planWrites(session.id, rows, request.messages, from, lowest);
   if (writes.deleteIds.length > 0 || writes.moves.length > 0 || writes.parkedBelow !== null)
     return undefined;
+  const sessionId = session.id;
   return {
     name: 'projection',
     ctes: guardedCtes,
     values: [
-      session.id,
-      first.version,
+      sessionId,
+      version,
       writes.messageCount,
       writes.countChanged,
       new Date().toISOString(),
-      request.checkpointId,
+      checkpointId,
       request.threadId,
       ...columnArrays(writes.rewrites),
       ...columnArrays(writes.creates),
     ],
+    planned: known ? 'remembered' : 'read',
+    applied: (newVersion) => {
+      // The rows as the statement left them: those read, rewritten or created (none moved).
+      const written = new Map<string, StoredRow>(rows.map((row) => [row.id, row]));
+      for (const row of [...writes.rewrites, ...writes.creates])
+        written.set(row.id, { ...row, source: 'checkpoint' });
+      const created = writes.creates.map((row) => row.seq);
+      const low = lowest === null ? created : [lowest, ...created];
+      rememberAfterPut(
+        pool,
+        request.threadId,
+        {
+          sessionId,
+          version: newVersion,
+          projectedCheckpointId: checkpointId,
+          lowest: low.length > 0 ? Math.min(...low) : null,
+          readFrom,
+        },
+        [...written.values()].sort((x, y) => x.seq - y.seq),
+      );
+    },
   };
 }

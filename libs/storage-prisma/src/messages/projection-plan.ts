@@ -206,7 +206,7 @@ export interface LockedSession {
 }
 
 /** The lowest `seq` a row can hold (the column is a 32-bit integer). */
-const LOWEST_SEQ = -2147483648;
+export const LOWEST_SEQ = -2147483648;
 
 /**
  * The first message to project and the lowest row position to read: after the base's messages

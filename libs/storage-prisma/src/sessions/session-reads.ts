@@ -6,9 +6,9 @@ import { pgUtc, rawDate, rawDateOrNull, rawSelect } from '../db/raw-select';
 import type { SessionWithRelations } from '../mapping';
 
 /**
- * `sessions.get` (every send, every event subscription, most routes) as two prepared
- * statements on the driver: the row by primary key, then its scopes and metadata in one
- * `UNION ALL`. Through Prisma it was three statements of about a millisecond of CPU each (the
+ * `sessions.get` (every send, every event subscription, most routes) as one prepared statement
+ * on the driver: the row by primary key joined to its scopes and metadata (one `UNION ALL`).
+ * Through Prisma it was three statements of about a millisecond of CPU each (the
  * query compile). The caller's scope and the session's liveness are the same predicates as
  * `scopeWhere` and `liveWhere` of mapping.ts, checked on the row.
  */
@@ -16,24 +16,28 @@ const COLUMNS = `id, thread_id, title, status, agent_name, config, message_count
   parent_id, workspace_path, projected_checkpoint_id, system_prompt, task`;
 const DATES = ['ended_at', 'last_activity_at', 'expires_at', 'created_at', 'updated_at'] as const;
 
-const READS = {
-  row: {
-    name: 'cognition_session_by_id',
-    sqlite: `SELECT ${COLUMNS}, checkpoint_retention, ${DATES.join(', ')}
-      FROM sessions WHERE id = ?`,
-    postgres: `SELECT ${COLUMNS}, checkpoint_retention, ${DATES.map((column) => pgUtc(column)).join(', ')}
-      FROM sessions WHERE id = $1`,
-  },
-  maps: {
-    name: 'cognition_session_maps',
-    sqlite: `SELECT 0 AS kind, key, value FROM session_scopes WHERE session_id = ?
-      UNION ALL SELECT 1 AS kind, key, value FROM session_metadata WHERE session_id = ?
-      ORDER BY kind, key`,
-    postgres: `SELECT 0 AS kind, key, value FROM session_scopes WHERE session_id = $1
-      UNION ALL SELECT 1 AS kind, key, value FROM session_metadata WHERE session_id = $1
-      ORDER BY kind, key`,
-  },
-} satisfies Record<string, RawSelect>;
+/** The session's scopes (kind 0) and metadata (kind 1); `p` is the session id's parameter. */
+function mapsOf(p: string): string {
+  return `SELECT 0 AS kind, key, value FROM session_scopes WHERE session_id = ${p}
+      UNION ALL SELECT 1 AS kind, key, value FROM session_metadata WHERE session_id = ${p}`;
+}
+
+/**
+ * The row with its scopes and metadata, one row per pair (the row's columns repeated; one row
+ * with null pair columns when it has none), in one statement: on PostgreSQL one round trip
+ * where the row and the pairs were two.
+ */
+const READ: RawSelect = {
+  name: 'cognition_session_with_maps',
+  sqlite: `SELECT ${COLUMNS}, checkpoint_retention, ${DATES.join(', ')},
+      m.kind, m.key, m.value
+    FROM sessions LEFT JOIN (${mapsOf('?')}) m ON true
+    WHERE id = ? ORDER BY m.kind, m.key`,
+  postgres: `SELECT ${COLUMNS}, checkpoint_retention, ${DATES.map((column) => pgUtc(column)).join(', ')},
+      m.kind, m.key, m.value
+    FROM sessions LEFT JOIN (${mapsOf('$1')}) m ON true
+    WHERE id = $1 ORDER BY m.kind, m.key`,
+};
 
 interface RawSessionRow {
   id: string;
@@ -55,6 +59,10 @@ interface RawSessionRow {
   expires_at: unknown;
   created_at: unknown;
   updated_at: unknown;
+  /** The pair's columns: null on the one row of a session without pairs. */
+  kind: number | bigint | null;
+  key: string | null;
+  value: string | null;
 }
 
 /** Whether a session is live at the policy's now: `liveWhere` of mapping.ts on one row. */
@@ -83,18 +91,21 @@ export async function readSession(
   scope: StringMap,
   policy: SessionPolicy,
 ): Promise<SessionWithRelations | null> {
-  const [row] = await rawSelect<RawSessionRow>(raw, READS.row, [id]);
+  const rows = await rawSelect<RawSessionRow>(
+    raw,
+    READ,
+    raw.provider === 'sqlite' ? [id, id, id] : [id],
+  );
+  const row = rows[0];
   if (!row) return null;
   const expiresAt = rawDateOrNull(row.expires_at);
   const lastActivityAt = rawDate(row.last_activity_at);
   if (!isLive({ expiresAt, lastActivityAt }, policy)) return null;
-  const pairs = await rawSelect<{ kind: number; key: string; value: string }>(
-    raw,
-    READS.maps,
-    raw.provider === 'sqlite' ? [id, id] : [id],
+  const pairs = rows.flatMap(({ kind, key, value }) =>
+    kind === null || key === null || value === null ? [] : [{ kind: Number(kind), key, value }],
   );
-  const scopes = pairs.filter((pair) => Number(pair.kind) === 0);
-  const metadata = pairs.filter((pair) => Number(pair.kind) === 1);
+  const scopes = pairs.filter((pair) => pair.kind === 0);
+  const metadata = pairs.filter((pair) => pair.kind === 1);
   const scopeMap: StringMap = {};
   for (const pair of scopes) scopeMap[pair.key] = pair.value;
   if (!inScope(scopeMap, scope)) return null;

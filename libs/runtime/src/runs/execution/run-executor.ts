@@ -21,6 +21,7 @@ import { workspaceContext } from '../../workspace/workspace-context';
 import { newMessageId } from '../../ids';
 import { UsageMeter } from '../../providers/usage';
 import { UsageProgress } from './usage-progress';
+import { HeadReadReuse } from './head-read-reuse';
 import { inRunSpan, setRunOutcome } from '../../telemetry/spans';
 import { AgentTurn } from './agent-turn';
 import { TOOL_EXIT } from './tool-call';
@@ -232,7 +233,8 @@ export class RunExecutor {
           },
         ),
       });
-      const graph = createAgentGraph(turn, ctx.storage.checkpointer);
+      // The graph's first read of the head is the one `getState` makes just below.
+      const graph = createAgentGraph(turn, new HeadReadReuse(ctx.storage.checkpointer));
       const config = {
         configurable: { thread_id: session.threadId },
         recursionLimit: ctx.maxSteps,

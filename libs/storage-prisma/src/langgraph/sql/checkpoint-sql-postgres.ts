@@ -86,7 +86,7 @@ function guardedPutSql(ctes: string): string {
       checkpoint = excluded.checkpoint,
       metadata = excluded.metadata
   )
-  SELECT count(*)::int AS done FROM guard`;
+  SELECT count(*)::int AS done, max(version) AS version FROM guard`;
 }
 const GUARDED_FIRST_PARAM = 9;
 
@@ -275,16 +275,23 @@ export class PostgresCheckpointSql implements CheckpointSql {
       await this.pool.query({ ...UPSERT_CHECKPOINT, values });
       return true;
     }
-    const planned = await hook?.postgresqlPlan?.(this.pool);
-    if (planned) {
-      const result = await this.pool.query<{ done: number }>({
+    // A plan made from what this process wrote last may be stale: then one more, from a read.
+    for (let attempt = 1; attempt <= 2; attempt += 1) {
+      const planned = await hook?.postgresqlPlan?.(this.pool);
+      if (!planned) break;
+      const result = await this.pool.query<{ done: number; version: string | null }>({
         name: `cognition_guarded_put_${planned.name}`,
         text: guardedPutSql(planned.ctes(GUARDED_FIRST_PARAM)),
         values: [...values, holders, ...planned.values],
       });
-      if (result.rows[0]?.done === 1) return true;
+      const written = result.rows[0];
+      if (written?.done === 1) {
+        if (written.version !== null) planned.applied?.(written.version);
+        return true;
+      }
       // Nothing was written: something moved since the plan's read (or a holder is gone).
       // The transaction below takes the locks first and decides again.
+      if (planned.planned !== 'remembered') break;
     }
     return inPostgresTransaction(this.pool, async (client) => {
       if (holders.length > 0) {

@@ -95,9 +95,20 @@ export interface TransactionHook {
 export interface GuardedWrites {
   /** Distinguishes the statement's text (one named prepared statement per name). */
   name: string;
-  /** The CTEs, their parameters numbered from `first`. */
+  /**
+   * The CTEs, their parameters numbered from `first`. `guard` returns a text column `version`
+   * (the version of the row it guards on as the statement leaves it, e.g. its new `xmin`).
+   */
   ctes(first: number): string;
   values: unknown[];
+  /**
+   * `remembered`: planned without a read, from what this process's last write left; when the
+   * guard refuses such a plan the put asks for a plan again (which then reads) before it takes
+   * the locked path. `read` (the default): planned from a read.
+   */
+  planned?: 'read' | 'remembered';
+  /** Called when the statement wrote, with the `version` its `guard` returned. */
+  applied?(version: string): void;
 }
 
 export interface CheckpointRow {
