@@ -28,6 +28,7 @@ describe('loadConfig', () => {
         pollMs: 250,
         misfireGraceMs: 10_000,
         claimTimeoutMs: 30_000,
+        lookAheadMs: 2000,
         nodeId: `${os.hostname()}-${process.pid}`,
       },
       secrets: {
