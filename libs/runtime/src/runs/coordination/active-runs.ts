@@ -1,8 +1,9 @@
-import type { Scope } from '@cognition/storage';
+import type { RunFence, Scope } from '@cognition/storage';
 import type { EventLog } from '../../events/event-log';
 import type { Logger } from '../../logger';
 import type { RunControlChannel } from './ports';
 import type { ActiveRun, CancelReason } from '../run-context';
+import { stopFenced } from '../run-context';
 import { RunEmitter } from '../run-emitter';
 
 /**
@@ -19,13 +20,23 @@ export class ActiveRuns {
   ) {}
 
   /** Registers a run accepted by this process; `done` is set by whoever starts it. */
-  add(runId: string, sessionId: string, scope: Scope, startSeq = 0): ActiveRun {
+  add(
+    runId: string,
+    sessionId: string,
+    scope: Scope,
+    startSeq = 0,
+    fence: RunFence | null = null,
+  ): ActiveRun {
     const run: ActiveRun = {
       runId,
       sessionId,
       scope,
       controller: new AbortController(),
-      emitter: new RunEmitter(this.log, sessionId, runId, this.logger, startSeq),
+      emitter: new RunEmitter(this.log, sessionId, runId, this.logger, startSeq, {
+        fence,
+        onFenced: () => this.fenced(run),
+      }),
+      fence,
       cancelReason: null,
       done: Promise.resolve(),
     };
@@ -43,6 +54,15 @@ export class ActiveRuns {
     if (!entry) return;
     entry.stopListening();
     this.runs.delete(runId);
+  }
+
+  /**
+   * Storage refused a write of the run under its claim: another claim took it over. Its
+   * executor stops at once (outcome `lost`: nothing more recorded, nothing more emitted) and
+   * what the event log still holds of it is dropped.
+   */
+  fenced(run: ActiveRun): void {
+    stopFenced(run, this.log);
   }
 
   /** Cancels a run of this process directly (not through the control channel). */

@@ -1,5 +1,5 @@
 import type { Run } from '@cognition/contracts';
-import type { StorageBackend } from '@cognition/storage';
+import type { RunFence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../../logger';
 import type { ActiveRun } from '../run-context';
 import type { ActiveRuns } from './active-runs';
@@ -82,16 +82,22 @@ export class RunLeases {
     };
   }
 
-  /** Claims `runId` for this node (always true on a single node). */
-  async claim(runId: string): Promise<boolean> {
-    if (!this.cluster) return true;
+  /**
+   * Claims `runId` for this node: null when another node holds it; else the fence every write
+   * of the execution that follows carries (null on a single node, where nothing is fenced: no
+   * other process writes the run).
+   */
+  async claim(runId: string): Promise<{ fence: RunFence | null } | null> {
+    if (!this.cluster) return { fence: null };
     const now = new Date();
-    return this.storage.runs.claim(
+    const ownerNode = this.cluster.nodeId;
+    const claim = await this.storage.runs.claim(
       runId,
-      this.cluster.nodeId,
+      ownerNode,
       now,
       new Date(now.getTime() + this.cluster.leaseMs),
     );
+    return claim === null ? null : { fence: { runId, ownerNode, claim } };
   }
 
   /**

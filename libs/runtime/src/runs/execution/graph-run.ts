@@ -1,4 +1,5 @@
 import type { GraphRunKwargs, Session } from '@cognition/contracts';
+import { isRunFenced } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command } from '@langchain/langgraph';
 import type {
@@ -11,7 +12,7 @@ import { RuntimeError } from '../../errors';
 import type { Outcome } from '../../run-outcome';
 import type { CompiledUserGraph, UserGraph } from '../../user-graphs/user-graphs';
 import type { ActiveRun, RunContext } from '../run-context';
-import { cancelledOutcome, toRuntimeError } from '../run-context';
+import { cancelledOutcome, stopFenced, toRuntimeError } from '../run-context';
 
 /**
  * A run of a `langgraph.json` graph (docs/langgraph-api.md): the graph streams on the session's
@@ -68,12 +69,16 @@ export async function runGraph(
     };
     const stored = await ctx.storage.runs.get(runId);
     const head = state.config.configurable?.['checkpoint_id'] as string | undefined;
-    await ctx.storage.runs.update(runId, {
-      status: 'running',
-      startedAt: stored?.startedAt ?? new Date(),
-      // What a rollback returns to: the thread's head before the run's first start.
-      ...(stored?.startedAt ? {} : { baseCheckpointId: head ?? null }),
-    });
+    await ctx.storage.runs.update(
+      runId,
+      {
+        status: 'running',
+        startedAt: stored?.startedAt ?? new Date(),
+        // What a rollback returns to: the thread's head before the run's first start.
+        ...(stored?.startedAt ? {} : { baseCheckpointId: head ?? null }),
+      },
+      active.fence ?? undefined,
+    );
     if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
     // A run taken up again continues from its own last checkpoint (LangGraph redoes the step
     // that was cut off); one cut off before its first checkpoint starts over from its input.
@@ -99,6 +104,9 @@ export async function runGraph(
     }
     return signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
   } catch (error) {
+    // Refused under the run's claim: another claim took it over (see run-executor).
+    if (isRunFenced(error)) stopFenced(active, ctx.log);
+    if (active.cancelReason === 'lost') return { kind: 'lost' };
     return signal.aborted && !(error instanceof RuntimeError)
       ? cancelledOutcome(active.cancelReason)
       : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
