@@ -97,6 +97,7 @@ export class MemoryStorage implements StorageBackend {
       sessionOfThread: (threadId) => this.state.sessionByThread.get(threadId),
       applyProjection: (sessionId, checkpointId, messages, base) =>
         this.messageRows.applyProjection(sessionId, checkpointId, messages, base),
+      fenceHolds: (fence) => this.runRows.fenceHolds(fence),
     });
     this.store = new MemoryStore(() => new Date());
     this.registry = new MemoryRegistryStore(this.now);

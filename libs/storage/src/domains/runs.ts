@@ -65,6 +65,28 @@ export class RunFencedError extends StorageError {
   }
 }
 
+/**
+ * Where a run's executor puts its fence in the LangGraph config it runs the graph with
+ * (`configurable`): the checkpointer stores the checkpoints and pending writes of such a config
+ * only while the run is held under it (RunFencedError otherwise, nothing written).
+ */
+export const RUN_FENCE_KEY = 'cognition_run_fence';
+
+/** The fence of a LangGraph config (`configurable[RUN_FENCE_KEY]`), if it carries one. */
+export function runFenceOf(
+  config: { configurable?: Record<string, unknown> } | undefined,
+): RunFence | undefined {
+  const value = config?.configurable?.[RUN_FENCE_KEY] as Partial<RunFence> | undefined;
+  if (
+    typeof value?.runId === 'string' &&
+    typeof value.ownerNode === 'string' &&
+    typeof value.claim === 'number'
+  ) {
+    return { runId: value.runId, ownerNode: value.ownerNode, claim: value.claim };
+  }
+  return undefined;
+}
+
 /** Whether `error` is a {@link RunFencedError} (also across copies of this package). */
 export function isRunFenced(error: unknown): error is RunFencedError {
   return (

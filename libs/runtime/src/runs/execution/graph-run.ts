@@ -1,5 +1,6 @@
 import type { GraphRunKwargs, Session } from '@cognition/contracts';
-import { isRunFenced } from '@cognition/storage';
+import type { RunFence } from '@cognition/storage';
+import { isRunFenced, RUN_FENCE_KEY } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command } from '@langchain/langgraph';
 import type {
@@ -61,7 +62,7 @@ export async function runGraph(
         `No graph "${kwargs.graph_id}" in this server's langgraph.json`,
       );
     }
-    const config = runConfig(kwargs, session, runId);
+    const config = runConfig(kwargs, session, runId, active.fence);
     const graph = await graphOnStorage(userGraph, ctx.storage.checkpointer, config);
     const state = (await graph.getState(config)) as {
       config: RunnableConfig;
@@ -164,7 +165,12 @@ function stampingRunIds(saver: BaseCheckpointSaver): BaseCheckpointSaver {
  * The run's config: the caller's, on the session's checkpoint thread, with the run id in the
  * metadata (LangGraph copies it into each checkpoint: how a resumed run finds its own).
  */
-function runConfig(kwargs: GraphRunKwargs, session: Session, runId: string): RunnableConfig {
+function runConfig(
+  kwargs: GraphRunKwargs,
+  session: Session,
+  runId: string,
+  fence: RunFence | null,
+): RunnableConfig {
   const given = kwargs.config as RunnableConfig;
   return {
     ...given,
@@ -173,6 +179,8 @@ function runConfig(kwargs: GraphRunKwargs, session: Session, runId: string): Run
       ...kwargs.context,
       thread_id: session.threadId,
       checkpoint_ns: '',
+      // Checkpoints and writes under the run's claim (never one a caller's config names).
+      [RUN_FENCE_KEY]: fence ?? undefined,
     },
     metadata: { ...given.metadata, run_id: runId, thread_id: session.id },
   };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ClientTool, HitlDecision, Message, Session, Usage } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
-import { COGNITION_KWARGS_KEY, isRunFenced } from '@cognition/storage';
+import { COGNITION_KWARGS_KEY, isRunFenced, RUN_FENCE_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
@@ -241,7 +241,11 @@ export class RunExecutor {
       });
       const graph = createAgentGraph(turn, ctx.storage.checkpointer);
       const config = {
-        configurable: { thread_id: session.threadId },
+        configurable: {
+          thread_id: session.threadId,
+          // Checkpoints and pending writes are stored under the run's claim (run fencing).
+          ...(active.fence ? { [RUN_FENCE_KEY]: active.fence } : {}),
+        },
         recursionLimit: ctx.maxSteps,
       };
       const state = await graph.getState(config);

@@ -1,7 +1,9 @@
 import type { AgentEvent, AgentEventEnvelope, Run } from '@cognition/contracts';
-import { isRunFenced } from '../../domains/runs';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { isRunFenced, RUN_FENCE_KEY } from '../../domains/runs';
 import type { RunFence } from '../../domains/runs';
 import type { SuiteContext } from '../context';
+import { latestCheckpoint, putMessagesCheckpoint } from '../helpers';
 
 const at = (ms: number) => new Date(Date.UTC(2030, 0, 1) + ms);
 
@@ -116,6 +118,59 @@ export function fencingTests(ctx: SuiteContext): void {
           { runId: run.id, ownerNode: 'node-a', claim: 2 },
         ),
       ).toMatchObject({ status: 'running' });
+    });
+
+    it('refuses a checkpoint (and its message projection) and pending writes under a superseded claim', async () => {
+      const { run, stale, current } = await takenOver();
+      const session = await ctx.backend.sessions.get(run.sessionId, {});
+      const threadId = session?.threadId ?? '';
+      const hi = new HumanMessage({ id: 'm-hi', content: 'hi' });
+      const base = await putMessagesCheckpoint(ctx.backend, threadId, [hi]);
+      const answer = (content: string) => new AIMessage({ id: `m-${content}`, content });
+      const staleRoot = putMessagesCheckpoint(ctx.backend, threadId, [hi, answer('stale')], {
+        parentId: base,
+        fence: stale,
+      });
+      await expect(staleRoot).rejects.toMatchObject({ code: 'CONFLICT', fenced: true });
+      // A subgraph's namespace (no projection) is fenced as well.
+      await expect(
+        putMessagesCheckpoint(ctx.backend, threadId, [hi, answer('sub')], {
+          namespace: 'tools:1',
+          fence: stale,
+        }),
+      ).rejects.toMatchObject({ fenced: true });
+      const writesConfig = (fence: RunFence) => ({
+        configurable: {
+          thread_id: threadId,
+          checkpoint_ns: '',
+          checkpoint_id: base,
+          [RUN_FENCE_KEY]: fence,
+        },
+      });
+      await expect(
+        ctx.backend.checkpointer.putWrites(writesConfig(stale), [['messages', 'x']], 'task-1'),
+      ).rejects.toMatchObject({ fenced: true });
+      const tuple = await latestCheckpoint(ctx.backend, threadId);
+      expect(tuple?.checkpoint.id).toBe(base);
+      expect(tuple?.pendingWrites ?? []).toEqual([]);
+      expect(
+        await ctx.backend.checkpointer.getTuple({
+          configurable: { thread_id: threadId, checkpoint_ns: 'tools:1' },
+        }),
+      ).toBeUndefined();
+      expect(
+        (await ctx.backend.messages.listAll(run.sessionId, {})).map((m) => m.content),
+      ).toEqual(['hi']);
+      // Under the claim that holds the run: stored, projected.
+      await ctx.backend.checkpointer.putWrites(writesConfig(current), [['messages', 'y']], 'task-2');
+      const head = await putMessagesCheckpoint(ctx.backend, threadId, [hi, answer('new')], {
+        parentId: base,
+        fence: current,
+      });
+      expect((await latestCheckpoint(ctx.backend, threadId))?.checkpoint.id).toBe(head);
+      expect(
+        (await ctx.backend.messages.listAll(run.sessionId, {})).map((m) => m.content),
+      ).toEqual(['hi', 'new']);
     });
 
     it('lets exactly the winner of concurrent claims write under its fence', async () => {
