@@ -78,6 +78,8 @@ export class RunEmitter {
           }
           return;
         }
+        // Abandoned (handed over, fenced): the log drops what it still held of the run.
+        if (this.abandoned) return;
         this.logger.error({ err: error, eventId: envelope.id }, 'event log append failed');
       });
     this.tail = Promise.all([this.tail, appended]).then(() => undefined);

@@ -2,6 +2,7 @@ import type { AgentEventEnvelope, ErrorCode, Run, Session } from '@cognition/con
 import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { RunFence, StorageBackend } from '@cognition/storage';
+import { isRunFenced } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
 import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
@@ -91,41 +92,55 @@ export class RunRecovery {
       const claim = await this.o.leases.claim(run.id);
       if (!claim) continue;
       // Every write for the run from here on is made under this claim (run fencing).
-      const fence = claim.fence ?? undefined;
-      const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
-        (e) => e.runId === run.id,
-      );
-      if (this.o.leases.nodeId !== null && run.ownerNode === null && own.length === 0) {
-        // Accepted by a node without a free slot and never claimed: it starts here, afresh.
-        if (await this.adopt(run, fence)) report.adopted.push(run);
-        continue;
+      try {
+        await this.takeOver(run, claim.fence ?? undefined, supersededBy.get(run.id), report);
+      } catch (error) {
+        // Another node's claim came after ours (our lease ran out meanwhile): its run now.
+        if (!isRunFenced(error)) throw error;
+        this.o.logger.warn({ runId: run.id }, 'run fenced: another node took it over first');
       }
-      // Whatever the run was doing, no command of it may go on running once this node has it,
-      // least of all one the resumed run will report as "not run again".
-      await this.reapOrphans(run);
-      const by = supersededBy.get(run.id);
-      if (by) {
-        report.superseded.push(await this.supersede(run, own, by, fence));
-        continue;
-      }
-      const ended = own.some((e) => isTerminalEvent(e.event));
-      if (this.o.mode === 'interrupt' || ended) {
-        report.interrupted.push(await this.interrupt(run, own, fence));
-        continue;
-      }
-      const attempt = own.filter((e) => e.event.type === 'resumed').length + 1;
-      if (attempt > this.o.maxRecoveries) {
-        report.failed.push(await this.fail(run, own, attempt - 1, fence));
-        continue;
-      }
-      const resumed = await this.resume(run, own, attempt, fence);
-      if (resumed) report.resumed.push(resumed);
-      else report.interrupted.push(await this.interrupt(run, own, fence));
     }
     const sessions = new Set(pending.map((run) => run.sessionId));
     for (const sessionId of sessions) await this.o.startNext(sessionId);
     report.pendingSessions = sessions.size;
     return report;
+  }
+
+  /** What recovery does with a run it claimed: adopt, supersede, interrupt, fail or resume it. */
+  private async takeOver(
+    run: Run,
+    fence: RunFence | undefined,
+    by: Run | undefined,
+    report: RecoveryReport,
+  ): Promise<void> {
+    const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
+      (e) => e.runId === run.id,
+    );
+    if (this.o.leases.nodeId !== null && run.ownerNode === null && own.length === 0) {
+      // Accepted by a node without a free slot and never claimed: it starts here, afresh.
+      if (await this.adopt(run, fence)) report.adopted.push(run);
+      return;
+    }
+    // Whatever the run was doing, no command of it may go on running once this node has it,
+    // least of all one the resumed run will report as "not run again".
+    await this.reapOrphans(run);
+    if (by) {
+      report.superseded.push(await this.supersede(run, own, by, fence));
+      return;
+    }
+    const ended = own.some((e) => isTerminalEvent(e.event));
+    if (this.o.mode === 'interrupt' || ended) {
+      report.interrupted.push(await this.interrupt(run, own, fence));
+      return;
+    }
+    const attempt = own.filter((e) => e.event.type === 'resumed').length + 1;
+    if (attempt > this.o.maxRecoveries) {
+      report.failed.push(await this.fail(run, own, attempt - 1, fence));
+      return;
+    }
+    const resumed = await this.resume(run, own, attempt, fence);
+    if (resumed) report.resumed.push(resumed);
+    else report.interrupted.push(await this.interrupt(run, own, fence));
   }
 
   /** Best effort: a sandbox that cannot be reached (Docker down) must not keep the run stuck. */
