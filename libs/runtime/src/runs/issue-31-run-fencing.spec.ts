@@ -81,6 +81,42 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
     expect(answers.map((m) => m.content)).toEqual(['b1 b2 b3']);
   });
 
+  it('a node whose renewals are late calls nothing more for the run (no tool round, no model call)', async () => {
+    // The model call lasts longer than two thirds of the lease; the node renews nothing (its
+    // cluster duties never start): by the tool round its claim may have run out.
+    const model = new ScriptedChatModel([
+      {
+        text: ['thinking', ' about', ' it'],
+        delayMs: LEASE_MS,
+        toolCalls: [{ name: 'execute', args: { command: 'echo late' }, id: 'x1' }],
+      },
+      { text: 'never asked' },
+    ]);
+    const commands: string[] = [];
+    rt = await createTestRuntime({
+      chatModel: model,
+      onExecute: (command) => {
+        commands.push(command);
+        return Promise.resolve({ output: '', exitCode: 0, truncated: false });
+      },
+    });
+    const log = new StorageEventLog({ store: rt.storage.events, flushIntervalMs: 0 });
+    nodeA = anotherManager(rt, model, {
+      cluster: { nodeId: 'node-a', leaseMs: LEASE_MS },
+      eventLog: log,
+    });
+    const session = await rt.createSession();
+    const { run } = await nodeA.scheduler.send({ sessionId: session.id, scope: {}, content: 'go' });
+    await waitFor(() => nodeA?.activeRunIds().length === 0, 15_000);
+    expect(commands).toEqual([]);
+    expect(model.calls).toHaveLength(1);
+    // Left to whoever claims it next: not ended here.
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'running', finishedAt: null });
+    const types = (await log.readAfter(session.id)).events.map((e) => e.event.type);
+    expect(types).not.toContain('done');
+    expect(types).not.toContain('error');
+  });
+
   it("refuses the stale node's run update: the run is not ended by the node that lost it", async () => {
     const model = new ScriptedChatModel([{ text: 'stale answer', hang: true }]);
     rt = await createTestRuntime({ chatModel: model });

@@ -57,6 +57,13 @@ export interface ActiveRun {
    * run's execution carries it, and storage refuses them once another claim took the run.
    */
   fence: RunFence | null;
+  /**
+   * Checked before each model call and tool round: true while this process surely still holds
+   * the run's claim; otherwise it stops the execution (as a refused write does) and answers
+   * false, so a node whose renewals are late does not call the model or run tools for a run
+   * another node may be executing already. Always true on a single node.
+   */
+  claimHeld: () => boolean;
   cancelReason: CancelReason | null;
   /** Settles once the run finished (never rejects). */
   done: Promise<void>;

@@ -17,6 +17,8 @@ export class ActiveRuns {
     private readonly control: RunControlChannel,
     private readonly log: EventLog,
     private readonly logger: Logger,
+    /** Whether this process surely still holds a run's claim (`RunLeases.surelyHeld`). */
+    private readonly surelyHeld: (run: ActiveRun) => boolean = () => true,
   ) {}
 
   /** Registers a run accepted by this process; `done` is set by whoever starts it. */
@@ -37,6 +39,15 @@ export class ActiveRuns {
         onFenced: () => this.fenced(run),
       }),
       fence,
+      claimHeld: () => {
+        if (fence === null || this.surelyHeld(run)) return true;
+        this.logger.warn(
+          { runId },
+          'stopped executing a run whose claim may have run out (late renewals): nothing more is called or stored here',
+        );
+        stopFenced(run, this.log);
+        return false;
+      },
       cancelReason: null,
       done: Promise.resolve(),
     };

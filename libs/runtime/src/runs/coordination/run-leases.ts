@@ -120,6 +120,20 @@ export class RunLeases {
     );
   }
 
+  /**
+   * Whether this node surely still holds `run`'s claim: its last stored renewal (or, for a run
+   * claimed since the previous round, that round plus a lease) holds at least a third of a
+   * lease more. Renewals come every third of a lease, so a node whose renewals are on time
+   * always passes; one stalled past that (under load, partitioned, its database restarting)
+   * stops before another node can take the run over, instead of calling the model for a run
+   * that may be executing elsewhere. Always true on a single node.
+   */
+  surelyHeld(run: ActiveRun): boolean {
+    if (!this.cluster) return true;
+    const heldUntil = this.heldUntil.get(run) ?? this.previousRound + this.cluster.leaseMs;
+    return Date.now() + this.cluster.leaseMs / 3 < heldUntil;
+  }
+
   /** Starts renewing the claims of the runs this node executes. */
   start(): void {
     if (!this.cluster || this.timer) return;

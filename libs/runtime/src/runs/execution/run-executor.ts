@@ -219,6 +219,7 @@ export class RunExecutor {
           return emitter.lastId;
         },
         ownsRun: () => active.cancelReason !== 'lost',
+        claimHeld: active.claimHeld,
         interruptedCalls,
         artifacts,
         ...(workspace.skills ? { skills: workspace.skills } : {}),
