@@ -97,7 +97,7 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
       chatModel: model,
       onExecute: (command) => {
         commands.push(command);
-        return Promise.resolve({ output: '', exitCode: 0, truncated: false });
+        return Promise.resolve({ output: '', exitCode: 0, truncated: false, timedOut: false });
       },
     });
     const log = new StorageEventLog({ store: rt.storage.events, flushIntervalMs: 0 });
