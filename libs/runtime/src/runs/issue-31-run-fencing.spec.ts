@@ -21,6 +21,7 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
   let nodeA: RunManager | undefined;
   let nodeB: RunManager | undefined;
   afterEach(async () => {
+    jest.restoreAllMocks();
     await nodeA?.shutdown(100);
     await nodeB?.shutdown(100);
     nodeA = nodeB = undefined;
@@ -30,7 +31,7 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
   it("drops the stale node's late events; the new owner's events and done are stored", async () => {
     const model = new ScriptedChatModel([
       // A: a long answer, streamed slowly; it is still streaming when B takes the run.
-      { text: A_TOKENS, delayMs: 10 },
+      { text: A_TOKENS, delayMs: 20 },
       // B: the resumed run's answer.
       { text: ['b1 ', 'b2 ', 'b3'] },
     ]);
@@ -39,13 +40,27 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
     // each node has its own, as each process does.
     const logA = new StorageEventLog({ store: rt.storage.events, flushIntervalMs: 0 });
     const logB = new StorageEventLog({ store: rt.storage.events, flushIntervalMs: 0 });
-    const cluster = (nodeId: string) => ({ nodeId, leaseMs: LEASE_MS });
-    // Node A's cluster duties never start (no `recover`): it renews nothing, so its lease
-    // lapses while it executes — the stall.
-    nodeA = anotherManager(rt, model, { cluster: cluster('node-a'), eventLog: logA });
+    const cluster = (nodeId: string) => ({ nodeId, leaseMs: 1000 });
+    // One slot: while A executes the run, its own sweep takes nothing.
+    nodeA = anotherManager(rt, model, {
+      cluster: cluster('node-a'),
+      eventLog: logA,
+      maxConcurrentRuns: 1,
+    });
+    await nodeA.recover();
     const session = await rt.createSession();
     const { run } = await nodeA.scheduler.send({ sessionId: session.id, scope: {}, content: 'go' });
     await waitFor(async () => (await logA.readAfter(session.id)).events.length > 3);
+    // From now on A's renewals are answered as stored but never reach the run's row (as when a
+    // renewal lands after the lease ran out, or the node's clock runs slow): A believes it holds
+    // the run, so its own claim check lets it go on, while the lease in the database lapses.
+    // Only the fence can stop what A writes after B's claim.
+    const renew = rt.storage.runs.renewLease.bind(rt.storage.runs);
+    jest
+      .spyOn(rt.storage.runs, 'renewLease')
+      .mockImplementation((id, node, until) =>
+        node === 'node-a' ? Promise.resolve(true) : renew(id, node, until),
+      );
 
     nodeB = anotherManager(rt, model, { cluster: cluster('node-b'), eventLog: logB });
     await nodeB.recover(); // B's sweep takes the run once A's lease ran out
@@ -56,7 +71,8 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
 
     const stored = (await logB.readAfter(session.id)).events;
     const types = stored.map((e) => e.event.type);
-    const resumedAt = types.indexOf('resumed');
+    // B's `resumed` (A may have resumed the run itself before, had its own check stopped it).
+    const resumedAt = types.lastIndexOf('resumed');
     expect(resumedAt).toBeGreaterThan(0);
     // Everything after B's `resumed` is B's: not one token of A (their ids were B's to use).
     const after = stored.slice(resumedAt + 1);
