@@ -110,7 +110,7 @@ function arrayStore(): EventStore & { rows: AgentEventEnvelope[] } {
     rows,
     append: (envelopes) => {
       rows.push(...envelopes);
-      return Promise.resolve();
+      return Promise.resolve([]);
     },
     listAfter: (sessionId, after) =>
       Promise.resolve({

@@ -42,8 +42,9 @@ export class RedisEventLog implements EventLog {
     );
   }
 
-  append(envelope: AgentEventEnvelope): Promise<void> {
-    const stored = this.o.store.append(envelope);
+  append(envelope: AgentEventEnvelope, fence?: Parameters<EventLog['append']>[1]): Promise<void> {
+    // A fenced-out event (another claim holds its run) is refused by the store: never published.
+    const stored = this.o.store.append(envelope, fence);
     // Published once stored (and in append order: stores resolve in order, the outbox keeps
     // it, and one connection keeps the order of its commands), so no node hears of an event
     // a restart could lose; one the store dropped is published nowhere (the chaos run: a

@@ -31,4 +31,6 @@ export interface MemoryState {
 export interface RunExtras {
   pendingInput: PendingRunInput | null;
   baseCheckpointId: string | null;
+  /** The run's claim number: incremented by every claim (`RunFence.claim`). */
+  claim: number;
 }

@@ -98,6 +98,7 @@ export class MemoryStorage implements StorageBackend {
       sessionOfThread: (threadId) => this.state.sessionByThread.get(threadId),
       applyProjection: (sessionId, checkpointId, messages, base) =>
         this.messageRows.applyProjection(sessionId, checkpointId, messages, base),
+      fenceHolds: (fence) => this.runRows.fenceHolds(fence),
     });
     this.store = new MemoryStore(() => new Date());
     this.registry = new MemoryRegistryStore(this.now);
@@ -120,7 +121,10 @@ export class MemoryStorage implements StorageBackend {
     this.usage = this.analytics.usage;
     this.feedback = this.analytics.feedback;
     this.search = this.analytics.search;
-    this.events = new MemoryEventStore((sessionId) => this.state.sessions.has(sessionId));
+    this.events = new MemoryEventStore(
+      (sessionId) => this.state.sessions.has(sessionId),
+      (fence) => this.runRows.fenceHolds(fence),
+    );
     this.checkpoints = {
       list: (threadId) => this.run(() => this.checkpointer.rootCheckpoints(threadId)),
       delete: (threadId, ids) =>
@@ -166,7 +170,7 @@ export class MemoryStorage implements StorageBackend {
     this.runRows = runs;
     this.runs = {
       create: (input) => this.run(() => runs.create(input)),
-      update: (id, input) => this.run(() => runs.update(id, input)),
+      update: (id, input, fence) => this.run(() => runs.update(id, input, fence)),
       promote: (id) => this.run(() => runs.promote(id)),
       settlePaused: (id, change) => this.run(() => runs.settlePaused(id, change)),
       claim: (id, node, now, until) => this.run(() => runs.claim(id, node, now, until)),

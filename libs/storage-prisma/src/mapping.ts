@@ -148,7 +148,10 @@ export function toMessage(row: MessageRow): Message {
 }
 
 /** The columns {@link toRun} reads (the raw run reads select exactly these). */
-export type RunFields = Omit<RunRow, 'activeSessionId' | 'baseCheckpointId' | 'pendingInput'>;
+export type RunFields = Omit<
+  RunRow,
+  'activeSessionId' | 'baseCheckpointId' | 'pendingInput' | 'leaseAttempt'
+>;
 
 export function toRun(row: RunFields): Run {
   return {

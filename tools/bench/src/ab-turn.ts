@@ -1,6 +1,6 @@
 // `npm run bench -- ab-turn --builds before=<dir>/main.js,after=dist/apps/server/main.js
 //   [--providers sqlite,postgresql,memory] [--turns 40] [--warmup 10] [--profile <dir>]
-//   [--round-trips]`
+//   [--round-trips] [--cluster]`
 //
 // Server CPU per turn of several server builds, taking turns: benchmark 1's turn (one `ls` call,
 // then 50 tokens, a fresh session each) on every build × backend, each server on its own fresh
@@ -10,6 +10,9 @@
 // `--round-trips` also counts each PostgreSQL server's statements per measured turn (a preload
 // wrapping node-postgres, support/pg-round-trips.cjs; the scheduler off so its polls do not
 // count): deterministic, unlike the times, which that run should not be quoted for.
+// `--cluster` runs each server as a cluster node (the provisioned Redis, a key prefix of its
+// own): its turns then claim their runs and write under the claim (run fencing), which a single
+// node does not.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -112,6 +115,14 @@ async function start(
         ...storageEnv,
         ...fakeProviderEnv(fake),
         ...(roundTripsFile ? roundTripEnv(roundTripsFile) : {}),
+        ...(process.argv.includes('--cluster')
+          ? {
+              COGNITION_REDIS_URL:
+                process.env['COGNITION_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+              COGNITION_REDIS_KEY_PREFIX: `cognition-ab-${process.pid}-${label.replace('/', '-')}:`,
+              COGNITION_NODE_ID: label.replace('/', '-'),
+            }
+          : {}),
       },
       profileDir: profileDir && path.resolve(profileDir, label.replace('/', '-')),
     });

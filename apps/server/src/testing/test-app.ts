@@ -40,8 +40,8 @@ export class CountingEventLog implements EventLog {
     return this.open;
   }
 
-  append(envelope: AgentEventEnvelope): Promise<void> {
-    return this.inner.append(envelope);
+  append(envelope: AgentEventEnvelope, fence?: Parameters<EventLog['append']>[1]): Promise<void> {
+    return this.inner.append(envelope, fence);
   }
 
   readAfter(sessionId: string, after?: string): Promise<EventReplay> {

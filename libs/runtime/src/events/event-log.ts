@@ -1,4 +1,5 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { RunFence } from '@cognition/storage';
 import type { EventListener } from './listener-set';
 import { ListenerSet } from './listener-set';
 
@@ -30,7 +31,12 @@ export interface EventReplay {
  * `@cognition/runtime/testing`'s `runEventLogConformance` checks them for any implementation.
  */
 export interface EventLog {
-  append(envelope: AgentEventEnvelope): Promise<void>;
+  /**
+   * With `fence` (the claim the run is executed under), a durable log stores the event only
+   * while the run is held under it: otherwise the append rejects with `RunFencedError` and the
+   * event is neither stored nor published. A log that stores nothing durable ignores it.
+   */
+  append(envelope: AgentEventEnvelope, fence?: RunFence): Promise<void>;
   /** Events with an id greater than `after` (all held events when `after` is undefined). */
   readAfter(sessionId: string, after?: string): Promise<EventReplay>;
   /** Returns the function that removes the listener (idempotent). */

@@ -42,7 +42,7 @@ class GatedStore implements EventStore {
 
   constructor(private readonly inner: EventStore) {}
 
-  async append(...[envelopes, retention]: Parameters<EventStore['append']>): Promise<void> {
+  async append(...[envelopes, retention, fences]: Parameters<EventStore['append']>) {
     this.batches.push(envelopes.map((e) => e.id));
     await new Promise<void>((resolve) => this.gates.push(resolve));
     if (this.failNext) {
@@ -50,7 +50,7 @@ class GatedStore implements EventStore {
       this.failNext = null;
       throw error;
     }
-    await this.inner.append(envelopes, retention);
+    return this.inner.append(envelopes, retention, fences);
   }
 
   listAfter(...args: Parameters<EventStore['listAfter']>) {
@@ -77,9 +77,9 @@ class RecordingStore implements EventStore {
 
   constructor(private readonly inner: EventStore) {}
 
-  append(...[envelopes, retention]: Parameters<EventStore['append']>): Promise<void> {
+  append(...[envelopes, retention, fences]: Parameters<EventStore['append']>) {
     this.batches.push(envelopes.map((e) => e.id));
-    return this.inner.append(envelopes, retention);
+    return this.inner.append(envelopes, retention, fences);
   }
 
   listAfter(...args: Parameters<EventStore['listAfter']>) {
@@ -140,6 +140,47 @@ describe('StorageEventLog', () => {
     await Promise.all(rest);
     expect(store.batches).toEqual([[1], [2, 3, 4]].map((b) => b.map((i) => eventId('run_a', i))));
     expect(published).toHaveLength(4);
+  });
+
+  it('drops (never publishes) the events of a run the store fenced out; others of the batch go on', async () => {
+    const { run } = await storage.runs.create({ sessionId });
+    const { run: other } = await storage.runs.create({
+      sessionId: (await storage.sessions.create({}, {})).id,
+    });
+    const now = Date.now();
+    const claimA = await storage.runs.claim(run.id, 'node-a', new Date(now), new Date(now + 10));
+    const claimO = await storage.runs.claim(other.id, 'node-a', new Date(now), new Date(now + 1e6));
+    const stale = { runId: run.id, ownerNode: 'node-a', claim: claimA ?? 0 };
+    const held = { runId: other.id, ownerNode: 'node-a', claim: claimO ?? 0 };
+    const of = (r: { id: string; sessionId: string }, seq: number): AgentEventEnvelope => ({
+      id: eventId(r.id, seq),
+      sessionId: r.sessionId,
+      runId: r.id,
+      at: '2026-01-01T00:00:00.000Z',
+      event: { type: 'token', content: `t${seq}` },
+    });
+    // Node B takes the run over once A's lease ran out.
+    expect(
+      await storage.runs.claim(run.id, 'node-b', new Date(now + 20), new Date(now + 1e6)),
+    ).toEqual(expect.any(Number));
+    const store = new RecordingStore(storage.events);
+    const log = new StorageEventLog({ store, flushIntervalMs: 0 });
+    const published: string[] = [];
+    log.subscribe(run.sessionId, (e) => published.push(e.id));
+    log.subscribe(other.sessionId, (e) => published.push(e.id));
+    const results = await Promise.allSettled([
+      log.append(of(run, 1), stale),
+      log.append(of(other, 1), held),
+    ]);
+    expect(results[0]).toMatchObject({ status: 'rejected', reason: { fenced: true } });
+    expect(results[1]).toMatchObject({ status: 'fulfilled' });
+    expect(published).toEqual([eventId(other.id, 1)]);
+    // Later appends under the refused claim are refused without a write.
+    const writes = store.batches.length;
+    await expect(log.append(of(run, 2), stale)).rejects.toMatchObject({ fenced: true });
+    expect(store.batches).toHaveLength(writes);
+    expect(published).toEqual([eventId(other.id, 1)]);
+    expect((await storage.events.listAfter(run.sessionId, undefined, 10)).events).toEqual([]);
   });
 
   it('retries a failed write and publishes the event only once it is stored', async () => {

@@ -1,7 +1,7 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { isTerminalEvent } from '@cognition/contracts';
-import type { AppendRetention, EventStore } from '@cognition/storage';
-import { StorageError } from '@cognition/storage';
+import type { AppendRetention, EventStore, RunFence } from '@cognition/storage';
+import { RunFencedError, StorageError } from '@cognition/storage';
 import type { EventListener, EventLog, EventReplay } from './event-log';
 import { ListenerSet } from './listener-set';
 
@@ -54,6 +54,8 @@ interface Pending {
   reject: (error: unknown) => void;
   /** When it was appended (ms, `performance.now()`): the batch waits for its oldest. */
   at: number;
+  /** The claim its run is executed under: stored only while the run is held under it. */
+  fence?: RunFence;
   /** Refused (backpressure, or its run abandoned): rejected in its turn, never written nor published. */
   refused?: StorageError;
 }
@@ -103,6 +105,12 @@ export class StorageEventLog implements EventLog {
   /** The batch being written (and retried), and its store call in flight. */
   private inFlight: { batch: Pending[]; attempt: Promise<void> | null } | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * Runs whose fence the store refused (another claim took them over), with the refusal: their
+   * later appends are refused here without a write. Bounded (oldest forgotten first); a run
+   * resumed here again is executed under a new claim, whose appends are not refused.
+   */
+  private readonly fencedOut = new Map<string, { fence: RunFence; error: RunFencedError }>();
 
   constructor(options: StorageEventLogOptions) {
     this.store = options.store;
@@ -130,9 +138,14 @@ export class StorageEventLog implements EventLog {
    * nor published, when storage kept failing for `retryForMs` or more than `maxQueued` events
    * wait.
    */
-  append(envelope: AgentEventEnvelope): Promise<void> {
+  append(envelope: AgentEventEnvelope, fence?: RunFence): Promise<void> {
     return new Promise((resolve, reject) => {
       const pending: Pending = { envelope, resolve, reject, at: performance.now() };
+      if (fence) {
+        pending.fence = fence;
+        const out = this.fencedOut.get(envelope.runId);
+        if (out && sameFence(out.fence, fence)) pending.refused = out.error;
+      }
       if (this.held >= this.maxQueued) {
         pending.refused = new StorageError(
           'STORAGE_ERROR',
@@ -209,20 +222,51 @@ export class StorageEventLog implements EventLog {
       backoff = Math.min(backoff * 2, RETRY_BACKOFF_MS[1])
     ) {
       // Each attempt leaves out what was refused meanwhile (a run abandoned during the retries).
-      const envelopes = batch.filter((p) => !p.refused).map((p) => p.envelope);
+      const live = batch.filter((p) => !p.refused);
+      const envelopes = live.map((p) => p.envelope);
       if (envelopes.length === 0) return null;
       try {
         // Retention goes in the write it follows (one round trip, atomic with it): a retry
         // appends nothing twice, then trims again.
-        const attempt = this.store.append(envelopes, this.retentionOf(envelopes));
-        if (this.inFlight) this.inFlight.attempt = attempt;
-        await attempt;
+        const attempt = this.store.append(
+          envelopes,
+          this.retentionOf(envelopes),
+          fencesOf(live),
+        );
+        // Only waited on (by `abandon`), never read: settles either way.
+        if (this.inFlight) {
+          this.inFlight.attempt = attempt.then(
+            () => undefined,
+            () => undefined,
+          );
+        }
+        const refused = await attempt;
+        // The store skipped the events of runs another claim took over and stored the rest:
+        // those are refused (never published), like every later append of those runs.
+        for (const runId of refused) {
+          const fence = live.find((p) => p.envelope.runId === runId)?.fence;
+          if (fence) this.fenceOut(fence, batch);
+        }
         return null;
       } catch (error) {
         const left = this.retryForMs - (performance.now() - start);
         if (left <= 0 || !isTransient(error)) return { error };
         await new Promise((resolve) => setTimeout(resolve, Math.min(backoff, left)));
       }
+    }
+  }
+
+  /** Refuses the queued and batched events of a run whose fence the store refused. */
+  private fenceOut(fence: RunFence, batch: Pending[]): void {
+    const error = new RunFencedError([fence.runId]);
+    this.fencedOut.delete(fence.runId);
+    this.fencedOut.set(fence.runId, { fence, error });
+    if (this.fencedOut.size > 10_000) {
+      const oldest = this.fencedOut.keys().next().value;
+      if (oldest !== undefined) this.fencedOut.delete(oldest);
+    }
+    for (const pending of [...batch, ...this.queue]) {
+      if (pending.fence && sameFence(pending.fence, fence)) pending.refused ??= error;
     }
   }
 
@@ -280,6 +324,19 @@ export class StorageEventLog implements EventLog {
   dropSession(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+function sameFence(a: RunFence, b: RunFence): boolean {
+  return a.runId === b.runId && a.ownerNode === b.ownerNode && a.claim === b.claim;
+}
+
+/** One fence per run of the batch (the store checks each once). */
+function fencesOf(batch: readonly Pending[]): RunFence[] | undefined {
+  const fences = new Map<string, RunFence>();
+  for (const pending of batch) {
+    if (pending.fence) fences.set(pending.envelope.runId, pending.fence);
+  }
+  return fences.size === 0 ? undefined : [...fences.values()];
 }
 
 /**

@@ -26,7 +26,7 @@ export interface PausedRunsOptions {
   active: ActiveRuns;
   executor: Pick<RunExecutor, 'execute'>;
   finisher: Pick<RunFinisher, 'finish'>;
-  leases: Pick<RunLeases, 'resumeClaim'>;
+  leases: Pick<RunLeases, 'resumeClaim' | 'claim'>;
 }
 
 /**
@@ -75,7 +75,13 @@ export class PausedRuns {
       throw new RuntimeError('CONFLICT', `The message run ${run.id} answers is gone`);
     }
     const lastSeq = await this.lastSeq(run);
-    const active = this.o.active.add(run.id, session.id, scope, lastSeq);
+    // The claim the resumed execution writes under (run fencing); the resume carried this
+    // node's claim, so only a node that took the run over since (lease expired) wins it.
+    const claim = await this.o.leases.claim(run.id);
+    if (!claim) {
+      return { run: resumed, lastEventId: lastSeq > 0 ? eventId(run.id, lastSeq) : null };
+    }
+    const active = this.o.active.add(run.id, session.id, scope, lastSeq, claim.fence);
     executeInBackground(
       this.o.executor,
       active,

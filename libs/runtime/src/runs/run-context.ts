@@ -1,6 +1,6 @@
 import type { CircuitBreakerRegistry, CircuitBreakerOptions } from '@cognition/circuit-breaker';
 import type { Session } from '@cognition/contracts';
-import type { Scope, StorageBackend } from '@cognition/storage';
+import type { RunFence, Scope, StorageBackend } from '@cognition/storage';
 import { COGNITION_KWARGS_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
@@ -52,9 +52,33 @@ export interface ActiveRun {
   scope: Scope;
   controller: AbortController;
   emitter: RunEmitter;
+  /**
+   * The claim this process executes the run under (null on a single node): every write of the
+   * run's execution carries it, and storage refuses them once another claim took the run.
+   */
+  fence: RunFence | null;
+  /**
+   * Checked before each model call and tool round: true while this process surely still holds
+   * the run's claim; otherwise it stops the execution (as a refused write does) and answers
+   * false, so a node whose renewals are late does not call the model or run tools for a run
+   * another node may be executing already. Always true on a single node.
+   */
+  claimHeld: () => boolean;
   cancelReason: CancelReason | null;
   /** Settles once the run finished (never rejects). */
   done: Promise<void>;
+}
+
+/**
+ * Storage refused a write of the run under its claim (`RunFencedError`): another claim took it
+ * over. Its execution here stops at once (outcome `lost`, whatever else cancelled it: nothing
+ * more recorded, nothing more emitted) and what the event log still holds of it is dropped.
+ */
+export function stopFenced(run: ActiveRun, log: EventLog): void {
+  run.emitter.abandon();
+  run.cancelReason = 'lost';
+  run.controller.abort();
+  void log.abandon([run.runId], 0);
 }
 
 /** The collaborators every part of the run machinery shares (built once by `RunManager`). */

@@ -1,5 +1,7 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
 import { isTerminalEvent } from '@cognition/contracts';
+import type { RunFence } from '@cognition/storage';
+import { isRunFenced } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
 import { eventId } from '../ids';
 import type { Logger } from '../logger';
@@ -22,6 +24,11 @@ export class RunEmitter {
     readonly runId: string,
     private readonly logger: Logger,
     startSeq = 0,
+    /**
+     * The claim the run is executed under: every append carries it, and once the log refuses
+     * one (another claim took the run over) nothing more is emitted and `onFenced` is called.
+     */
+    private readonly fencing: { fence?: RunFence | null; onFenced?: () => void } = {},
   ) {
     this.seq = startSeq;
   }
@@ -55,9 +62,26 @@ export class RunEmitter {
       at: new Date().toISOString(),
       event,
     };
-    const appended = this.log.append(envelope).catch((error: unknown) => {
-      this.logger.error({ err: error, eventId: envelope.id }, 'event log append failed');
-    });
+    const appended = this.log
+      .append(envelope, this.fencing.fence ?? undefined)
+      .catch((error: unknown) => {
+        if (isRunFenced(error)) {
+          // Another claim holds the run: its new owner numbers events after the last stored
+          // one, so nothing more of ours may be emitted (nor stored, nor published).
+          if (!this.abandoned) {
+            this.abandoned = true;
+            this.logger.warn(
+              { runId: this.runId, eventId: envelope.id },
+              'run fenced: another claim took it over; its events are no longer written here',
+            );
+            this.fencing.onFenced?.();
+          }
+          return;
+        }
+        // Abandoned (handed over, fenced): the log drops what it still held of the run.
+        if (this.abandoned) return;
+        this.logger.error({ err: error, eventId: envelope.id }, 'event log append failed');
+      });
     this.tail = Promise.all([this.tail, appended]).then(() => undefined);
     return envelope;
   }

@@ -11,6 +11,7 @@ import type {
 import { toWireMessage } from '@cognition/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Scope, StorageBackend } from '@cognition/storage';
+import { isRunFenced } from '@cognition/storage';
 import type { CallbackDispatcher, CompletionPayload } from '../callbacks/callback-dispatcher';
 import type { Logger } from '../logger';
 import type { UsageMeter } from '../providers/usage';
@@ -127,13 +128,19 @@ export class RunFinisher {
     let callbackUrl = ending.callbackUrl;
     let callbackConfig: CallbackConfig | null = null;
     try {
-      ({ callbackUrl, callbackConfig } = await this.storage.runs.update(runId, {
-        status,
-        usage,
-        error: runError,
-        finishedAt: new Date(),
-      }));
+      ({ callbackUrl, callbackConfig } = await this.storage.runs.update(
+        runId,
+        { status, usage, error: runError, finishedAt: new Date() },
+        active.fence ?? undefined,
+      ));
     } catch (error) {
+      if (isRunFenced(error)) {
+        // Another claim took the run over while it ended here: the new owner ends it. Nothing
+        // more of ours is recorded, emitted or sent (no callback).
+        this.logger.warn({ runId }, 'run fenced: its end is not recorded here');
+        this.onFinished(active);
+        return;
+      }
       this.logger.error({ err: error, runId }, 'could not record the end of a run');
     }
     await this.deleteScratch(runId, outcome);
@@ -221,12 +228,17 @@ export class RunFinisher {
   ): Promise<void> {
     const { emitter, runId } = active;
     try {
-      await this.storage.runs.update(runId, {
-        status: 'requires_action',
-        pendingAction: action,
-        usage,
-      });
+      await this.storage.runs.update(
+        runId,
+        { status: 'requires_action', pendingAction: action, usage },
+        active.fence ?? undefined,
+      );
     } catch (error) {
+      if (isRunFenced(error)) {
+        this.logger.warn({ runId }, 'run fenced: its pause is not recorded here');
+        this.onFinished(active);
+        return;
+      }
       this.logger.error({ err: error, runId }, 'could not record the pause of a run');
     }
     emitter.emit({ type: 'status', status: 'idle' });

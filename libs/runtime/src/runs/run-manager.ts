@@ -116,7 +116,10 @@ export class RunManager {
     this.queue =
       options.runQueue ?? new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS);
     this.control = options.control ?? new InProcessRunControl();
-    this.active = new ActiveRuns(this.control, options.eventLog, logger);
+    // A run's execution checks its claim before each model call and tool round (run fencing).
+    this.active = new ActiveRuns(this.control, options.eventLog, logger, (run) =>
+      this.leases.surelyHeld(run),
+    );
     this.leases = new RunLeases(
       options.storage,
       options.cluster ?? null,

@@ -1,7 +1,8 @@
 import type { AgentEventEnvelope, ErrorCode, Run, Session } from '@cognition/contracts';
 import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
-import type { StorageBackend } from '@cognition/storage';
+import type { RunFence, StorageBackend } from '@cognition/storage';
+import { isRunFenced } from '@cognition/storage';
 import type { EventLog } from '../events/event-log';
 import { EVENT_SEQ_WIDTH, eventId, runIdOfEventId, seqOfEventId } from '../ids';
 import type { Logger } from '../logger';
@@ -91,41 +92,58 @@ export class RunRecovery {
       if (this.o.active.has(run.id) || !this.o.leases.isClaimable(run, now)) continue;
       if (!this.o.leases.mayTakeMore()) break;
       // Of several nodes recovering at once, the one whose claim wins takes the run.
-      if (!(await this.o.leases.claim(run.id))) continue;
-      const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
-        (e) => e.runId === run.id,
-      );
-      if (this.o.leases.nodeId !== null && run.ownerNode === null && own.length === 0) {
-        // Accepted by a node without a free slot and never claimed: it starts here, afresh.
-        if (await this.adopt(run)) report.adopted.push(run);
-        continue;
+      const claim = await this.o.leases.claim(run.id);
+      if (!claim) continue;
+      // Every write for the run from here on is made under this claim (run fencing).
+      try {
+        await this.takeOver(run, claim.fence ?? undefined, supersededBy.get(run.id), report);
+      } catch (error) {
+        // Another node's claim came after ours (our lease ran out meanwhile): its run now.
+        if (!isRunFenced(error)) throw error;
+        this.o.logger.warn({ runId: run.id }, 'run fenced: another node took it over first');
       }
-      // Whatever the run was doing, no command of it may go on running once this node has it,
-      // least of all one the resumed run will report as "not run again".
-      await this.reapOrphans(run);
-      const by = supersededBy.get(run.id);
-      if (by) {
-        report.superseded.push(await this.supersede(run, own, by));
-        continue;
-      }
-      const ended = own.some((e) => isTerminalEvent(e.event));
-      if (this.o.mode === 'interrupt' || ended) {
-        report.interrupted.push(await this.interrupt(run, own));
-        continue;
-      }
-      const attempt = own.filter((e) => e.event.type === 'resumed').length + 1;
-      if (attempt > this.o.maxRecoveries) {
-        report.failed.push(await this.fail(run, own, attempt - 1));
-        continue;
-      }
-      const resumed = await this.resume(run, own, attempt);
-      if (resumed) report.resumed.push(resumed);
-      else report.interrupted.push(await this.interrupt(run, own));
     }
     const sessions = new Set(pending.map((run) => run.sessionId));
     for (const sessionId of sessions) await this.o.startNext(sessionId);
     report.pendingSessions = sessions.size;
     return report;
+  }
+
+  /** What recovery does with a run it claimed: adopt, supersede, interrupt, fail or resume it. */
+  private async takeOver(
+    run: Run,
+    fence: RunFence | undefined,
+    by: Run | undefined,
+    report: RecoveryReport,
+  ): Promise<void> {
+    const own = (await this.o.log.readAfter(run.sessionId, `${run.id}:`)).events.filter(
+      (e) => e.runId === run.id,
+    );
+    if (this.o.leases.nodeId !== null && run.ownerNode === null && own.length === 0) {
+      // Accepted by a node without a free slot and never claimed: it starts here, afresh.
+      if (await this.adopt(run, fence)) report.adopted.push(run);
+      return;
+    }
+    // Whatever the run was doing, no command of it may go on running once this node has it,
+    // least of all one the resumed run will report as "not run again".
+    await this.reapOrphans(run);
+    if (by) {
+      report.superseded.push(await this.supersede(run, own, by, fence));
+      return;
+    }
+    const ended = own.some((e) => isTerminalEvent(e.event));
+    if (this.o.mode === 'interrupt' || ended) {
+      report.interrupted.push(await this.interrupt(run, own, fence));
+      return;
+    }
+    const attempt = own.filter((e) => e.event.type === 'resumed').length + 1;
+    if (attempt > this.o.maxRecoveries) {
+      report.failed.push(await this.fail(run, own, attempt - 1, fence));
+      return;
+    }
+    const resumed = await this.resume(run, own, attempt, fence);
+    if (resumed) report.resumed.push(resumed);
+    else report.interrupted.push(await this.interrupt(run, own, fence));
   }
 
   /** Best effort: a sandbox that cannot be reached (Docker down) must not keep the run stuck. */
@@ -148,12 +166,12 @@ export class RunRecovery {
     }
   }
 
-  private async adopt(run: Run): Promise<boolean> {
+  private async adopt(run: Run, fence: RunFence | undefined): Promise<boolean> {
     const { storage } = this.o;
     const session = await storage.sessions.get(run.sessionId, {});
     const input = session ? await inputOfRun(storage, run, session) : null;
     if (!session || !input) return false;
-    const active = this.o.active.add(run.id, session.id, {});
+    const active = this.o.active.add(run.id, session.id, {}, 0, fence ?? null);
     executeInBackground(this.o.executor, active, input, {
       runs: this.o.active,
       logger: this.o.logger,
@@ -163,22 +181,36 @@ export class RunRecovery {
   }
 
   /** Finishes what a newer message's `interrupt` or `rollback` asked of a run before the crash. */
-  private async supersede(run: Run, own: AgentEventEnvelope[], by: Run): Promise<Run> {
+  private async supersede(
+    run: Run,
+    own: AgentEventEnvelope[],
+    by: Run,
+    fence: RunFence | undefined,
+  ): Promise<Run> {
     if (by.multitaskStrategy === 'rollback') {
       await this.o.storage.rollbackRun(run.id);
-      await this.terminate(run, own, ROLLED_BACK_MESSAGE, 'ABORTED');
+      await this.terminate(run, own, ROLLED_BACK_MESSAGE, 'ABORTED', fence);
       return run;
     }
-    const updated = await this.o.storage.runs.update(run.id, {
-      status: 'interrupted',
-      error: { code: 'UNAVAILABLE', message: SUPERSEDED_MESSAGE },
-      finishedAt: new Date(),
-    });
-    await this.terminate(run, own, SUPERSEDED_MESSAGE);
+    const updated = await this.o.storage.runs.update(
+      run.id,
+      {
+        status: 'interrupted',
+        error: { code: 'UNAVAILABLE', message: SUPERSEDED_MESSAGE },
+        finishedAt: new Date(),
+      },
+      fence,
+    );
+    await this.terminate(run, own, SUPERSEDED_MESSAGE, 'UNAVAILABLE', fence);
     return updated;
   }
 
-  private async resume(run: Run, own: AgentEventEnvelope[], attempt: number): Promise<Run | null> {
+  private async resume(
+    run: Run,
+    own: AgentEventEnvelope[],
+    attempt: number,
+    fence: RunFence | undefined,
+  ): Promise<Run | null> {
     const { storage } = this.o;
     const session: Session | null = await storage.sessions.get(run.sessionId, {});
     const input = session ? await inputOfRun(storage, run, session, true) : null;
@@ -200,7 +232,7 @@ export class RunRecovery {
       seqOfEventId(own[own.length - 1]?.id ?? '') ?? 0,
       seqOfEventId(voidAfter) ?? 0,
     );
-    const active = this.o.active.add(run.id, session.id, {}, lastSeq);
+    const active = this.o.active.add(run.id, session.id, {}, lastSeq, fence ?? null);
     active.emitter.emit({
       type: 'resumed',
       run_id: run.id,
@@ -216,24 +248,37 @@ export class RunRecovery {
     return run;
   }
 
-  private async interrupt(run: Run, own: AgentEventEnvelope[]): Promise<Run> {
-    const updated = await this.o.storage.runs.update(run.id, {
-      status: 'interrupted',
-      error: { code: 'UNAVAILABLE', message: STOPPED_MESSAGE },
-      finishedAt: new Date(),
-    });
-    await this.terminate(run, own, STOPPED_MESSAGE);
+  private async interrupt(
+    run: Run,
+    own: AgentEventEnvelope[],
+    fence: RunFence | undefined,
+  ): Promise<Run> {
+    const updated = await this.o.storage.runs.update(
+      run.id,
+      {
+        status: 'interrupted',
+        error: { code: 'UNAVAILABLE', message: STOPPED_MESSAGE },
+        finishedAt: new Date(),
+      },
+      fence,
+    );
+    await this.terminate(run, own, STOPPED_MESSAGE, 'UNAVAILABLE', fence);
     return updated;
   }
 
-  private async fail(run: Run, own: AgentEventEnvelope[], recoveries: number): Promise<Run> {
+  private async fail(
+    run: Run,
+    own: AgentEventEnvelope[],
+    recoveries: number,
+    fence: RunFence | undefined,
+  ): Promise<Run> {
     const message = `The run was cut off by a server crash ${recoveries + 1} times (resumed ${recoveries} times, the limit); it is not resumed again`;
-    const updated = await this.o.storage.runs.update(run.id, {
-      status: 'failed',
-      error: { code: 'UNAVAILABLE', message },
-      finishedAt: new Date(),
-    });
-    await this.terminate(run, own, message);
+    const updated = await this.o.storage.runs.update(
+      run.id,
+      { status: 'failed', error: { code: 'UNAVAILABLE', message }, finishedAt: new Date() },
+      fence,
+    );
+    await this.terminate(run, own, message, 'UNAVAILABLE', fence);
     return updated;
   }
 
@@ -243,13 +288,16 @@ export class RunRecovery {
     own: AgentEventEnvelope[],
     message: string,
     code: ErrorCode = 'UNAVAILABLE',
+    fence?: RunFence,
   ): Promise<void> {
     if (own.some((e) => isTerminalEvent(e.event))) return;
     const lastId = own[own.length - 1]?.id;
     // Nothing of the run survived (in-memory log): take the highest sequence number so the
     // event sorts after anything a client may have seen before the restart.
     const startSeq = lastId ? (seqOfEventId(lastId) ?? 0) : 10 ** EVENT_SEQ_WIDTH - 2;
-    const emitter = new RunEmitter(this.o.log, run.sessionId, run.id, this.o.logger, startSeq);
+    const emitter = new RunEmitter(this.o.log, run.sessionId, run.id, this.o.logger, startSeq, {
+      fence: fence ?? null,
+    });
     emitter.emit({ type: 'error', code, message });
     await emitter.flush();
   }

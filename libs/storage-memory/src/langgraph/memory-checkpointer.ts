@@ -19,12 +19,15 @@ import {
   copyCheckpoint,
   getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
+import type { RunFence } from '@cognition/storage';
 import {
   MESSAGES_CHANNEL,
   ROOT_CHECKPOINT_NS,
+  RunFencedError,
   StorageError,
   checkpointMessages,
   keepsItems,
+  runFenceOf,
 } from '@cognition/storage';
 import type { ChannelSource } from './memory-array-channels';
 import {
@@ -56,6 +59,8 @@ export interface CheckpointProjector {
     messages: BaseMessage[],
     base?: MessagesBase,
   ): void;
+  /** Run fencing: whether the run is still held under the fence (none given: always). */
+  fenceHolds?(fence: RunFence): boolean;
 }
 
 /** One checkpoint as `MemorySaver` keeps it: serialized checkpoint, metadata, parent id. */
@@ -280,6 +285,21 @@ export class ProjectingMemorySaver extends MemorySaver {
     }
   }
 
+  /** Pending writes under a run's fence are refused once another claim took the run. */
+  override async putWrites(
+    ...args: Parameters<MemorySaver['putWrites']>
+  ): ReturnType<MemorySaver['putWrites']> {
+    this.checkFence(args[0]);
+    return super.putWrites(...args);
+  }
+
+  private checkFence(config: RunnableConfig): void {
+    const fence = runFenceOf(config);
+    if (fence && this.projector.fenceHolds && !this.projector.fenceHolds(fence)) {
+      throw new RunFencedError([fence.runId]);
+    }
+  }
+
   override async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
@@ -317,7 +337,8 @@ export class ProjectingMemorySaver extends MemorySaver {
     ]);
 
     // From here to the return nothing awaits: checkpoint, channel sources and projection land
-    // together, against the parent as it is now.
+    // together, against the parent as it is now (and under the run's fence as it is now).
+    this.checkFence(config);
     if (sessionId !== undefined && this.projector.sessionOfThread(threadId) !== sessionId)
       throw StorageError.sessionNotFound(sessionId);
     const isLatest =

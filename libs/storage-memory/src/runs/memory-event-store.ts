@@ -1,5 +1,10 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import type { AppendRetention, EventStore, StoredEventPage } from '@cognition/storage';
+import type {
+  AppendRetention,
+  EventStore,
+  RunFence,
+  StoredEventPage,
+} from '@cognition/storage';
 import { clone } from '../clone';
 
 interface SessionEvents {
@@ -12,14 +17,23 @@ interface SessionEvents {
 export class MemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, SessionEvents>();
 
-  constructor(private readonly sessionExists: (sessionId: string) => boolean) {}
+  constructor(
+    private readonly sessionExists: (sessionId: string) => boolean,
+    /** Whether a run is still held under the fence (the runs' claim numbers). */
+    private readonly fenceHolds: (fence: RunFence) => boolean = () => true,
+  ) {}
 
   async append(
     envelopes: readonly AgentEventEnvelope[],
     retention?: AppendRetention,
-  ): Promise<void> {
+    fences?: readonly RunFence[],
+  ): Promise<string[]> {
+    // Checked before anything is written: the append is one atomic step (nothing runs between
+    // the check and the writes in this process).
+    const refused = (fences ?? []).filter((f) => !this.fenceHolds(f)).map((f) => f.runId);
     for (const envelope of envelopes) {
       if (!this.sessionExists(envelope.sessionId)) continue;
+      if (refused.includes(envelope.runId)) continue;
       let held = this.sessions.get(envelope.sessionId);
       if (!held) {
         held = { events: [], evictedUpTo: null };
@@ -31,6 +45,7 @@ export class MemoryEventStore implements EventStore {
     }
     for (const sessionId of retention?.sessionIds ?? [])
       await this.trim(sessionId, retention?.keep ?? 0);
+    return refused;
   }
 
   listAfter(sessionId: string, after: string | undefined, limit: number): Promise<StoredEventPage> {

@@ -13,8 +13,8 @@ import {
   holdsSession,
   isActiveRunStatus,
 } from '@cognition/contracts';
-import type { SettlePausedChange } from '@cognition/storage';
-import { StorageError, parseInput } from '@cognition/storage';
+import type { RunFence, SettlePausedChange } from '@cognition/storage';
+import { RunFencedError, StorageError, parseInput } from '@cognition/storage';
 import { clone as copy } from '../clone';
 import type { MemoryState, RunExtras } from '../memory-state';
 
@@ -83,14 +83,16 @@ export class MemoryRuns {
     this.state.runExtras.set(id, {
       pendingInput: data.pendingInput ? copy(data.pendingInput) : null,
       baseCheckpointId: null,
+      claim: 0,
     });
     return { run, created: true };
   }
 
-  update(id: string, input: UpdateRunInput): Run {
+  update(id: string, input: UpdateRunInput, fence?: RunFence): Run {
     const data = parseInput(UpdateRunInputSchema, input, 'run update');
     const current = this.state.runs.get(id);
     if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+    if (fence && !this.fenceHolds(fence)) throw new RunFencedError([id]);
     if (data.status !== undefined && holdsSession(data.status)) {
       const active = this.activeRunOf(current.sessionId);
       if (active && active.id !== id) {
@@ -145,6 +147,8 @@ export class MemoryRuns {
           };
     this.state.runs.set(id, copy(next));
     this.onChanged(current, next);
+    // Resumed for a node: a claim like `claim`'s (what executed the run before is fenced out).
+    if (change.status === 'queued') this.nextClaim(id);
     return copy(next);
   }
 
@@ -232,16 +236,36 @@ export class MemoryRuns {
     return copy(next);
   }
 
-  claim(id: string, node: string, now: Date, until: Date): boolean {
+  claim(id: string, node: string, now: Date, until: Date): number | null {
     const run = this.state.runs.get(id);
-    if (!run || !isActiveRunStatus(run.status)) return false;
+    if (!run || !isActiveRunStatus(run.status)) return null;
     const free =
       run.ownerNode === null ||
       run.ownerNode === node ||
       (run.leaseExpiresAt !== null && run.leaseExpiresAt < now);
-    if (!free) return false;
+    if (!free) return null;
     this.state.runs.set(id, { ...run, ownerNode: node, leaseExpiresAt: new Date(until) });
-    return true;
+    return this.nextClaim(id);
+  }
+
+  /** Whether the run is still held under `fence` (its node and claim number). */
+  fenceHolds(fence: RunFence): boolean {
+    const run = this.state.runs.get(fence.runId);
+    return (
+      run !== undefined &&
+      run.ownerNode === fence.ownerNode &&
+      (this.state.runExtras.get(fence.runId)?.claim ?? 0) === fence.claim
+    );
+  }
+
+  private nextClaim(id: string): number {
+    let extras = this.state.runExtras.get(id);
+    if (!extras) {
+      extras = { pendingInput: null, baseCheckpointId: null, claim: 0 };
+      this.state.runExtras.set(id, extras);
+    }
+    extras.claim += 1;
+    return extras.claim;
   }
 
   renewLease(id: string, node: string, until: Date): boolean {

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '@cognition/contracts';
-import { StorageError } from '@cognition/storage';
+import { runFenceOf, StorageError } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { BaseCheckpointSaver, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
 import type {
@@ -260,7 +260,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       // (retention); a subgraph namespace goes whole (thread delete) or newest first (rollback).
       const holders = checkpointNs === '' ? foreignHolders(known, checkpoint.id) : [];
       const stored = await guard('Cannot store checkpoint', () =>
-        this.sql.putCheckpoint(row, bound, holders),
+        this.sql.putCheckpoint(row, bound, holders, runFenceOf(config)),
       );
       if (stored) {
         this.recent.remember(threadId, checkpointNs, checkpoint.id, known);
@@ -323,7 +323,9 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     // A batch of only special writes (error, interrupt, ...) replaces the task's previous ones;
     // regular writes are first-wins, so a retried task cannot change what was recorded.
     const replace = writes.every(([channel]) => specialIndex(channel) !== undefined);
-    await guard('Cannot store checkpoint writes', () => this.sql.insertWrites(rows, replace));
+    await guard('Cannot store checkpoint writes', () =>
+      this.sql.insertWrites(rows, replace, runFenceOf(config)),
+    );
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -1,5 +1,10 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
-import type { AppendRetention, EventStore, StoredEventPage } from '@cognition/storage';
+import type {
+  AppendRetention,
+  EventStore,
+  RunFence,
+  StoredEventPage,
+} from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';
@@ -17,34 +22,56 @@ import { pgUtc, rawDate, sqliteTimestamp } from '../db/raw-select';
 const SQLITE_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, created_at)
   SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
   ON CONFLICT DO NOTHING`;
-const POSTGRES_INSERT = `INSERT INTO run_events (session_id, id, run_id, event, created_at)
-  SELECT v.session_id, v.id, v.run_id, v.event, v.at AT TIME ZONE 'UTC'
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-    AS v(session_id, id, run_id, event, at)
-  WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
-  ON CONFLICT DO NOTHING`;
+/**
+ * Run fencing (PostgreSQL), in the append's own statement: `refused` is the runs of the fences
+ * ($6 run ids, $7 owners, $8 claim numbers) no longer held under them. The run rows that do hold
+ * are share-locked until the statement commits: a claim (an UPDATE of the row) waits for the
+ * append, or the append waits for the claim and re-checks the row it left (refused then).
+ */
+const POSTGRES_REFUSED = `refused AS (
+    SELECT f.run_id FROM unnest($6::text[], $7::text[], $8::int[]) AS f(run_id, owner, claim)
+    WHERE NOT EXISTS (
+      SELECT 1 FROM runs r
+      WHERE r.id = f.run_id AND r.owner_node = f.owner AND r.lease_attempt = f.claim
+      FOR SHARE
+    )
+  )`;
+const POSTGRES_INSERT = `WITH ${POSTGRES_REFUSED},
+  inserted AS (
+    INSERT INTO run_events (session_id, id, run_id, event, created_at)
+    SELECT v.session_id, v.id, v.run_id, v.event, v.at AT TIME ZONE 'UTC'
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+      AS v(session_id, id, run_id, event, at)
+    WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
+      AND NOT EXISTS (SELECT 1 FROM refused x WHERE x.run_id = v.run_id)
+    ON CONFLICT DO NOTHING
+  )
+  SELECT run_id FROM refused`;
 
 /**
  * PostgreSQL: the append and the trim of `retention`'s sessions as one statement. Its CTEs
  * share one snapshot, so the boundary (the id `keep` places below the newest, as the trim's)
  * is taken over the stored ids and the batch's together; the batch's rows at or below it are
  * not inserted, the stored ones are deleted: what an append then a trim leave. $1–$5 the
- * events (as POSTGRES_INSERT's), $6 the sessions to trim, $7 the number kept.
+ * events and $6–$8 the fences (as POSTGRES_INSERT's), $9 the sessions to trim, $10 the number
+ * kept.
  */
-const POSTGRES_INSERT_RETAINED = `WITH v AS (
+const POSTGRES_INSERT_RETAINED = `WITH ${POSTGRES_REFUSED},
+  v AS (
     SELECT v.session_id, v.id, v.run_id, v.event, v.at
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
       AS v(session_id, id, run_id, event, at)
     WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
+      AND NOT EXISTS (SELECT 1 FROM refused x WHERE x.run_id = v.run_id)
   ),
   boundary AS (
     SELECT t.session_id, (
       SELECT ids.id FROM (
         SELECT e.id FROM run_events e WHERE e.session_id = t.session_id
         UNION SELECT v.id FROM v WHERE v.session_id = t.session_id
-      ) ids ORDER BY ids.id DESC LIMIT 1 OFFSET $7::int
+      ) ids ORDER BY ids.id DESC LIMIT 1 OFFSET $10::int
     ) AS id
-    FROM unnest($6::text[]) AS t(session_id)
+    FROM unnest($9::text[]) AS t(session_id)
   ),
   inserted AS (
     INSERT INTO run_events (session_id, id, run_id, event, created_at)
@@ -56,28 +83,41 @@ const POSTGRES_INSERT_RETAINED = `WITH v AS (
   deleted AS (
     DELETE FROM run_events e USING boundary b
     WHERE e.session_id = b.session_id AND e.id <= b.id
+  ),
+  marked AS (
+    INSERT INTO run_event_trims (session_id, evicted_up_to)
+    SELECT session_id, id FROM boundary WHERE id IS NOT NULL
+    ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to
   )
-  INSERT INTO run_event_trims (session_id, evicted_up_to)
-  SELECT session_id, id FROM boundary WHERE id IS NOT NULL
-  ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to`;
+  SELECT run_id FROM refused`;
+
+/** SQLite: whether a run is held under a fence (read in the append's transaction). */
+const SQLITE_FENCE = `SELECT 1 AS held FROM runs WHERE id = ? AND owner_node = ? AND lease_attempt = ?`;
 
 async function insertNew(
   raw: RawConnection,
   envelopes: readonly AgentEventEnvelope[],
   retention: AppendRetention | undefined,
-): Promise<void> {
+  fences: readonly RunFence[],
+): Promise<string[]> {
   if (raw.provider === 'sqlite') {
-    await inSqliteTransaction(raw.connection, (session) => {
+    return inSqliteTransaction(raw.connection, (session) => {
+      // In the append's transaction (SQLite serialises them): no claim comes in between.
+      const check = session.prepare<{ held: number }>(SQLITE_FENCE);
+      const refused = fences
+        .filter((f) => check.get(f.runId, f.ownerNode, f.claim) === undefined)
+        .map((f) => f.runId);
       const insert = session.prepare(SQLITE_INSERT);
       for (const e of envelopes) {
+        if (refused.includes(e.runId)) continue;
         const at = sqliteTimestamp(new Date(e.at));
         insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), at, e.sessionId);
       }
       for (const sessionId of retention?.sessionIds ?? []) {
         trimOnSqlite(session, sessionId, retention?.keep ?? 0);
       }
+      return refused;
     });
-    return;
   }
   // One statement is one atomic commit on its own: no BEGIN/COMMIT round trips around it (a
   // flush of the event log's group commit is then one round trip, its retention included).
@@ -88,8 +128,11 @@ async function insertNew(
     envelopes.map((e) => e.runId),
     envelopes.map((e) => JSON.stringify(e.event)),
     envelopes.map((e) => e.at),
+    fences.map((f) => f.runId),
+    fences.map((f) => f.ownerNode),
+    fences.map((f) => f.claim),
   ];
-  await raw.pool.query(
+  const result = await raw.pool.query<{ run_id: string }>(
     retention === undefined || retention.sessionIds.length === 0
       ? { name: 'cognition_append_run_events', text: POSTGRES_INSERT, values: events }
       : {
@@ -98,6 +141,7 @@ async function insertNew(
           values: [...events, [...retention.sessionIds], Math.max(0, retention.keep)],
         },
   );
+  return result.rows.map((row) => row.run_id);
 }
 
 /** SQLite: a page of events and the session's eviction mark, under one hold of the connection. */
@@ -191,15 +235,20 @@ export class PrismaEventStore implements EventStore {
     this.raw = requireRawConnection(db, 'The event store');
   }
 
-  append(envelopes: readonly AgentEventEnvelope[], retention?: AppendRetention): Promise<void> {
-    if (envelopes.length === 0 && !retention?.sessionIds.length) return Promise.resolve();
+  append(
+    envelopes: readonly AgentEventEnvelope[],
+    retention?: AppendRetention,
+    fences: readonly RunFence[] = [],
+  ): Promise<string[]> {
+    if (envelopes.length === 0 && !retention?.sessionIds.length) return Promise.resolve([]);
+    // Sorted: concurrent appends share-lock run rows in one order.
+    const sorted = [...fences].sort((a, b) => (a.runId < b.runId ? -1 : 1));
     return guard('append events', async () => {
       // A session deleted between the existence check and the insert (Postgres) makes the
       // statement fail on the foreign key; the retry no longer inserts its events.
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await insertNew(this.raw, envelopes, retention);
-          return;
+          return await insertNew(this.raw, envelopes, retention, sorted);
         } catch (error) {
           if (!isForeignKeyViolation(error) || attempt >= 3) throw error;
         }

@@ -11,10 +11,10 @@ import { toRun } from '../mapping';
  */
 export const SQLITE_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
   multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node, lease_expires_at,
-  pending_action, kwargs, usage, error, created_at, started_at, finished_at, updated_at`;
+  lease_attempt, pending_action, kwargs, usage, error, created_at, started_at, finished_at, updated_at`;
 export const POSTGRES_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
   multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node,
-  ${pgUtc('lease_expires_at')},
+  ${pgUtc('lease_expires_at')}, lease_attempt,
   pending_action, kwargs, usage, error, ${pgUtc('created_at')}, ${pgUtc('started_at')},
   ${pgUtc('finished_at')}, ${pgUtc('updated_at')}`;
 
@@ -67,6 +67,8 @@ export interface RawRunRow {
   callback_config: string | null;
   owner_node: string | null;
   lease_expires_at: unknown;
+  /** The claim number (run fencing): not part of `Run`. */
+  lease_attempt?: number;
   pending_action: string | null;
   kwargs: string | null;
   usage: string | null;

@@ -5,7 +5,7 @@ import {
   PendingRunInputSchema,
   UpdateRunInputSchema,
 } from '@cognition/contracts';
-import type { RunStore, SettlePausedChange } from '@cognition/storage';
+import type { RunFence, RunStore, SettlePausedChange } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
 import { applyRunUsage, lockRunRow } from '../analytics/usage-records';
 import type { PrismaDb } from '../db/db';
@@ -24,7 +24,32 @@ import { PrismaRunCallbacks } from './run-callbacks';
 import { readRuns, RUN_READS } from './run-reads';
 import type { NewRunRow, RunPatch } from './run-statements';
 import { insertRunRaw, updateRunRaw } from './run-writes';
-import { RunVersions } from './run-writes-postgres';
+import type { VersionedRawRow } from './run-writes-postgres';
+import { RETURNING, RunVersions, split } from './run-writes-postgres';
+import { sqliteTimestamp } from '../db/raw-select';
+import { pgTimestamp } from '../analytics/usage-upsert';
+
+/**
+ * The claim: a conditional update that increments the claim number and answers it (one
+ * statement on either provider). On PostgreSQL it answers the row with its version too, so the
+ * run writes that follow (the start) are guarded by it without a read.
+ */
+const CLAIM = {
+  /** Values: node, until, id, node, now. */
+  sqlite: `UPDATE runs SET owner_node = ?, lease_expires_at = ?, lease_attempt = lease_attempt + 1
+    WHERE id = ? AND status IN ('queued', 'running')
+      AND (owner_node IS NULL OR owner_node = ? OR lease_expires_at < ?)
+    RETURNING lease_attempt`,
+  /** Values: id, node, now, until. */
+  postgres: {
+    name: 'cognition_run_claim',
+    text: `UPDATE runs SET owner_node = $2, lease_expires_at = ${pgTimestamp('$4')},
+        lease_attempt = lease_attempt + 1
+      WHERE id = $1 AND status IN ('queued', 'running')
+        AND (owner_node IS NULL OR owner_node = $2 OR lease_expires_at < ${pgTimestamp('$3')})
+      RETURNING ${RETURNING}`,
+  },
+};
 
 export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
   private lastCreatedAt = 0;
@@ -109,7 +134,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
     });
   }
 
-  async update(id: string, input: UpdateRunInput): Promise<Run> {
+  async update(id: string, input: UpdateRunInput, fence?: RunFence): Promise<Run> {
     const data = parseInput(UpdateRunInputSchema, input, 'run update');
     return guard('update run', async () => {
       const patch: RunPatch = { updatedAt: new Date() };
@@ -132,7 +157,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         // The run and its contribution to the session's usage records change atomically, from
         // the run's current version (run-writes.ts): concurrent writers of one run or one
         // session queue.
-        const updated = await updateRunRaw(this.raw, this.versions, id, patch);
+        const updated = await updateRunRaw(this.raw, this.versions, id, patch, fence);
         if (!updated) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
         return updated;
       } catch (error) {
@@ -203,6 +228,8 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
                 status: 'queued',
                 ownerNode: change.ownerNode ?? null,
                 leaseExpiresAt: change.leaseExpiresAt ?? null,
+                // Resumed for a node: a claim (what executed the run before is fenced out).
+                leaseAttempt: { increment: 1 },
               }
             : {
                 status: 'aborted',
@@ -222,17 +249,26 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
     );
   }
 
-  claim(id: string, node: string, now: Date, until: Date): Promise<boolean> {
+  claim(id: string, node: string, now: Date, until: Date): Promise<number | null> {
     return guard('claim run', async () => {
-      const { count } = await this.db.run.updateMany({
-        where: {
-          id,
-          status: { in: ['queued', 'running'] },
-          OR: [{ ownerNode: null }, { ownerNode: node }, { leaseExpiresAt: { lt: now } }],
-        },
-        data: { ownerNode: node, leaseExpiresAt: until },
+      const raw = this.raw;
+      if (raw.provider === 'sqlite') {
+        const row = await raw.connection.run((session) =>
+          session
+            .prepare<{ lease_attempt: number }>(CLAIM.sqlite)
+            .get(node, sqliteTimestamp(until), id, node, sqliteTimestamp(now)),
+        );
+        return row ? Number(row.lease_attempt) : null;
+      }
+      const result = await raw.pool.query<VersionedRawRow>({
+        ...CLAIM.postgres,
+        values: [id, node, now, until],
       });
-      return count === 1;
+      const row = result.rows[0];
+      if (!row) return null;
+      const entry = split(row);
+      this.versions.set(id, entry);
+      return Number(entry.row.lease_attempt);
     });
   }
 

@@ -1,4 +1,6 @@
 import type { Run, RunStatus } from '@cognition/contracts';
+import type { RunFence } from '@cognition/storage';
+import { RunFencedError } from '@cognition/storage';
 import { holdsSession } from '@cognition/contracts';
 import type pg from 'pg';
 import {
@@ -44,11 +46,11 @@ interface VersionedRow {
 }
 
 /** What the statements read back: the run's columns and the version they form. */
-const RETURNING = `${POSTGRES_COLUMNS}, xmin::text AS row_version`;
+export const RETURNING = `${POSTGRES_COLUMNS}, xmin::text AS row_version`;
 
-type VersionedRawRow = RawRunRow & { row_version: string };
+export type VersionedRawRow = RawRunRow & { row_version: string };
 
-function split(returned: VersionedRawRow): VersionedRow {
+export function split(returned: VersionedRawRow): VersionedRow {
   const { row_version: version, ...row } = returned;
   return { row, version };
 }
@@ -113,6 +115,7 @@ export async function insertRunOnPostgres(
     callback_config: row.callbackConfig,
     owner_node: row.ownerNode,
     lease_expires_at: row.leaseExpiresAt,
+    lease_attempt: 0,
     pending_action: null,
     kwargs: row.kwargs,
     usage: null,
@@ -156,16 +159,30 @@ function guardedText(statement: PatchStatement): string {
   return text;
 }
 
+/** Whether `row` is held under `fence` (none: always). */
+export function fenceHolds(row: RawRunRow, fence: RunFence | undefined): boolean {
+  return (
+    fence === undefined ||
+    (row.owner_node === fence.ownerNode && Number(row.lease_attempt ?? 0) === fence.claim)
+  );
+}
+
 /**
  * Updates the run and replaces its contribution to the session's usage records. One statement
  * when the version this store holds (or reads) is still the row's; otherwise the locked
  * transaction. `null` when there is no such run.
+ *
+ * With a fence, the guarded statement runs only when the version it is guarded by holds the
+ * fence (the statement then writes exactly that version, so the fence held when it wrote; no
+ * parameter more); otherwise the locked transaction checks the fence on the locked row and
+ * refuses (RunFencedError) without writing.
  */
 export async function updateRunOnPostgres(
   pool: pg.Pool,
   versions: RunVersions,
   id: string,
   patch: RunPatch,
+  fence?: RunFence,
 ): Promise<Run | null> {
   const statement = patchStatement(patch);
   let known = versions.get(id);
@@ -174,6 +191,10 @@ export async function updateRunOnPostgres(
     const found = read.rows[0];
     if (!found) return null;
     known = split(found);
+  }
+  if (!fenceHolds(known.row, fence)) {
+    versions.delete(id);
+    return updateLocked(pool, versions, id, patch, statement, fence);
   }
   const before = fromRaw(known.row);
   const after = fromRaw(applyPatch(known.row, patch));
@@ -194,7 +215,7 @@ export async function updateRunOnPostgres(
   }
   // The row changed since the version was taken (or is gone): nothing was written.
   versions.delete(id);
-  return updateLocked(pool, versions, id, patch, statement);
+  return updateLocked(pool, versions, id, patch, statement, fence);
 }
 
 /** The transaction: the row locked and read, updated, its usage replaced. */
@@ -204,6 +225,7 @@ function updateLocked(
   id: string,
   patch: RunPatch,
   statement: PatchStatement,
+  fence: RunFence | undefined,
 ): Promise<Run | null> {
   return inPostgresTransaction(pool, async (client) => {
     const read = await client.query<RawRunRow>({
@@ -213,6 +235,7 @@ function updateLocked(
     });
     const current = read.rows[0];
     if (!current) return null;
+    if (!fenceHolds(current, fence)) throw new RunFencedError([id]);
     const written = await client.query<VersionedRawRow>({
       name: `cognition_run_update_${statement.mask}`,
       text: `UPDATE runs SET ${statement.postgresSet} WHERE id = $${statement.postgresParams + 1}

@@ -1,4 +1,6 @@
 import type { Run } from '@cognition/contracts';
+import type { RunFence } from '@cognition/storage';
+import { RunFencedError } from '@cognition/storage';
 import { applyRunUsageOnSqlite } from '../analytics/usage-upsert';
 import type { RawConnection } from '../db/raw-connections';
 import { inSqliteTransaction } from '../db/raw-connections';
@@ -8,7 +10,7 @@ import { fromRaw } from './run-reads';
 import type { NewRunRow, RunPatch } from './run-statements';
 import { CURRENT, INSERT, insertValues, patchStatement, patchValues } from './run-statements';
 import type { RunVersions } from './run-writes-postgres';
-import { insertRunOnPostgres, updateRunOnPostgres } from './run-writes-postgres';
+import { fenceHolds, insertRunOnPostgres, updateRunOnPostgres } from './run-writes-postgres';
 
 /**
  * The run writes of every turn (create, then start and finish through `update`) as prepared
@@ -47,12 +49,17 @@ export function updateRunRaw(
   versions: RunVersions,
   id: string,
   patch: RunPatch,
+  fence?: RunFence,
 ): Promise<Run | null> {
-  if (raw.provider === 'postgresql') return updateRunOnPostgres(raw.pool, versions, id, patch);
+  if (raw.provider === 'postgresql') {
+    return updateRunOnPostgres(raw.pool, versions, id, patch, fence);
+  }
   const statement = patchStatement(patch);
   return inSqliteTransaction(raw.connection, (session) => {
     const current = session.prepare<RawRunRow>(CURRENT.sqlite).get(id);
     if (!current) return null;
+    // In the write's transaction (SQLite serialises them): a claim cannot come in between.
+    if (!fenceHolds(current, fence)) throw new RunFencedError([id]);
     const updated = fromRaw(
       session
         .prepare<RawRunRow>(statement.sqlite)

@@ -1,4 +1,5 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { RunFence } from './runs';
 
 /** A page of a session's stored events (see `EventStore.listAfter`). */
 export interface StoredEventPage {
@@ -31,8 +32,18 @@ export interface EventStore {
    * each of its sessions is then trimmed as `trim(sessionId, keep)` would, in the same atomic
    * write: the event log's flush of a terminal event and its retention are one round trip
    * where a database would need two.
+   *
+   * With `fences` (at most one per run), the envelopes of a fenced run are stored only while
+   * the run is held under its fence, checked in the same atomic write (on PostgreSQL the run
+   * row is share-locked by the statement, so a claim waits for it or it sees the claim); the
+   * envelopes of runs whose fence no longer holds are skipped, the others stored. Answers the
+   * ids of the runs refused (empty when none).
    */
-  append(envelopes: readonly AgentEventEnvelope[], retention?: AppendRetention): Promise<void>;
+  append(
+    envelopes: readonly AgentEventEnvelope[],
+    retention?: AppendRetention,
+    fences?: readonly RunFence[],
+  ): Promise<string[]>;
   /** Events of the session with an id greater than `after` (all when undefined), in id order. */
   listAfter(sessionId: string, after: string | undefined, limit: number): Promise<StoredEventPage>;
   /**

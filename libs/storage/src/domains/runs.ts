@@ -6,6 +6,7 @@ import type {
   RunError,
   UpdateRunInput,
 } from '@cognition/contracts';
+import { StorageError } from '../errors';
 
 /**
  * A completion-callback delivery not yet finished (delivered, or given up): what the next
@@ -34,6 +35,66 @@ export type SettlePausedChange =
   | { status: 'queued'; ownerNode?: string | null; leaseExpiresAt?: Date | null }
   | { status: 'aborted'; error: RunError; finishedAt: Date };
 
+/**
+ * The claim a run's executor holds: the node and the claim number (`runs.claim` answers it;
+ * every claim of the run, by any node, increments it). A write made under a fence is stored
+ * only while the run is still held under exactly this claim (the check is part of the write's
+ * own statement or transaction, never a read before it); otherwise it is refused with
+ * {@link RunFencedError} and stores nothing. A write without a fence is unconditional (one
+ * node, or a write that is not an executor's).
+ */
+export interface RunFence {
+  runId: string;
+  ownerNode: string;
+  claim: number;
+}
+
+/**
+ * A write refused because the run is no longer held under the writer's fence: another claim
+ * took it over (the writer lost its lease). Nothing of the write was stored; the writer must
+ * stop executing the run and store nothing more for it.
+ */
+export class RunFencedError extends StorageError {
+  readonly fenced = true;
+
+  constructor(readonly runIds: readonly string[]) {
+    super(
+      'CONFLICT',
+      `Run ${runIds.join(', ')} was taken over by another claim: this write was refused`,
+    );
+  }
+}
+
+/**
+ * Where a run's executor puts its fence in the LangGraph config it runs the graph with
+ * (`configurable`): the checkpointer stores the checkpoints and pending writes of such a config
+ * only while the run is held under it (RunFencedError otherwise, nothing written).
+ */
+export const RUN_FENCE_KEY = 'cognition_run_fence';
+
+/** The fence of a LangGraph config (`configurable[RUN_FENCE_KEY]`), if it carries one. */
+export function runFenceOf(
+  config: { configurable?: Record<string, unknown> } | undefined,
+): RunFence | undefined {
+  const value = config?.configurable?.[RUN_FENCE_KEY] as Partial<RunFence> | undefined;
+  if (
+    typeof value?.runId === 'string' &&
+    typeof value.ownerNode === 'string' &&
+    typeof value.claim === 'number'
+  ) {
+    return { runId: value.runId, ownerNode: value.ownerNode, claim: value.claim };
+  }
+  return undefined;
+}
+
+/** Whether `error` is a {@link RunFencedError} (also across copies of this package). */
+export function isRunFenced(error: unknown): error is RunFencedError {
+  return (
+    error instanceof RunFencedError ||
+    (typeof error === 'object' && error !== null && (error as { fenced?: unknown }).fenced === true)
+  );
+}
+
 export interface RunStore {
   /**
    * Creates a run. At most one active (`queued` | `running`) run per session, enforced
@@ -52,11 +113,14 @@ export interface RunStore {
    */
   promote(id: string): Promise<Run>;
   /**
-   * Claims an active run for `node` until `until`: true when it was unowned, already `node`'s,
-   * or its owner's lease expired before `now` — a conditional update, so of several nodes
-   * claiming at once exactly one wins. false for a run that is not active or missing.
+   * Claims an active run for `node` until `until`: succeeds when it was unowned, already
+   * `node`'s, or its owner's lease expired before `now` — a conditional update, so of several
+   * nodes claiming at once exactly one wins. Every successful claim increments the run's claim
+   * number and answers it (≥ 1): with `node` it is the fence (`RunFence`) of the writes made
+   * under this claim, which every later claim (even by the same node) invalidates. null for a
+   * run that is not active or missing, or held by another node.
    */
-  claim(id: string, node: string, now: Date, until: Date): Promise<boolean>;
+  claim(id: string, node: string, now: Date, until: Date): Promise<number | null>;
   /** Extends `node`'s lease of an active run to `until`; false when `node` no longer owns it. */
   renewLease(id: string, node: string, until: Date): Promise<boolean>;
   /**
@@ -72,8 +136,11 @@ export interface RunStore {
   listPending(sessionId?: string): Promise<Run[]>;
   /** The message a run was created `pending` with (kept after it started); null otherwise. */
   pendingInput(id: string): Promise<PendingRunInput | null>;
-  /** Throws RUN_NOT_FOUND. */
-  update(id: string, input: UpdateRunInput): Promise<Run>;
+  /**
+   * Throws RUN_NOT_FOUND. With `fence`, stored only while the run is held under it (in the
+   * update's own statement or transaction): otherwise RunFencedError, nothing written.
+   */
+  update(id: string, input: UpdateRunInput, fence?: RunFence): Promise<Run>;
   get(id: string): Promise<Run | null>;
   /** Runs of a session, newest first. */
   list(sessionId: string): Promise<Run[]>;

@@ -6,6 +6,8 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { StorageErrorCode } from '../errors';
 import { StorageError } from '../errors';
 import type { StorageBackend } from '../backend';
+import type { RunFence } from '../domains/runs';
+import { RUN_FENCE_KEY } from '../domains/runs';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,7 +68,14 @@ export async function putMessagesCheckpoint(
   backend: StorageBackend,
   threadId: string,
   messages: BaseMessage[],
-  options: { checkpointId?: string; namespace?: string; step?: number; parentId?: string } = {},
+  options: {
+    checkpointId?: string;
+    namespace?: string;
+    step?: number;
+    parentId?: string;
+    /** Written under this run fence (as a run's executor writes). */
+    fence?: RunFence;
+  } = {},
 ): Promise<string> {
   const id = options.checkpointId ?? nextCheckpointId();
   const step = options.step ?? messages.length;
@@ -83,6 +92,7 @@ export async function putMessagesCheckpoint(
         checkpoint_ns: options.namespace ?? '',
         // The saver records the config's checkpoint as the new one's parent.
         ...(options.parentId !== undefined ? { checkpoint_id: options.parentId } : {}),
+        ...(options.fence ? { [RUN_FENCE_KEY]: options.fence } : {}),
       },
     },
     checkpoint,

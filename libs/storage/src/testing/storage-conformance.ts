@@ -15,6 +15,7 @@ import { projectionTests } from './messages/projection';
 import { registryTests } from './registry';
 import { scheduleTests } from './schedules';
 import { leaseTests } from './runs/leases';
+import { fencingTests } from './runs/fencing';
 import { pausedTests } from './runs/paused';
 import { multitaskTests } from './runs/pending';
 import { graphRunTests } from './runs/graph-kwargs';
@@ -60,6 +61,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     multitaskTests(ctx);
     graphRunTests(ctx);
     leaseTests(ctx);
+    fencingTests(ctx);
     pausedTests(ctx);
     eventTests(ctx);
     activityTests(ctx);

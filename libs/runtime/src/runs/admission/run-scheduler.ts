@@ -443,8 +443,9 @@ export class RunScheduler {
    */
   private async start(run: Run, input: RunInput, scope: Scope): Promise<void> {
     if (this.o.leases.deferStart()) return;
-    if (!(await this.o.leases.claim(run.id))) return;
-    const active = this.o.active.add(run.id, input.session.id, scope);
+    const claim = await this.o.leases.claim(run.id);
+    if (!claim) return;
+    const active = this.o.active.add(run.id, input.session.id, scope, 0, claim.fence);
     executeInBackground(this.o.executor, active, input, {
       runs: this.o.active,
       logger: this.o.logger,

@@ -1,8 +1,9 @@
-import type { Scope } from '@cognition/storage';
+import type { RunFence, Scope } from '@cognition/storage';
 import type { EventLog } from '../../events/event-log';
 import type { Logger } from '../../logger';
 import type { RunControlChannel } from './ports';
 import type { ActiveRun, CancelReason } from '../run-context';
+import { stopFenced } from '../run-context';
 import { RunEmitter } from '../run-emitter';
 
 /**
@@ -16,16 +17,37 @@ export class ActiveRuns {
     private readonly control: RunControlChannel,
     private readonly log: EventLog,
     private readonly logger: Logger,
+    /** Whether this process surely still holds a run's claim (`RunLeases.surelyHeld`). */
+    private readonly surelyHeld: (run: ActiveRun) => boolean = () => true,
   ) {}
 
   /** Registers a run accepted by this process; `done` is set by whoever starts it. */
-  add(runId: string, sessionId: string, scope: Scope, startSeq = 0): ActiveRun {
+  add(
+    runId: string,
+    sessionId: string,
+    scope: Scope,
+    startSeq = 0,
+    fence: RunFence | null = null,
+  ): ActiveRun {
     const run: ActiveRun = {
       runId,
       sessionId,
       scope,
       controller: new AbortController(),
-      emitter: new RunEmitter(this.log, sessionId, runId, this.logger, startSeq),
+      emitter: new RunEmitter(this.log, sessionId, runId, this.logger, startSeq, {
+        fence,
+        onFenced: () => this.fenced(run),
+      }),
+      fence,
+      claimHeld: () => {
+        if (fence === null || this.surelyHeld(run)) return true;
+        this.logger.warn(
+          { runId },
+          'stopped executing a run whose claim may have run out (late renewals): nothing more is called or stored here',
+        );
+        stopFenced(run, this.log);
+        return false;
+      },
       cancelReason: null,
       done: Promise.resolve(),
     };
@@ -43,6 +65,15 @@ export class ActiveRuns {
     if (!entry) return;
     entry.stopListening();
     this.runs.delete(runId);
+  }
+
+  /**
+   * Storage refused a write of the run under its claim: another claim took it over. Its
+   * executor stops at once (outcome `lost`: nothing more recorded, nothing more emitted) and
+   * what the event log still holds of it is dropped.
+   */
+  fenced(run: ActiveRun): void {
+    stopFenced(run, this.log);
   }
 
   /** Cancels a run of this process directly (not through the control channel). */

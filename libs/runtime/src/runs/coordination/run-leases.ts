@@ -1,5 +1,5 @@
 import type { Run } from '@cognition/contracts';
-import type { StorageBackend } from '@cognition/storage';
+import type { RunFence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../../logger';
 import type { ActiveRun } from '../run-context';
 import type { ActiveRuns } from './active-runs';
@@ -82,16 +82,22 @@ export class RunLeases {
     };
   }
 
-  /** Claims `runId` for this node (always true on a single node). */
-  async claim(runId: string): Promise<boolean> {
-    if (!this.cluster) return true;
+  /**
+   * Claims `runId` for this node: null when another node holds it; else the fence every write
+   * of the execution that follows carries (null on a single node, where nothing is fenced: no
+   * other process writes the run).
+   */
+  async claim(runId: string): Promise<{ fence: RunFence | null } | null> {
+    if (!this.cluster) return { fence: null };
     const now = new Date();
-    return this.storage.runs.claim(
+    const ownerNode = this.cluster.nodeId;
+    const claim = await this.storage.runs.claim(
       runId,
-      this.cluster.nodeId,
+      ownerNode,
       now,
       new Date(now.getTime() + this.cluster.leaseMs),
     );
+    return claim === null ? null : { fence: { runId, ownerNode, claim } };
   }
 
   /**
@@ -112,6 +118,20 @@ export class RunLeases {
       run.leaseExpiresAt === null ||
       run.leaseExpiresAt < now
     );
+  }
+
+  /**
+   * Whether this node surely still holds `run`'s claim: its last stored renewal (or, for a run
+   * claimed since the previous round, that round plus a lease) holds at least a third of a
+   * lease more. Renewals come every third of a lease, so a node whose renewals are on time
+   * always passes; one stalled past that (under load, partitioned, its database restarting)
+   * stops before another node can take the run over, instead of calling the model for a run
+   * that may be executing elsewhere. Always true on a single node.
+   */
+  surelyHeld(run: ActiveRun): boolean {
+    if (!this.cluster) return true;
+    const heldUntil = this.heldUntil.get(run) ?? this.previousRound + this.cluster.leaseMs;
+    return Date.now() + this.cluster.leaseMs / 3 < heldUntil;
   }
 
   /** Starts renewing the claims of the runs this node executes. */

@@ -60,6 +60,11 @@ export interface AgentTurnOptions extends ToolCallOptions {
    */
   ownsRun?: () => boolean;
   /**
+   * Checked before each model call and tool round: false when this process may no longer hold
+   * the run's claim (it has then stopped the run; see `ActiveRun.claimHeld`).
+   */
+  claimHeld?: () => boolean;
+  /**
    * Fits each model call into the agent's context budget (see `createCompactor`); absent: the
    * model sees the whole thread (strategy `none`, subagents).
    */
@@ -136,7 +141,7 @@ export class AgentTurn implements AgentGraphSteps {
     context: ContextState | null,
   ): Promise<{ message: AIMessage | null; context?: ContextState | null }> {
     const { signal, agent, compactor, resolved } = this.options;
-    if (signal.aborted) return { message: null };
+    if (signal.aborted || this.options.claimHeld?.() === false) return { message: null };
     let prepared = compactor ? await this.compact(compactor, history, context, false) : null;
     if (signal.aborted) return { message: null };
     let input = prepared?.input ?? [
@@ -297,6 +302,8 @@ export class AgentTurn implements AgentGraphSteps {
     todos: readonly Todo[],
     decisions?: readonly HitlDecision[],
   ): Promise<{ messages: (ToolMessage | AIMessage)[]; todos?: Todo[] }> {
+    // Stopped here when the claim may have run out: the round fails, nothing of it runs.
+    if (this.options.claimHeld?.() === false) this.checkOwned();
     const { calls, edited } = applyDecisions(message, decisions);
     const messages: (ToolMessage | AIMessage)[] = edited ? [edited] : [];
     let plan: readonly Todo[] = todos;

@@ -1,5 +1,6 @@
 import type { GraphRunKwargs, Session } from '@cognition/contracts';
-import { scopedStore } from '@cognition/storage';
+import type { RunFence } from '@cognition/storage';
+import { isRunFenced, RUN_FENCE_KEY, scopedStore } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command } from '@langchain/langgraph';
 import type {
@@ -12,7 +13,7 @@ import { RuntimeError } from '../../errors';
 import type { Outcome } from '../../run-outcome';
 import type { CompiledUserGraph, UserGraph } from '../../user-graphs/user-graphs';
 import type { ActiveRun, RunContext } from '../run-context';
-import { cancelledOutcome, toRuntimeError } from '../run-context';
+import { cancelledOutcome, stopFenced, toRuntimeError } from '../run-context';
 
 /**
  * A run of a `langgraph.json` graph (docs/langgraph-api.md): the graph streams on the session's
@@ -61,7 +62,7 @@ export async function runGraph(
         `No graph "${kwargs.graph_id}" in this server's langgraph.json`,
       );
     }
-    const config = runConfig(kwargs, session, runId);
+    const config = runConfig(kwargs, session, runId, active.fence);
     const graph = await graphOnStorage(userGraph, ctx.storage.checkpointer, config);
     const state = (await graph.getState(config)) as {
       config: RunnableConfig;
@@ -69,12 +70,16 @@ export async function runGraph(
     };
     const stored = await ctx.storage.runs.get(runId);
     const head = state.config.configurable?.['checkpoint_id'] as string | undefined;
-    await ctx.storage.runs.update(runId, {
-      status: 'running',
-      startedAt: stored?.startedAt ?? new Date(),
-      // What a rollback returns to: the thread's head before the run's first start.
-      ...(stored?.startedAt ? {} : { baseCheckpointId: head ?? null }),
-    });
+    await ctx.storage.runs.update(
+      runId,
+      {
+        status: 'running',
+        startedAt: stored?.startedAt ?? new Date(),
+        // What a rollback returns to: the thread's head before the run's first start.
+        ...(stored?.startedAt ? {} : { baseCheckpointId: head ?? null }),
+      },
+      active.fence ?? undefined,
+    );
     if (!input.resumed) emitter.emit({ type: 'status', status: 'thinking' });
     // A run taken up again continues from its own last checkpoint (LangGraph redoes the step
     // that was cut off); one cut off before its first checkpoint starts over from its input.
@@ -116,6 +121,9 @@ export async function runGraph(
     }
     return signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
   } catch (error) {
+    // Refused under the run's claim: another claim took it over (see run-executor).
+    if (isRunFenced(error)) stopFenced(active, ctx.log);
+    if (active.cancelReason === 'lost') return { kind: 'lost' };
     return signal.aborted && !(error instanceof RuntimeError)
       ? cancelledOutcome(active.cancelReason)
       : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
@@ -173,7 +181,12 @@ function stampingRunIds(saver: BaseCheckpointSaver): BaseCheckpointSaver {
  * The run's config: the caller's, on the session's checkpoint thread, with the run id in the
  * metadata (LangGraph copies it into each checkpoint: how a resumed run finds its own).
  */
-function runConfig(kwargs: GraphRunKwargs, session: Session, runId: string): RunnableConfig {
+function runConfig(
+  kwargs: GraphRunKwargs,
+  session: Session,
+  runId: string,
+  fence: RunFence | null,
+): RunnableConfig {
   const given = kwargs.config as RunnableConfig;
   return {
     ...given,
@@ -182,6 +195,8 @@ function runConfig(kwargs: GraphRunKwargs, session: Session, runId: string): Run
       ...kwargs.context,
       thread_id: session.threadId,
       checkpoint_ns: '',
+      // Checkpoints and writes under the run's claim (never one a caller's config names).
+      [RUN_FENCE_KEY]: fence ?? undefined,
     },
     metadata: { ...given.metadata, run_id: runId, thread_id: session.id },
   };

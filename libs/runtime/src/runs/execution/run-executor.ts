@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ClientTool, HitlDecision, Message, Session, Usage } from '@cognition/contracts';
 import type { ExecutionBackend } from '@cognition/sandbox';
 import type { StorageBackend } from '@cognition/storage';
-import { COGNITION_KWARGS_KEY } from '@cognition/storage';
+import { COGNITION_KWARGS_KEY, isRunFenced, RUN_FENCE_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import { HumanMessage, ToolMessage, isAIMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
@@ -36,7 +36,7 @@ import type { ActiveRuns } from '../coordination/active-runs';
 import type { Outcome } from '../../run-outcome';
 import type { ActiveRun, RunContext } from '../run-context';
 import type { Logger } from '../../logger';
-import { cancelledOutcome, kwargs, toRuntimeError } from '../run-context';
+import { cancelledOutcome, kwargs, stopFenced, toRuntimeError } from '../run-context';
 import type { RunEmitter } from '../run-emitter';
 import type { RunEnding, RunFinisher } from '../run-finisher';
 import type { GraphRunInput } from './graph-run';
@@ -156,7 +156,14 @@ export class RunExecutor {
         resolved.model,
         registry.providers.price(resolved.model, resolved.provider),
       );
-      progress = new UsageProgress(ctx.storage, active.runId, priorUsage, runMeter, ctx.logger);
+      progress = new UsageProgress(
+        ctx.storage,
+        active.runId,
+        priorUsage,
+        runMeter,
+        ctx.logger,
+        active.fence ?? undefined,
+      );
       runMeter.onCall((call) => {
         ctx.observer.modelCall({ runId: active.runId, ...call });
         progress?.record();
@@ -213,6 +220,7 @@ export class RunExecutor {
           return emitter.lastId;
         },
         ownsRun: () => active.cancelReason !== 'lost',
+        claimHeld: active.claimHeld,
         interruptedCalls,
         artifacts,
         ...(workspace.skills ? { skills: workspace.skills } : {}),
@@ -236,7 +244,11 @@ export class RunExecutor {
       // The graph's first read of the head is the one `getState` makes just below.
       const graph = createAgentGraph(turn, new HeadReadReuse(ctx.storage.checkpointer));
       const config = {
-        configurable: { thread_id: session.threadId },
+        configurable: {
+          thread_id: session.threadId,
+          // Checkpoints and pending writes are stored under the run's claim (run fencing).
+          ...(active.fence ? { [RUN_FENCE_KEY]: active.fence } : {}),
+        },
         recursionLimit: ctx.maxSteps,
       };
       const state = await graph.getState(config);
@@ -246,11 +258,15 @@ export class RunExecutor {
       // state just read: reading the head once more would decode the whole thread again.
       const head = (state.config.configurable as { checkpoint_id?: string } | undefined)
         ?.checkpoint_id;
-      await ctx.storage.runs.update(active.runId, {
-        status: 'running',
-        startedAt: stored?.startedAt ?? new Date(),
-        ...(firstStart ? { baseCheckpointId: head ?? null } : {}),
-      });
+      await ctx.storage.runs.update(
+        active.runId,
+        {
+          status: 'running',
+          startedAt: stored?.startedAt ?? new Date(),
+          ...(firstStart ? { baseCheckpointId: head ?? null } : {}),
+        },
+        active.fence ?? undefined,
+      );
       let final: { messages?: BaseMessage[] };
       if (input.decisions) {
         // Redoes the `tools` step the run paused in, where `interrupt()` returns the decisions.
@@ -281,10 +297,15 @@ export class RunExecutor {
           ? { kind: 'paused', action: { tool_calls: request.tool_calls } }
           : { kind: 'completed' };
     } catch (error) {
+      // A write refused under the run's claim: another claim took the run over. Stop at once,
+      // recording and emitting nothing more (the new owner finishes the run).
+      if (isRunFenced(error)) stopFenced(active, ctx.log);
       outcome =
-        signal.aborted && !(error instanceof RuntimeError)
-          ? cancelledOutcome(active.cancelReason)
-          : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
+        active.cancelReason === 'lost'
+          ? { kind: 'lost' }
+          : signal.aborted && !(error instanceof RuntimeError)
+            ? cancelledOutcome(active.cancelReason)
+            : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
     }
     mcp?.release();
     await progress?.settled();

@@ -1,5 +1,5 @@
 import type { Usage } from '@cognition/contracts';
-import type { StorageBackend } from '@cognition/storage';
+import type { RunFence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../../logger';
 import type { UsageMeter } from '../../providers/usage';
 import { combineUsage } from '../../providers/usage';
@@ -22,13 +22,15 @@ export class UsageProgress {
     private readonly prior: Usage | null,
     private readonly meter: UsageMeter,
     private readonly logger: Logger,
+    /** The claim the run is executed under (its writes are refused once another took it). */
+    private readonly fence?: RunFence,
   ) {}
 
   /** After a model call the meter counted: stores the run's usage so far. */
   record(): void {
     const usage = combineUsage(this.prior, this.meter.toUsage());
     this.tail = this.tail
-      .then(() => this.storage.runs.update(this.runId, { usage }))
+      .then(() => this.storage.runs.update(this.runId, { usage }, this.fence))
       .then(
         () => undefined,
         // The run goes on: the figures are stored again after its next call and at its end.

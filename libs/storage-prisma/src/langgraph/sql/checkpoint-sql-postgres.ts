@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { RunFence } from '@cognition/storage';
+import { RunFencedError } from '@cognition/storage';
 import { inPostgresTransaction } from '../../db/raw-connections';
 import type {
   CheckpointQuery,
@@ -63,9 +65,51 @@ const UPSERT_CHECKPOINT = {
 };
 
 /**
+ * Run fencing: true when there is no fence ($n null) or the run is held under it ($n run id,
+ * $n+1 owner, $n+2 claim number); the run row is then share-locked until the statement's
+ * transaction commits, so a claim waits for the write or the write sees the claim.
+ */
+function fenceHolds(n: number): string {
+  return `($${n}::text IS NULL OR EXISTS (SELECT 1 FROM runs WHERE id = $${n}::text
+    AND owner_node = $${n + 1}::text AND lease_attempt = $${n + 2}::int FOR SHARE))`;
+}
+const FENCE_HOLDS = {
+  name: 'cognition_fence_holds',
+  text: `SELECT 1 AS held WHERE ${fenceHolds(1)}`,
+};
+
+function fenceValues(fence: RunFence | undefined): unknown[] {
+  return [fence?.runId ?? null, fence?.ownerNode ?? null, fence?.claim ?? null];
+}
+
+/** The fence checked inside a transaction (the run row share-locked until it commits). */
+async function checkFence(client: pg.PoolClient, fence: RunFence | undefined): Promise<void> {
+  if (!fence) return;
+  const held = await client.query({ ...FENCE_HOLDS, values: fenceValues(fence) });
+  if (held.rowCount === 0) throw new RunFencedError([fence.runId]);
+}
+
+/** UPSERT_CHECKPOINT under a fence ($8–$10): no row written (and none returned) when it fails. */
+const UPSERT_CHECKPOINT_FENCED = {
+  name: 'cognition_upsert_checkpoint_fenced',
+  text: `
+  INSERT INTO checkpoints
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea
+  WHERE ${fenceHolds(8)}
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+    parent_checkpoint_id = excluded.parent_checkpoint_id,
+    type = excluded.type,
+    checkpoint = excluded.checkpoint,
+    metadata = excluded.metadata
+  RETURNING 1`,
+};
+
+/**
  * A put with a hook's `GuardedWrites`: `pre` holds a row when every holder exists (and
- * locks them as LOCK_HOLDERS does), the hook's CTEs follow, and the checkpoint row is written
- * only when their `guard` returns one. Parameters $1–$7 are the row, $8 the holders.
+ * locks them as LOCK_HOLDERS does) and the run fence holds, the hook's CTEs follow, and the
+ * checkpoint row is written only when their `guard` returns one. Parameters $1–$7 are the row,
+ * $8 the holders, $9–$11 the fence.
  */
 function guardedPutSql(ctes: string): string {
   return `
@@ -73,6 +117,7 @@ function guardedPutSql(ctes: string): string {
     SELECT 1 WHERE (SELECT count(*) FROM (SELECT checkpoint_id FROM checkpoints
       WHERE thread_id = $1::text AND checkpoint_ns = $2::text AND checkpoint_id = ANY($8::text[])
       FOR KEY SHARE) h) = cardinality($8::text[])
+      AND ${fenceHolds(9)}
   ),
   ${ctes},
   put AS (
@@ -88,16 +133,24 @@ function guardedPutSql(ctes: string): string {
   )
   SELECT count(*)::int AS done, max(version) AS version FROM guard`;
 }
-const GUARDED_FIRST_PARAM = 9;
+const GUARDED_FIRST_PARAM = 12;
 
-/** One statement for any number of rows: the columns travel as arrays. */
+/**
+ * One statement for any number of rows: the columns travel as arrays. $10–$12 the fence: the
+ * rows are inserted only when it holds, and the statement answers whether it did.
+ */
 function insertWritesSql(onConflict: string): string {
   return `
-    INSERT INTO checkpoint_writes
-      (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
-      $7::text[], $8::bytea[], $9::text[])
-    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${onConflict}`;
+    WITH fence AS (SELECT 1 AS held WHERE ${fenceHolds(10)}),
+    inserted AS (
+      INSERT INTO checkpoint_writes
+        (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
+        $7::text[], $8::bytea[], $9::text[])
+      WHERE EXISTS (SELECT 1 FROM fence)
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${onConflict}
+    )
+    SELECT held FROM fence`;
 }
 const INSERT_WRITES_KEEP = {
   name: 'cognition_insert_writes_keep',
@@ -261,6 +314,7 @@ export class PostgresCheckpointSql implements CheckpointSql {
     row: CheckpointRow,
     hook: TransactionHook | undefined,
     holders: readonly string[],
+    fence?: RunFence,
   ): Promise<boolean> {
     const values = [
       row.threadId,
@@ -272,7 +326,15 @@ export class PostgresCheckpointSql implements CheckpointSql {
       row.metadata,
     ];
     if (!hook && holders.length === 0) {
-      await this.pool.query({ ...UPSERT_CHECKPOINT, values });
+      if (!fence) {
+        await this.pool.query({ ...UPSERT_CHECKPOINT, values });
+        return true;
+      }
+      const fenced = await this.pool.query({
+        ...UPSERT_CHECKPOINT_FENCED,
+        values: [...values, ...fenceValues(fence)],
+      });
+      if (fenced.rowCount === 0) throw new RunFencedError([fence.runId]);
       return true;
     }
     // A plan made from what this process wrote last may be stale: then one more, from a read.
@@ -282,7 +344,7 @@ export class PostgresCheckpointSql implements CheckpointSql {
       const result = await this.pool.query<{ done: number; version: string | null }>({
         name: `cognition_guarded_put_${planned.name}`,
         text: guardedPutSql(planned.ctes(GUARDED_FIRST_PARAM)),
-        values: [...values, holders, ...planned.values],
+        values: [...values, holders, ...fenceValues(fence), ...planned.values],
       });
       const written = result.rows[0];
       if (written?.done === 1) {
@@ -294,6 +356,7 @@ export class PostgresCheckpointSql implements CheckpointSql {
       if (planned.planned !== 'remembered') break;
     }
     return inPostgresTransaction(this.pool, async (client) => {
+      await checkFence(client, fence);
       if (holders.length > 0) {
         const found = await client.query({
           ...LOCK_HOLDERS,
@@ -307,8 +370,8 @@ export class PostgresCheckpointSql implements CheckpointSql {
     });
   }
 
-  async insertWrites(rows: WriteRow[], replace: boolean): Promise<void> {
-    await this.pool.query({
+  async insertWrites(rows: WriteRow[], replace: boolean, fence?: RunFence): Promise<void> {
+    const result = await this.pool.query({
       ...(replace ? INSERT_WRITES_REPLACE : INSERT_WRITES_KEEP),
       values: [
         rows.map((row) => row.threadId),
@@ -320,8 +383,10 @@ export class PostgresCheckpointSql implements CheckpointSql {
         rows.map((row) => row.type),
         rows.map((row) => row.value),
         rows.map((row) => row.taskPath),
+        ...fenceValues(fence),
       ],
     });
+    if (result.rowCount === 0 && fence) throw new RunFencedError([fence.runId]);
   }
 
   async deleteThread(threadId: string): Promise<void> {

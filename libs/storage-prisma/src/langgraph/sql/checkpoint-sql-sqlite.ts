@@ -1,3 +1,5 @@
+import type { RunFence } from '@cognition/storage';
+import { RunFencedError } from '@cognition/storage';
 import { inSqliteTransaction } from '../../db/raw-connections';
 import type { SqliteConnection, SqliteSession } from '../../db/sqlite-connection';
 import type {
@@ -214,6 +216,7 @@ export class SqliteCheckpointSql implements CheckpointSql {
     row: CheckpointRow,
     hook: TransactionHook | undefined,
     holders: readonly string[],
+    fence?: RunFence,
   ): Promise<boolean> {
     const params = {
       thread: row.threadId,
@@ -227,12 +230,13 @@ export class SqliteCheckpointSql implements CheckpointSql {
     const upsert = (session: SqliteSession): void => {
       session.prepare(UPSERT_CHECKPOINT).run(params);
     };
-    if (!hook && holders.length === 0) {
+    if (!hook && holders.length === 0 && !fence) {
       await this.connection.run(upsert);
       return true;
     }
     // BEGIN IMMEDIATE: the write lock is held from the check to the commit.
     return inSqliteTransaction(this.connection, (session) => {
+      checkFence(session, fence);
       const exists = session.prepare<{ data: number }>(CHECKPOINT_EXISTS);
       for (const id of holders) {
         if (!exists.get({ thread: row.threadId, ns: row.checkpointNs, id })) return false;
@@ -243,11 +247,12 @@ export class SqliteCheckpointSql implements CheckpointSql {
     });
   }
 
-  insertWrites(rows: WriteRow[], replace: boolean): Promise<void> {
+  insertWrites(rows: WriteRow[], replace: boolean, fence?: RunFence): Promise<void> {
     return this.connection.run((session) => {
       const insert = session.prepare(replace ? INSERT_WRITE_REPLACE : INSERT_WRITE_KEEP);
       session.database
         .transaction(() => {
+          checkFence(session, fence);
           for (const row of rows) {
             insert.run({
               thread: row.threadId,
@@ -298,4 +303,15 @@ function toCheckpointRow(row: CheckpointColumns): CheckpointRow {
     checkpoint: ownBytes(row.checkpoint),
     metadata: ownBytes(row.metadata),
   };
+}
+
+/** Run fencing, inside the write's transaction (SQLite serialises them: no claim in between). */
+function checkFence(session: SqliteSession, fence: RunFence | undefined): void {
+  if (!fence) return;
+  const held = session
+    .prepare<{ held: number }>(
+      'SELECT 1 AS held FROM runs WHERE id = ? AND owner_node = ? AND lease_attempt = ?',
+    )
+    .get(fence.runId, fence.ownerNode, fence.claim);
+  if (!held) throw new RunFencedError([fence.runId]);
 }

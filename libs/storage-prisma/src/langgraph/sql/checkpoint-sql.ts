@@ -1,3 +1,4 @@
+import type { RunFence } from '@cognition/storage';
 import type pg from 'pg';
 import type { SqliteSession } from '../../db/sqlite-connection';
 
@@ -60,12 +61,17 @@ export interface CheckpointSql {
     row: CheckpointRow,
     hook: TransactionHook | undefined,
     holders: readonly string[],
+    fence?: RunFence,
   ): Promise<boolean>;
   /**
    * Inserts writes atomically: `replace` overwrites rows with the same
    * `(thread, ns, checkpoint, task, idx)`, otherwise existing rows win.
+   *
+   * With `fence` (either method), the write is stored only while its run is held under it,
+   * checked in the write's own statement or transaction: otherwise RunFencedError, nothing
+   * written.
    */
-  insertWrites(rows: WriteRow[], replace: boolean): Promise<void>;
+  insertWrites(rows: WriteRow[], replace: boolean, fence?: RunFence): Promise<void>;
   /** Deletes the thread's writes and checkpoints (every namespace) in one transaction. */
   deleteThread(threadId: string): Promise<void>;
 }

@@ -14,14 +14,14 @@ export function leaseTests(ctx: SuiteContext): void {
     it('lets a node claim an unowned active run and records owner and expiry', async () => {
       const run = await activeRun();
       expect(run).toMatchObject({ ownerNode: null, leaseExpiresAt: null });
-      expect(await ctx.backend.runs.claim(run.id, 'node-a', at(0), at(15_000))).toBe(true);
+      expect(await ctx.backend.runs.claim(run.id, 'node-a', at(0), at(15_000))).toBe(1);
       expect(await ctx.backend.runs.get(run.id)).toMatchObject({
         ownerNode: 'node-a',
         leaseExpiresAt: at(15_000),
       });
-      // The owner may claim again (a restart of the same node); others may not.
-      expect(await ctx.backend.runs.claim(run.id, 'node-a', at(1000), at(16_000))).toBe(true);
-      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(2000), at(17_000))).toBe(false);
+      // The owner may claim again (a restart of the same node): a new claim number; others may not.
+      expect(await ctx.backend.runs.claim(run.id, 'node-a', at(1000), at(16_000))).toBe(2);
+      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(2000), at(17_000))).toBeNull();
       expect((await ctx.backend.runs.get(run.id))?.ownerNode).toBe('node-a');
     });
 
@@ -29,8 +29,8 @@ export function leaseTests(ctx: SuiteContext): void {
       const run = await activeRun();
       await ctx.backend.runs.claim(run.id, 'node-a', at(0), at(15_000));
       expect(await ctx.backend.runs.renewLease(run.id, 'node-a', at(20_000))).toBe(true);
-      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(19_999), at(30_000))).toBe(false);
-      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(20_001), at(35_000))).toBe(true);
+      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(19_999), at(30_000))).toBeNull();
+      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(20_001), at(35_000))).toBe(2);
       expect(await ctx.backend.runs.renewLease(run.id, 'node-a', at(40_000))).toBe(false);
       expect(await ctx.backend.runs.get(run.id)).toMatchObject({
         ownerNode: 'node-b',
@@ -45,8 +45,8 @@ export function leaseTests(ctx: SuiteContext): void {
       const won = await Promise.all(
         nodes.map((node) => ctx.backend.runs.claim(run.id, node, at(5000), at(20_000))),
       );
-      expect(won.filter(Boolean)).toHaveLength(1);
-      expect((await ctx.backend.runs.get(run.id))?.ownerNode).toBe(nodes[won.indexOf(true)]);
+      expect(won.filter((claim) => claim !== null)).toEqual([2]);
+      expect((await ctx.backend.runs.get(run.id))?.ownerNode).toBe(nodes[won.indexOf(2)]);
     });
 
     it('records a claim made at creation, which other nodes then respect', async () => {
@@ -57,7 +57,7 @@ export function leaseTests(ctx: SuiteContext): void {
         leaseExpiresAt: at(15_000),
       });
       expect(run).toMatchObject({ ownerNode: 'node-a', leaseExpiresAt: at(15_000) });
-      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(1000), at(20_000))).toBe(false);
+      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(1000), at(20_000))).toBeNull();
       expect(await ctx.backend.runs.renewLease(run.id, 'node-a', at(30_000))).toBe(true);
     });
 
@@ -66,8 +66,8 @@ export function leaseTests(ctx: SuiteContext): void {
       await ctx.backend.runs.claim(run.id, 'node-a', at(0), at(15_000));
       await ctx.backend.runs.update(run.id, { status: 'completed' });
       expect(await ctx.backend.runs.renewLease(run.id, 'node-a', at(20_000))).toBe(false);
-      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(30_000), at(40_000))).toBe(false);
-      expect(await ctx.backend.runs.claim(uid('missing'), 'node-a', at(0), at(1))).toBe(false);
+      expect(await ctx.backend.runs.claim(run.id, 'node-b', at(30_000), at(40_000))).toBeNull();
+      expect(await ctx.backend.runs.claim(uid('missing'), 'node-a', at(0), at(1))).toBeNull();
     });
   });
 }

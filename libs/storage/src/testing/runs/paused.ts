@@ -32,7 +32,7 @@ export function pausedTests(ctx: SuiteContext): void {
       });
       // Not listed for recovery, and no node may claim it: no process executes a paused run.
       expect((await ctx.backend.runs.listActive()).map((r) => r.id)).not.toContain(paused.id);
-      expect(await ctx.backend.runs.claim(paused.id, 'node-b', new Date(), new Date())).toBe(false);
+      expect(await ctx.backend.runs.claim(paused.id, 'node-b', new Date(), new Date())).toBeNull();
     });
 
     it('keeps pending runs waiting while a run is paused', async () => {
