@@ -1,11 +1,11 @@
-import { langGraphServerForSpec, sdkFailure } from './testing/langgraph-sdk';
+import { langGraphServerForSpec } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
 import type { ServerDatabase } from './testing/postgres';
 
 /**
  * The LangGraph store API (issue 28) driven by the official SDK's `client.store` against the
  * built server: items put, read, searched (prefix, filter, paging), listed by namespace, expired
- * by TTL and deleted, each tenant confined to its own, and the same store inside a graph's nodes
+ * by TTL (kept alive by reads with `refresh_ttl`) and deleted, each tenant confined to its own, and the same store inside a graph's nodes
  * (`config.store`); bad input named.
  */
 const ALICE = 'e2e-lg-store-alice-0123456789';
@@ -99,6 +99,32 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
     expect(left.items.map((item) => item.key)).toEqual(['kept']);
   });
 
+  it('an item with a short TTL read with refresh_ttl outlives one read without', async () => {
+    const store = lg.alice.store;
+    // 0.02 minutes: 1.2 s each. Every 100 ms one item is read with refresh (a get, a search)
+    // and the other without, until the latter expires.
+    await store.putItem(['session', 'fresh'], 'by-get', { kind: 'g' }, { ttl: 0.02 });
+    await store.putItem(['session', 'fresh'], 'by-search', { kind: 's' }, { ttl: 0.02 });
+    await store.putItem(['session', 'fresh'], 'unread', { kind: 'u' }, { ttl: 0.02 });
+    let expired = false;
+    for (let attempt = 0; attempt < 100 && !expired; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(
+        (await store.getItem(['session', 'fresh'], 'by-get', { refreshTtl: true }))?.value,
+      ).toEqual({ kind: 'g' });
+      const found = await store.searchItems(['session', 'fresh'], {
+        filter: { kind: 's' },
+        refreshTtl: true,
+      });
+      expect(found.items.map((item) => item.key)).toEqual(['by-search']);
+      expired =
+        (await store.getItem(['session', 'fresh'], 'unread', { refreshTtl: false })) === null;
+    }
+    expect(expired).toBe(true);
+    const left = await store.searchItems(['session', 'fresh']);
+    expect(left.items.map((item) => item.key).sort()).toEqual(['by-get', 'by-search']);
+  });
+
   it("keeps each tenant's items to itself", async () => {
     await lg.alice.store.putItem(['shared-name'], 'secret', { owner: 'alice' });
     expect(await lg.bob.store.getItem(['shared-name'], 'secret')).toBeNull();
@@ -147,16 +173,18 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
         ),
       };
     };
-    expect(await send('PUT', '/store/items', { namespace: ['a.b'], key: 'k', value: {} })).toEqual(
-      { status: 422, paths: ['body.namespace.0'] },
-    );
+    expect(await send('PUT', '/store/items', { namespace: ['a.b'], key: 'k', value: {} })).toEqual({
+      status: 422,
+      paths: ['body.namespace.0'],
+    });
     expect(await send('PUT', '/store/items', { namespace: [], key: 'k', value: {} })).toEqual({
       status: 422,
       paths: ['body.namespace'],
     });
-    expect(await send('PUT', '/store/items', { namespace: ['a'], key: 'k', value: [1] })).toEqual(
-      { status: 422, paths: ['body.value'] },
-    );
+    expect(await send('PUT', '/store/items', { namespace: ['a'], key: 'k', value: [1] })).toEqual({
+      status: 422,
+      paths: ['body.value'],
+    });
     expect(
       await send('PUT', '/store/items', { namespace: ['a'], key: 'k', value: {}, ttl: -1 }),
     ).toEqual({ status: 422, paths: ['body.ttl'] });
@@ -168,12 +196,12 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
       await send('POST', '/store/items/search', { namespace_prefix: ['a'], limit: 0 }),
     ).toEqual({ status: 422, paths: ['body.limit'] });
     expect(
-      await send('POST', '/store/items/search', { namespace_prefix: ['a'], refresh_ttl: true }),
+      await send('POST', '/store/items/search', { namespace_prefix: ['a'], refresh_ttl: 'yes' }),
     ).toEqual({ status: 422, paths: ['body.refresh_ttl'] });
+    expect(await send('GET', '/store/items?namespace=a&key=k&refresh_ttl=yes')).toEqual({
+      status: 422,
+      paths: ['query.refresh_ttl'],
+    });
     expect(await lg.alice.store.searchItems(['a'])).toEqual({ items: [] });
-    const failure = await sdkFailure(
-      lg.alice.store.getItem(['a'], 'k', { refreshTtl: true }),
-    );
-    expect(failure.status).toBe(422);
   });
 });

@@ -9,7 +9,13 @@ import type {
   SearchItem,
   SearchOperation,
 } from '@langchain/langgraph-checkpoint';
-import { TtlAwareStore, expiresAtFor, storeFilterMatches, ttlOfPut } from '@cognition/storage';
+import {
+  TtlAwareStore,
+  expiresAtFor,
+  refreshesTtl,
+  storeFilterMatches,
+  ttlOfPut,
+} from '@cognition/storage';
 import { clone } from '../clone';
 
 interface StoredItem {
@@ -19,6 +25,8 @@ interface StoredItem {
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
+  /** The TTL it was written with (minutes), which a refreshing read restarts. */
+  ttlMinutes: number | null;
 }
 
 const namespaceKey = (namespace: readonly string[]): string => JSON.stringify(namespace);
@@ -45,7 +53,8 @@ function matches(namespace: readonly string[], condition: MatchCondition): boole
 
 /**
  * An in-process LangGraph `BaseStore` with TTL (`put(..., { ttl })`, minutes). Expired items are
- * invisible from the instant they expire and are swept on the next write. Values are copied in
+ * invisible from the instant they expire and are swept on the next write. A read with
+ * `{ refreshTtl: true }` moves the expiry of each item it returns to now + its TTL. Values are copied in
  * and out, so callers never share state with the store. Semantic `query` search is not
  * supported (no embeddings): a query is ignored and results are filtered and ordered only.
  */
@@ -102,8 +111,15 @@ export class MemoryStore extends TtlAwareStore {
   }
 
   private getOne(operation: GetOperation): Item | null {
+    const now = this.now();
     const item = this.items.get(namespaceKey(operation.namespace))?.get(operation.key);
-    return item && this.live(item, this.now()) ? this.toItem(item) : null;
+    if (!item || !this.live(item, now)) return null;
+    if (refreshesTtl(operation)) this.refresh(item, now);
+    return this.toItem(item);
+  }
+
+  private refresh(item: StoredItem, now: Date): void {
+    if (item.ttlMinutes !== null) item.expiresAt = expiresAtFor(item.ttlMinutes, now);
   }
 
   private putOne(operation: PutOperation): void {
@@ -125,6 +141,7 @@ export class MemoryStore extends TtlAwareStore {
       createdAt: previous && this.live(previous, now) ? previous.createdAt : now,
       updatedAt: now,
       expiresAt: expiresAtFor(ttl, now),
+      ttlMinutes: ttl,
     });
     this.items.set(bucketKey, bucket);
   }
@@ -150,7 +167,9 @@ export class MemoryStore extends TtlAwareStore {
       );
     const offset = operation.offset ?? 0;
     const limit = operation.limit ?? 10;
-    return found.slice(offset, offset + limit).map((item) => this.toItem(item));
+    const page = found.slice(offset, offset + limit);
+    if (refreshesTtl(operation)) for (const item of page) this.refresh(item, now);
+    return page.map((item) => this.toItem(item));
   }
 
   private listNamespacesOf(operation: ListNamespacesOperation): string[][] {

@@ -3,6 +3,7 @@ import {
   StorageError,
   TtlAwareStore,
   expiresAtFor,
+  refreshesTtl,
   storeFilterMatches,
   ttlOfPut,
 } from '@cognition/storage';
@@ -47,6 +48,7 @@ interface StoreRow {
   value: string;
   createdAt: Date;
   updatedAt: Date;
+  ttlMinutes: number | null;
 }
 
 interface PreparedPut {
@@ -63,6 +65,7 @@ const ROW_SELECT = {
   value: true,
   createdAt: true,
   updatedAt: true,
+  ttlMinutes: true,
 } as const;
 
 /**
@@ -76,7 +79,9 @@ const ROW_SELECT = {
  * - `put(..., { ttl })` (minutes, see `TtlAwareStore`) sets `expires_at`; expired items are
  *   invisible to every read from the instant they expire, are swept by writes and by the
  *   `start()` timer, and a put over an expired item starts it afresh (new `createdAt`).
- *   Reads do not extend a TTL (the in-memory store does not either);
+ *   The TTL is kept (`ttl_minutes`): a get or search with `{ refreshTtl: true }` moves the
+ *   expiry of each item it returns to now + its TTL (only while the item is the version read);
+ *   other reads leave it;
  * - search filters match top-level value fields exactly (deep equality) or with `$eq`, `$ne`,
  *   `$gt`, `$gte`, `$lt`, `$lte`; results are newest `updatedAt` first. There is no vector
  *   index: `query` is ignored and `score` is undefined, as in an InMemoryStore without
@@ -108,9 +113,9 @@ export class PrismaStore extends TtlAwareStore {
       prepared.map((operation): Promise<unknown> => {
         switch (operation.kind) {
           case 'get':
-            return this.getItem(operation.namespace, operation.key, now);
+            return this.getItem(operation.namespace, operation.key, now, operation.refresh);
           case 'search':
-            return this.searchItems(operation.operation, operation.prefix, now);
+            return this.searchItems(operation.operation, operation.prefix, now, operation.refresh);
           case 'list':
             return this.listNamespacesOf(operation.operation, now);
           case 'put':
@@ -154,14 +159,44 @@ export class PrismaStore extends TtlAwareStore {
     this.timer = undefined;
   }
 
-  private async getItem(namespace: string, key: string, now: Date): Promise<Item | null> {
+  private async getItem(
+    namespace: string,
+    key: string,
+    now: Date,
+    refresh: boolean,
+  ): Promise<Item | null> {
     const row = await guard('Cannot read store item', () =>
       this.db.storeItem.findFirst({
         where: { namespace, key, ...live(now) },
         select: ROW_SELECT,
       }),
     );
+    if (row && refresh) await this.refreshTtls([row], now);
     return row ? toItem(row) : null;
+  }
+
+  /**
+   * Moves the expiry of the rows read that carry a TTL to now + that TTL, each only while it is
+   * still the version read (same `updated_at`) and live: a put in between keeps its own expiry.
+   */
+  private async refreshTtls(rows: StoreRow[], now: Date): Promise<void> {
+    const queries = rows.flatMap((row) =>
+      row.ttlMinutes === null
+        ? []
+        : [
+            this.db.storeItem.updateMany({
+              where: {
+                namespace: row.namespace,
+                key: row.key,
+                updatedAt: row.updatedAt,
+                ...live(now),
+              },
+              data: { expiresAt: expiresAtFor(row.ttlMinutes, now) },
+            }),
+          ],
+    );
+    if (queries.length === 0) return;
+    await guard('Cannot refresh store item TTLs', () => this.db.$transaction(queries));
   }
 
   /**
@@ -172,12 +207,18 @@ export class PrismaStore extends TtlAwareStore {
     operation: SearchOperation,
     prefix: string,
     now: Date,
+    refresh: boolean,
   ): Promise<SearchItem[]> {
     const offset = operation.offset ?? 0;
     const limit = operation.limit ?? 10;
     if (limit <= 0) return [];
     const where: Prisma.StoreItemWhereInput = { AND: [live(now), prefixCandidates(prefix)] };
-    const matched: SearchItem[] = [];
+    const matched: StoreRow[] = [];
+    const done = async (): Promise<SearchItem[]> => {
+      const page = matched.slice(offset);
+      if (refresh) await this.refreshTtls(page, now);
+      return page.map((row) => ({ ...toItem(row), score: undefined }));
+    };
     for (let skip = 0; ; skip += SEARCH_PAGE_SIZE) {
       const rows = await guard('Cannot search store items', () =>
         this.db.storeItem.findMany({
@@ -190,12 +231,12 @@ export class PrismaStore extends TtlAwareStore {
       );
       for (const row of rows) {
         if (!namespaceHasPrefix(row.namespace, prefix)) continue;
-        const item = toItem(row);
-        if (!storeFilterMatches(item.value, operation.filter)) continue;
-        matched.push({ ...item, score: undefined });
-        if (matched.length >= offset + limit) return matched.slice(offset);
+        const value = JSON.parse(row.value) as Record<string, unknown>;
+        if (!storeFilterMatches(value, operation.filter)) continue;
+        matched.push(row);
+        if (matched.length >= offset + limit) return done();
       }
-      if (rows.length < SEARCH_PAGE_SIZE) return matched.slice(offset);
+      if (rows.length < SEARCH_PAGE_SIZE) return done();
     }
   }
 
@@ -262,8 +303,15 @@ export class PrismaStore extends TtlAwareStore {
       queries.push(
         this.db.storeItem.upsert({
           where: { namespace_key: id },
-          create: { ...id, value: put.value, createdAt: now, updatedAt: now, expiresAt },
-          update: { value: put.value, updatedAt: now, expiresAt },
+          create: {
+            ...id,
+            value: put.value,
+            createdAt: now,
+            updatedAt: now,
+            expiresAt,
+            ttlMinutes: put.ttlMinutes,
+          },
+          update: { value: put.value, updatedAt: now, expiresAt, ttlMinutes: put.ttlMinutes },
           select: { key: true },
         }),
       );
@@ -274,8 +322,8 @@ export class PrismaStore extends TtlAwareStore {
 }
 
 type PreparedOperation =
-  | { kind: 'get'; namespace: string; key: string }
-  | { kind: 'search'; operation: SearchOperation; prefix: string }
+  | { kind: 'get'; namespace: string; key: string; refresh: boolean }
+  | { kind: 'search'; operation: SearchOperation; prefix: string; refresh: boolean }
   | { kind: 'list'; operation: ListNamespacesOperation }
   | { kind: 'put'; put: PreparedPut };
 
@@ -286,12 +334,14 @@ function prepare(operation: Operation, index: number): PreparedOperation {
     const prefix = encodeNamespace(operation.namespacePrefix, `${field}.namespacePrefix`);
     assertPaging(operation.limit, `${field}.limit`);
     assertPaging(operation.offset, `${field}.offset`);
-    return { kind: 'search', operation, prefix };
+    return { kind: 'search', operation, prefix, refresh: refreshesTtl(operation) };
   }
   if ('namespace' in operation) {
     const namespace = encodeNamespace(operation.namespace, `${field}.namespace`);
     assertStorableString(operation.key, `${field}.key`);
-    if (!('value' in operation)) return { kind: 'get', namespace, key: operation.key };
+    if (!('value' in operation)) {
+      return { kind: 'get', namespace, key: operation.key, refresh: refreshesTtl(operation) };
+    }
     return { kind: 'put', put: preparePut(operation, namespace, field) };
   }
   for (const [i, condition] of (operation.matchConditions ?? []).entries()) {

@@ -162,6 +162,34 @@ export function runPrismaStoreSpecs(provider: DatabaseProvider): void {
       );
     });
 
+    it("keeps each item's TTL: a refreshing read moves expires_at to now + it, nothing else", async () => {
+      await store.put(['r'], 'ttl', { v: 1 }, undefined, { ttl: 10 });
+      await store.put(['r'], 'none', { v: 1 });
+      const expiry = async (key: string) =>
+        (
+          await opened.db.storeItem.findUnique({
+            where: { namespace_key: { namespace: 'r', key } },
+          })
+        )?.expiresAt?.getTime() ?? null;
+      const written = await expiry('ttl');
+      minutes(4);
+      await store.get(['r'], 'ttl');
+      await store.search(['r']);
+      expect(await expiry('ttl')).toBe(written);
+      await store.get(['r'], 'ttl', { refreshTtl: true });
+      expect(await expiry('ttl')).toBe(clock.getTime() + 10 * 60_000);
+      minutes(8);
+      await store.search(['r'], { refreshTtl: true });
+      expect(await expiry('ttl')).toBe(clock.getTime() + 10 * 60_000);
+      expect(await expiry('none')).toBeNull();
+      // A refresh of an expired item does not revive it; a write without a TTL drops the TTL.
+      minutes(11);
+      expect(await store.get(['r'], 'ttl', { refreshTtl: true })).toBeNull();
+      await store.put(['r'], 'ttl', { v: 2 });
+      await store.get(['r'], 'ttl', { refreshTtl: true });
+      expect(await expiry('ttl')).toBeNull();
+    });
+
     it('sweeps expired items on writes once per interval', async () => {
       await store.put(['s'], 'a', { v: 1 }, undefined, { ttl: 1 });
       minutes(6);

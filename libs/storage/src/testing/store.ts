@@ -1,4 +1,5 @@
 import type { BaseStore } from '@langchain/langgraph-checkpoint';
+import type { TtlCapableStore } from '../store/store-ttl';
 import { putWithTtl } from '../store/store-ttl';
 import type { StoreConformanceHarness, StoreHarnessFactory } from './harness';
 import { sleep } from './helpers';
@@ -7,7 +8,7 @@ import { sleep } from './helpers';
  * Registers jest tests proving that a LangGraph `BaseStore` (ours: with TTL support through
  * `put(..., { ttl })`) behaves as the platform expects: put/get/overwrite/delete, search by
  * namespace prefix with filters and limit/offset, listNamespaces with prefix/suffix/maxDepth and
- * paging, TTL expiry, and exact value round-trips. Each test gets a fresh store from `factory`.
+ * paging, TTL expiry and its refresh on read (`{ refreshTtl: true }`), and exact value round-trips. Each test gets a fresh store from `factory`.
  */
 export function runStoreConformance(name: string, factory: StoreHarnessFactory): void {
   describe(`${name}: store conformance`, () => {
@@ -136,6 +137,47 @@ export function runStoreConformance(name: string, factory: StoreHarnessFactory):
       expect((await store.search(['ttl'])).map((item) => item.key)).toEqual(['forever']);
       await store.delete(['ttl'], 'forever');
       expect(await store.listNamespaces({ prefix: ['ttl'] })).toEqual([]);
+    });
+
+    it('extends a TTL on a get or search with refreshTtl, and only then', async () => {
+      const ttlStore: TtlCapableStore = store;
+      // 0.02 minutes: 1.2 s. Both TTL items start alike; one is read with refresh every 100 ms,
+      // the other without, until the latter expires: the refreshed one is then still there.
+      await putWithTtl(store, ['refresh'], 'by-get', { kind: 'g' }, 0.02);
+      await putWithTtl(store, ['refresh'], 'by-search', { kind: 's' }, 0.02);
+      await putWithTtl(store, ['refresh'], 'plain', { kind: 'p' }, 0.02);
+      await store.put(['refresh'], 'no-ttl', { kind: 's' });
+      const written = await store.get(['refresh'], 'by-get');
+      let plainExpired = false;
+      for (let attempt = 0; attempt < 100 && !plainExpired; attempt += 1) {
+        await sleep(100);
+        expect(await ttlStore.get(['refresh'], 'by-get', { refreshTtl: true })).not.toBeNull();
+        const found = await ttlStore.search(['refresh'], {
+          filter: { kind: 's' },
+          refreshTtl: true,
+        });
+        expect(found.map((item) => item.key).sort()).toEqual(['by-search', 'no-ttl']);
+        plainExpired = (await ttlStore.get(['refresh'], 'plain', { refreshTtl: false })) === null;
+      }
+      expect(plainExpired).toBe(true);
+      const refreshed = await store.get(['refresh'], 'by-get');
+      // A refresh moves the expiry only: the item is the one written.
+      expect(refreshed?.value).toEqual({ kind: 'g' });
+      expect(refreshed?.updatedAt).toEqual(written?.updatedAt);
+      expect(refreshed?.createdAt).toEqual(written?.createdAt);
+      expect((await store.search(['refresh'])).map((item) => item.key).sort()).toEqual([
+        'by-get',
+        'by-search',
+        'no-ttl',
+      ]);
+      // The item without a TTL gained none from being read with refresh; the others, read no
+      // more, expire on their own.
+      let refreshedExpired = false;
+      for (let attempt = 0; attempt < 100 && !refreshedExpired; attempt += 1) {
+        await sleep(100);
+        refreshedExpired = (await store.search(['refresh'])).length === 1;
+      }
+      expect((await store.search(['refresh'])).map((item) => item.key)).toEqual(['no-ttl']);
     });
 
     it('round-trips non-ASCII keys and values exactly', async () => {

@@ -24,11 +24,13 @@ const Ttl = z.number().positive().finite().max(5_256_000).nullable();
 const Limit = (fallback: number) => z.number().int().min(1).max(1000).default(fallback);
 const Offset = z.number().int().min(0).max(1_000_000).default(0);
 /**
- * Reading an item does not extend its TTL here (the store keeps when an item expires, not the TTL
- * it was written with): asking for it is refused rather than ignored, so an item never expires
- * earlier than its reader was promised.
+ * `refresh_ttl`: a read that asks for it moves the expiry of each item it returns (written with a
+ * TTL) to now + that TTL. Absent, nothing is refreshed: the SDK sends the field only when its
+ * caller sets `refreshTtl`, and LangGraph's own default for an absent one is its server's TTL
+ * configuration (`refresh_on_read`), which this server has none of; a plain read never changes
+ * how long an item lives here.
  */
-const NO_REFRESH = 'refreshing a TTL on read is not supported: write the item again to extend it';
+const RefreshQuery = z.enum(['true', 'false'], { message: 'must be "true" or "false"' });
 
 export const StorePutSchema = z
   .object({
@@ -51,7 +53,7 @@ export const StoreGetSchema = z
   .object({
     namespace: z.string().default(''),
     key: z.string().min(1),
-    refresh_ttl: z.enum(['false'], { message: NO_REFRESH }).optional(),
+    refresh_ttl: RefreshQuery.optional(),
   })
   .strict();
 
@@ -62,7 +64,7 @@ export const StoreSearchSchema = z
     limit: Limit(10),
     offset: Offset,
     query: z.string().nullish(),
-    refresh_ttl: z.literal(false, { message: NO_REFRESH }).nullish(),
+    refresh_ttl: z.boolean().nullish(),
   })
   .strict();
 
@@ -106,7 +108,9 @@ export class StoreApi {
   async get(req: Request, caller: Caller) {
     const query = parsePart(StoreGetSchema, req.query, 'query');
     const namespace = query.namespace === '' ? [] : query.namespace.split('.');
-    const item = await this.of(caller).get(namespace, query.key);
+    const item = await this.of(caller).get(namespace, query.key, {
+      refreshTtl: query.refresh_ttl === 'true',
+    });
     return item ? wireItem(item) : null;
   }
 
@@ -124,6 +128,7 @@ export class StoreApi {
       offset: body.offset,
       // Without an embedding index a query ranks nothing (LangGraph's own stores do the same).
       ...(body.query ? { query: body.query } : {}),
+      refreshTtl: body.refresh_ttl === true,
     });
     return { items: items.map(wireItem) };
   }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "store_items" ADD COLUMN     "ttl_minutes" DOUBLE PRECISION;
+
