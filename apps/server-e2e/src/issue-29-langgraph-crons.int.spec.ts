@@ -5,13 +5,15 @@ import type { ServerDatabase } from './testing/postgres';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
 import type { ServerProcess } from './testing/server-process';
 import { startServerProcess, tempWorkspace } from './testing/server-process';
-import { sdkFailure, startEchoModel } from './testing/langgraph-sdk';
+import { sdkFailure, startEchoModel, startLangGraphServer } from './testing/langgraph-sdk';
 
 /**
  * The LangGraph API's crons (issue 29) driven by the official SDK's `client.crons.*` against the
  * built server, on SQLite and PostgreSQL: create, createForThread, search, count, update,
  * delete on the schedules' store, an every-second cron firing into its thread, tenancy (another
- * tenant's cron is "Cron not found") and bad input (422 naming the field, nothing stored).
+ * tenant's cron is "Cron not found") and bad input (422 naming the field, nothing stored); and
+ * an every-second cron of a langgraph.json graph's assistant (`echo`) firing graph runs into
+ * its thread.
  */
 const ALICE = 'e2e-crons-alice-0123456789';
 const BOB = 'e2e-crons-bob-0123456789';
@@ -217,6 +219,118 @@ describe.each([
     expect(
       await sdkFailure(alice.crons.create('no-such-assistant', { schedule: '* * * * *' })),
     ).toEqual({ status: 404, body: { detail: 'Assistant not found' } });
+    expect(await alice.crons.count()).toBe(before);
+  });
+});
+
+describe('LangGraph crons of a langgraph.json graph on SQLite (issue 29)', () => {
+  let database: ServerDatabase;
+  let workspace: { dir: string; remove(): void };
+  let server: ServerProcess;
+  let alice: Client;
+
+  beforeAll(async () => {
+    database = await sqliteServerDatabase('cognition-e2e-graph-crons-');
+    workspace = tempWorkspace('cognition-e2e-graph-crons-ws-');
+    ({ server, alice } = await startLangGraphServer(
+      { alice: ALICE, bob: BOB },
+      {
+        ...database.env,
+        COGNITION_WORKSPACE_ROOT: workspace.dir,
+        COGNITION_SCHEDULES_POLL_SECONDS: '0.2',
+      },
+    ));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+    workspace?.remove();
+  });
+
+  it("fires an every-second cron of the echo graph into its thread: graph runs with the cron's input", async () => {
+    const thread = await alice.threads.create();
+    const cron = await alice.crons.createForThread(thread.thread_id, 'echo', {
+      schedule: '* * * * * *',
+      input: { text: 'tick' },
+    });
+    expect(cron).toMatchObject({
+      thread_id: thread.thread_id,
+      schedule: '* * * * * *',
+      enabled: true,
+      payload: { input: { text: 'tick' } },
+    });
+    const runs = await eventually(async () => {
+      const list = await alice.runs.list(thread.thread_id);
+      return list.filter((r) => r.status === 'success').length >= 2 ? list : undefined;
+    }, 30_000);
+    await alice.crons.delete(cron.cron_id);
+    const done = runs.filter((r) => r.status === 'success');
+    expect(done.every((r) => r.thread_id === thread.thread_id)).toBe(true);
+    expect(done[0]).toMatchObject({ kwargs: { graph_id: 'echo', input: { text: 'tick' } } });
+    const [first] = done;
+    if (!first) throw new Error('no run');
+    expect(await alice.runs.join(thread.thread_id, first.run_id)).toEqual({ text: 'echo: tick' });
+    expect((await alice.threads.getState(thread.thread_id)).values).toEqual({
+      text: 'echo: tick',
+    });
+  });
+
+  it('fires a stateless cron of the echo graph on a new thread per firing (kept)', async () => {
+    const cron = await alice.crons.create('echo', {
+      schedule: '* * * * * *',
+      input: { text: 'tock' },
+      onRunCompleted: 'keep',
+    });
+    expect(cron).toMatchObject({ thread_id: null, on_run_completed: 'keep' });
+    const threads = await eventually(async () => {
+      const found = await alice.threads.search({ metadata: { schedule_id: cron.cron_id } });
+      return found.length >= 2 ? found : undefined;
+    }, 30_000);
+    await alice.crons.delete(cron.cron_id);
+    const [thread] = threads;
+    if (!thread) throw new Error('no thread');
+    const [run] = await eventually(async () => {
+      const list = await alice.runs.list(thread.thread_id);
+      return list.some((r) => r.status === 'success') ? list : undefined;
+    }, 30_000);
+    expect(run).toMatchObject({ status: 'success', kwargs: { graph_id: 'echo' } });
+    expect((await alice.threads.getState(thread.thread_id)).values).toEqual({
+      text: 'echo: tock',
+    });
+  });
+
+  it('refuses bad input of a graph cron with a 422 naming the field, storing nothing', async () => {
+    const before = await alice.crons.count();
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': ALICE, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { errors?: { path: string }[] };
+      return { status: res.status, fields: (json.errors ?? []).map((e) => e.path) };
+    };
+    expect(
+      await post('/runs/crons', { assistant_id: 'echo', schedule: '* * * * *', input: 'hi' }),
+    ).toEqual({ status: 422, fields: ['body.input'] });
+    expect(
+      await post('/runs/crons', {
+        assistant_id: 'echo',
+        schedule: '0 0 32 * *',
+        input: { text: 'x' },
+      }),
+    ).toEqual({ status: 422, fields: ['body.schedule'] });
+    // A thread that ran another graph holds that graph's state.
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, 'echo', { input: { text: 'x' } });
+    expect(
+      await post(`/threads/${thread.thread_id}/runs/crons`, {
+        assistant_id: 'agent',
+        schedule: '* * * * *',
+        input: { messages: [] },
+      }),
+    ).toEqual({ status: 422, fields: ['body.assistant_id'] });
     expect(await alice.crons.count()).toBe(before);
   });
 });

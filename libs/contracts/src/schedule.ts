@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdSchema, StringMapSchema } from './common';
 import { MESSAGE_CONTENT_MAX } from './sessions/message';
-import { MultitaskStrategySchema } from './runs/run';
+import { GraphRunKwargsSchema, MultitaskStrategySchema } from './runs/run';
 import { AgentNameSchema, SessionConfigSchema } from './sessions/session';
 
 /**
@@ -17,16 +17,25 @@ export const OnRunCompletedSchema = z.enum(['keep', 'delete']);
 export type OnRunCompleted = z.infer<typeof OnRunCompletedSchema>;
 
 /**
+ * A firing that runs a `langgraph.json` graph instead of sending a message: the kwargs of the
+ * graph run each firing makes (input, config, context), as a thread run of the graph's
+ * assistant takes them. The schedule's `content` is then only a description.
+ */
+const ScheduleGraphSchema = GraphRunKwargsSchema.optional();
+
+/**
  * Where a firing's message goes: one existing session every firing continues (its history
- * grows), or a new session per firing, of `agentName`.
+ * grows), or a new session per firing, of `agentName`. With `graph`, a firing makes a run of
+ * that graph on the session instead of sending `content` to its agent.
  */
 export const ScheduleTargetSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('session'), sessionId: IdSchema }),
+  z.strictObject({ kind: z.literal('session'), sessionId: IdSchema, graph: ScheduleGraphSchema }),
   z.strictObject({
     kind: z.literal('new_session'),
     agentName: AgentNameSchema.default('default'),
     config: SessionConfigSchema.default({}),
     onRunCompleted: OnRunCompletedSchema.default('keep'),
+    graph: ScheduleGraphSchema,
   }),
 ]);
 export type ScheduleTarget = z.output<typeof ScheduleTargetSchema>;

@@ -163,6 +163,7 @@ export async function startServer(
   const scheduling = createScheduling({
     storage,
     runs,
+    graphs,
     nodeId: config.schedules.nodeId,
     logger: logger.child({ component: 'schedules' }),
     allowPrivateCallbacks: config.callbacks.allowPrivateNetwork,

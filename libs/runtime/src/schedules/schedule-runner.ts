@@ -1,4 +1,11 @@
-import type { Schedule, ScheduleFire, ScheduleFireReason, Session } from '@cognition/contracts';
+import { createHash } from 'node:crypto';
+import type {
+  Run,
+  Schedule,
+  ScheduleFire,
+  ScheduleFireReason,
+  Session,
+} from '@cognition/contracts';
 import type { Span } from '@opentelemetry/api';
 import type { ClaimDecision, ClaimedOccurrence, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../logger';
@@ -6,6 +13,7 @@ import { inScheduleFireSpan, setScheduleFireOutcome } from '../telemetry/spans';
 import type {
   FiringOutcome,
   FiringSend,
+  GraphSendInput,
   SendInput,
   SendOptions,
   SendResult,
@@ -19,6 +27,11 @@ export interface ScheduleRunnerOptions {
   storage: StorageBackend;
   /** The run admission (`RunManager.scheduler.send`): a firing is a send like any other. */
   send(input: SendInput, options?: SendOptions): Promise<SendResult>;
+  /**
+   * The admission of a graph run (`RunManager.scheduler.sendGraph`): a schedule whose target has
+   * `graph` fires through it, one firing at a time (never through `admitFirings`).
+   */
+  sendGraph?(input: GraphSendInput): Promise<{ run: Run; created: boolean }>;
   /**
    * The batch admission of `new_session` firings (`RunScheduler.admitFirings`): a pass's are
    * admitted together in one storage write. Without it every firing goes through `send`.
@@ -61,9 +74,17 @@ const PERMANENT = new Set([
   'RUN_IN_PROGRESS',
 ]);
 
-/** The id of the session a `new_session` firing creates: the same on every retry of it. */
+/**
+ * The id of the session a `new_session` firing creates: the same on every retry of it. A UUID
+ * (name-based, version 5 layout, from the schedule id and the due time), so the LangGraph API,
+ * whose thread ids are UUIDs, serves the thread a cron's firing made.
+ */
 export function firingSessionId(scheduleId: string, dueAt: Date): string {
-  return `${scheduleId}-${dueAt.getTime().toString(36)}`;
+  const hash = createHash('sha1').update(`${scheduleId}:${dueAt.toISOString()}`).digest();
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 interface FireOptions {
@@ -224,7 +245,12 @@ export class ScheduleRunner {
     const claimedFrom = Math.min(...group.map((g) => g.claimedFrom));
     const occurrences = group.map((g) => g.c);
     const batched = this.o.admitFirings
-      ? occurrences.filter((c) => c.reason !== null && c.schedule.target.kind === 'new_session')
+      ? occurrences.filter(
+          (c) =>
+            c.reason !== null &&
+            c.schedule.target.kind === 'new_session' &&
+            c.schedule.target.graph === undefined,
+        )
       : [];
     const single = occurrences.filter((c) => !batched.includes(c));
     const [outcomes, batchOutcome] = await Promise.all([
@@ -414,22 +440,7 @@ export class ScheduleRunner {
     const { storage } = this.o;
     try {
       const { sessionId, created } = await this.targetSession(schedule, dueAt, named);
-      const { run } = await this.o.send(
-        {
-          sessionId,
-          scope: schedule.scope,
-          content: schedule.content,
-          metadata: {
-            ...schedule.metadata,
-            schedule_id: schedule.id,
-            schedule_due_at: dueAt.toISOString(),
-          },
-          callbackUrl: schedule.callbackUrl,
-          idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
-          multitaskStrategy: schedule.multitaskStrategy,
-        },
-        created ? { newSession: created } : {},
-      );
+      const { run } = await this.sendFiring(schedule, dueAt, sessionId, created);
       const deleteAfter =
         schedule.target.kind === 'new_session' && schedule.target.onRunCompleted === 'delete';
       const settled = {
@@ -461,6 +472,52 @@ export class ScheduleRunner {
       if (throwOnFailure) throw error;
       return { ...this.fireOf(schedule.id, dueAt, reason), cleanup: 'done' };
     }
+  }
+
+  /**
+   * The firing's run: the schedule's message sent to the session, or, with a `graph` target,
+   * a run of that graph with the schedule's kwargs. Either carries the idempotency key
+   * `schedule:<id>:<due time>`, so a retried firing finds its run.
+   */
+  private async sendFiring(
+    schedule: Schedule,
+    dueAt: Date,
+    sessionId: string,
+    created: Session | null,
+  ): Promise<{ run: Run }> {
+    const idempotencyKey = `schedule:${schedule.id}:${dueAt.toISOString()}`;
+    const { graph } = schedule.target;
+    if (graph !== undefined) {
+      if (!this.o.sendGraph) {
+        throw Object.assign(new Error('graph runs are not served by this node'), {
+          code: 'VALIDATION_ERROR',
+        });
+      }
+      return this.o.sendGraph({
+        sessionId,
+        scope: schedule.scope,
+        kwargs: graph,
+        idempotencyKey,
+        multitaskStrategy: schedule.multitaskStrategy,
+        ...(schedule.callbackUrl ? { callbackUrl: schedule.callbackUrl } : {}),
+      });
+    }
+    return this.o.send(
+      {
+        sessionId,
+        scope: schedule.scope,
+        content: schedule.content,
+        metadata: {
+          ...schedule.metadata,
+          schedule_id: schedule.id,
+          schedule_due_at: dueAt.toISOString(),
+        },
+        callbackUrl: schedule.callbackUrl,
+        idempotencyKey,
+        multitaskStrategy: schedule.multitaskStrategy,
+      },
+      created ? { newSession: created } : {},
+    );
   }
 
   private fireOf(scheduleId: string, dueAt: Date, reason: ScheduleFireReason): ScheduleFire {

@@ -35,6 +35,8 @@ export interface ScheduleServiceOptions {
   validateSessionInput(input: { agentName?: string; config?: SessionConfig }): Promise<void>;
   /** Whether completion callbacks may target loopback/private addresses. */
   allowPrivateCallbacks: boolean;
+  /** Whether `langgraph.json` has this graph (a `target.graph` names one); absent: none. */
+  hasGraph?(graphId: string): boolean;
   clock?: Clock;
 }
 
@@ -192,6 +194,12 @@ export class ScheduleService {
   }
 
   private async checkTarget(target: Schedule['target'], scope: Scope): Promise<void> {
+    if (target.graph !== undefined && !this.o.hasGraph?.(target.graph.graph_id)) {
+      throw RuntimeError.field(
+        'target.graph.graph_id',
+        `no graph "${target.graph.graph_id}" in this server's langgraph.json`,
+      );
+    }
     if (target.kind === 'session') {
       if (!(await this.o.storage.sessions.get(target.sessionId, scope))) {
         throw new RuntimeError('SESSION_NOT_FOUND', `Session not found: ${target.sessionId}`);

@@ -1,5 +1,6 @@
 import type { StorageBackend } from '@cognition/storage';
 import type { Logger } from '../logger';
+import type { UserGraphs } from '../user-graphs/user-graphs';
 import type { RunManager } from '../runs/run-manager';
 import type { ScheduleObserver } from './schedule-observer';
 import { ScheduleRunner } from './schedule-runner';
@@ -21,6 +22,8 @@ export interface SchedulingOptions extends Pick<
   releaseSandbox?: (sessionId: string) => Promise<void>;
   clock?: Clock;
   observer?: ScheduleObserver;
+  /** The graphs of `langgraph.json` a schedule's `target.graph` may name (none: refused). */
+  graphs?: Pick<UserGraphs, 'get'>;
 }
 
 /**
@@ -34,6 +37,7 @@ export function createScheduling(o: SchedulingOptions): {
   const runner = new ScheduleRunner({
     storage: o.storage,
     send: (input, options) => o.runs.scheduler.send(input, options),
+    sendGraph: (input) => o.runs.scheduler.sendGraph(input),
     admitFirings: (firings) => o.runs.scheduler.admitFirings(firings),
     // As the API deletes a session: cancel its run, release its sandbox, then the rows.
     deleteSession: async (sessionId) => {
@@ -56,6 +60,7 @@ export function createScheduling(o: SchedulingOptions): {
     runner,
     validateSessionInput: (input) => o.runs.validateSessionInput(input),
     allowPrivateCallbacks: o.allowPrivateCallbacks,
+    hasGraph: (graphId) => o.graphs?.get(graphId) !== undefined,
     ...(o.clock ? { clock: o.clock } : {}),
   });
   return { runner, service };

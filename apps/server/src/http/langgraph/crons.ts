@@ -1,10 +1,11 @@
 import type { ApiServices, ScheduleApi } from '@cognition/api';
 import { ApiError, describeError } from '@cognition/api';
-import type { PatchScheduleFields, Schedule } from '@cognition/contracts';
+import type { GraphRunKwargs, PatchScheduleFields, Schedule } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { z } from 'zod';
 import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX, systemAssistantId } from './assistants';
+import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
 import type { Runs } from './runs';
 import { RunCreateSchema, humanText } from './runs';
 import type { Threads } from './threads';
@@ -15,7 +16,9 @@ import { JsonObject, LangGraphHttpError, decodeMetadata, encodeMetadata } from '
  * store as `/schedules`, fired by the same scheduler (exactly once across nodes, misfires
  * coalesced). `POST /runs/crons` makes a schedule whose every firing starts a new session of the
  * assistant's agent (`on_run_completed`: delete by default, as LangGraph); a thread's cron
- * continues that session. `cron_id` is the schedule id.
+ * continues that session. `cron_id` is the schedule id. A `langgraph.json` graph's assistant's
+ * cron stores the kwargs of the graph run each firing makes (`input`, `config`, `context` as a
+ * thread run takes them) in its target (`target.graph`).
  */
 
 const RunFields = RunCreateSchema.pick({
@@ -183,40 +186,44 @@ export class Crons {
     return schedules;
   }
 
-  /**
-   * The agent an assistant runs (a stored assistant's is its graph's: a cron keeps the agent,
-   * not the assistant); a graph of langgraph.json cannot be scheduled yet (501).
-   */
-  private async agentOf(assistantId: string, scope: Scope): Promise<string> {
-    const { assistant, target } = await this.assistants.get(assistantId, scope);
-    if (target.kind !== 'agent') {
-      throw new LangGraphHttpError(
-        501,
-        `Crons of langgraph.json graphs are not served yet (graph "${assistant.graph_id}"); see docs/langgraph-api.md`,
-      );
-    }
-    return target.name;
-  }
-
   /** `POST /runs/crons` (thread null) and `POST /threads/{id}/runs/crons`. */
   async create(threadId: string | null, body: CronCreate, scope: Scope): Promise<Cron> {
     refuseNotYet(body);
-    const agent = await this.agentOf(body.assistant_id, scope);
-    const content = humanText(body.input);
+    const { assistant, target: ran } = await this.assistants.get(body.assistant_id, scope);
+    let graph: GraphRunKwargs | undefined;
+    let content: string;
+    let agent = 'default';
+    if (ran.kind === 'graph') {
+      const graphId = ran.graph.graphId;
+      graph = graphKwargs({ graphId, nodes: graphNodes(ran.graph) }, body, assistant);
+      // What a REST reader of the schedule sees: the firing sends no message.
+      content = `run of graph "${graphId}"`;
+    } else {
+      // A stored assistant's cron keeps its graph's agent, not the assistant.
+      agent = ran.name;
+      content = humanText(body.input);
+    }
     let target;
     if (threadId === null) {
       target = {
         kind: 'new_session' as const,
         agentName: agent,
         onRunCompleted: body.on_run_completed ?? ('delete' as const),
+        ...(graph ? { graph } : {}),
       };
     } else {
       if (body.on_run_completed !== undefined) {
         throw refuse('on_run_completed', "only a cron without a thread ends its runs' threads");
       }
       const session = await this.threads.session(threadId, scope);
-      await this.runs.bindAgent(session, agent, scope);
-      target = { kind: 'session' as const, sessionId: session.id };
+      if (graph) {
+        refuseOtherRuns(
+          session.id,
+          graph.graph_id,
+          await this.services.storage.runs.list(session.id),
+        );
+      } else await this.runs.bindAgent(session, agent, scope);
+      target = { kind: 'session' as const, sessionId: session.id, ...(graph ? { graph } : {}) };
     }
     try {
       const schedule = await this.schedules.create(
@@ -252,6 +259,16 @@ export class Crons {
       const current = stored.target.kind === 'new_session' ? stored.target.onRunCompleted : null;
       if (current !== body.on_run_completed) {
         throw refuse('on_run_completed', 'cannot be changed: delete the cron and create it again');
+      }
+    }
+    if (stored.target.graph !== undefined) {
+      for (const field of ['input', 'config', 'context'] as const) {
+        if (body[field] !== undefined) {
+          throw refuse(
+            field,
+            "a graph's cron keeps its run's kwargs: delete the cron and create it again",
+          );
+        }
       }
     }
     const patch: PatchScheduleFields = {
@@ -316,7 +333,12 @@ export class Crons {
     }
     const agents = new Map<string, Promise<string | null>>();
     const crons = await Promise.all(schedules.map((s) => this.view(s, scope, agents)));
-    return crons.filter((c) => assistantId === undefined || c.assistant_id === assistantId);
+    return crons.filter(
+      (c) =>
+        assistantId === undefined ||
+        c.assistant_id === assistantId ||
+        c.assistant_id === filter.assistant_id,
+    );
   }
 
   /** The schedule behind a cron id, in the caller's scope; 404 "Cron not found" otherwise. */
@@ -336,6 +358,7 @@ export class Crons {
     agents = new Map<string, Promise<string | null>>(),
   ): Promise<Cron> {
     const { target } = schedule;
+    if (target.graph !== undefined) return this.graphView(schedule, target.graph);
     let agent: string | null;
     if (target.kind === 'new_session') agent = target.agentName;
     else {
@@ -363,6 +386,35 @@ export class Crons {
       payload: {
         assistant_id: assistantId,
         input: { messages: [{ type: 'human', content: schedule.content }] },
+        multitask_strategy: schedule.multitaskStrategy,
+        ...(schedule.callbackUrl ? { webhook: schedule.callbackUrl } : {}),
+      },
+      user_id: null,
+      next_run_date: schedule.enabled ? (schedule.nextFireAt?.toISOString() ?? null) : null,
+      metadata: decodeMetadata(schedule.metadata),
+      enabled: schedule.enabled,
+    };
+  }
+
+  /** A graph's cron: its assistant and payload are the stored run kwargs'. */
+  private graphView(schedule: Schedule, graph: GraphRunKwargs): Cron {
+    const { target } = schedule;
+    const assistantId = graph.assistant_id ?? systemAssistantId(graph.graph_id);
+    return {
+      cron_id: schedule.id,
+      assistant_id: assistantId,
+      thread_id: target.kind === 'session' ? target.sessionId : null,
+      ...(target.kind === 'new_session' ? { on_run_completed: target.onRunCompleted } : {}),
+      end_time: schedule.endTime?.toISOString() ?? null,
+      schedule: schedule.expression ?? '',
+      timezone: schedule.timezone,
+      created_at: schedule.createdAt.toISOString(),
+      updated_at: schedule.updatedAt.toISOString(),
+      payload: {
+        assistant_id: assistantId,
+        input: graph.input,
+        config: graph.config,
+        context: graph.context,
         multitask_strategy: schedule.multitaskStrategy,
         ...(schedule.callbackUrl ? { webhook: schedule.callbackUrl } : {}),
       },

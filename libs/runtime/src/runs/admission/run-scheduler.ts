@@ -373,6 +373,13 @@ export class RunScheduler {
     return this.withSessionLock(input.sessionId, async () => {
       const { storage } = this.o;
       const session = await requireSession(storage, input.sessionId, input.scope);
+      if (input.idempotencyKey) {
+        const key = input.idempotencyKey;
+        const replayed = (await storage.runs.list(session.id)).find(
+          (r) => r.idempotencyKey === key,
+        );
+        if (replayed) return { run: replayed, created: false };
+      }
       refuseClosed(session);
       if (input.callbackUrl) await this.checkCallbackHost(input.callbackUrl);
       const { active, pending } = await storage.runs.getActiveAndPending(session.id);
@@ -381,6 +388,7 @@ export class RunScheduler {
         id: newRunId(),
         sessionId: session.id,
         callbackUrl: input.callbackUrl ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
         kwargs: input.kwargs,
       };
       if (active || waiting > 0) {
@@ -394,13 +402,15 @@ export class RunScheduler {
         if (created) await this.supersede(active, strategy);
         return { run, created };
       }
-      const { run } = await storage.runs
+      const { run, created } = await storage.runs
         .create({ ...fields, status: 'queued', ...this.o.leases.initialClaim() })
         .catch((error: unknown) => {
           throw (error as { code?: unknown }).code === 'RUN_IN_PROGRESS'
             ? runInProgress(session.id, error)
             : error;
         });
+      // Its idempotency key matched a run stored meanwhile: that run, not started again.
+      if (!created) return { run, created: false };
       const start = { session, callbackUrl: run.callbackUrl, graph: input.kwargs };
       await this.start(run, start, input.scope);
       return { run, created: true };

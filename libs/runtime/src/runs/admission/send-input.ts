@@ -46,6 +46,8 @@ export interface GraphSendInput {
   kwargs: GraphRunKwargs;
   multitaskStrategy?: MultitaskStrategy;
   callbackUrl?: string;
+  /** A key already used on the session returns that run (a schedule's firing retried). */
+  idempotencyKey?: string;
 }
 
 export interface SendResult {
