@@ -136,15 +136,21 @@ export async function startServer(
       admission: () => started.admission(),
       breakers: () => started.breakerSnapshots(),
     });
-    const { resumed, interrupted, failed, callbacks } = await runs.recover();
+    const { resumed, interrupted, failed, settled, callbacks } = await runs.recover();
+    const recovered = resumed.length + interrupted.length + failed.length + settled.length;
     logger.info(
       {
         resumedRuns: resumed.map((run) => run.id),
         interruptedRuns: interrupted.map((run) => run.id),
         failedRuns: failed.map((run) => run.id),
+        ...(settled.length > 0 ? { settledRuns: settled.map((run) => run.id) } : {}),
         pendingCallbacks: callbacks,
       },
-      `Recovered ${resumed.length + interrupted.length + failed.length} run(s) left active by a previous process: ${resumed.length} resumed, ${interrupted.length} marked interrupted, ${failed.length} failed (resumed too often); ${callbacks} pending callback deliveries resumed`,
+      `Recovered ${recovered} run(s) left active by a previous process: ${resumed.length} resumed, ${interrupted.length} marked interrupted, ${failed.length} failed (resumed too often)` +
+        (settled.length > 0
+          ? `, ${settled.length} ended as their stored terminal event says`
+          : '') +
+        `; ${callbacks} pending callback deliveries resumed`,
     );
   } catch (error) {
     await storage.close();

@@ -37,7 +37,7 @@ export interface RunEnding {
   priorUsage?: Usage | null;
 }
 
-const INTERRUPTED_MESSAGE = 'The server shut down during the run';
+export const INTERRUPTED_MESSAGE = 'The server shut down during the run';
 /** Reads of a run's answer for its `done` event before it is sent without it (~10 s in all). */
 const FINAL_ASSISTANT_READS = 20;
 const FINAL_ASSISTANT_RETRY_MS = 500;

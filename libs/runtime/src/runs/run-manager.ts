@@ -323,7 +323,11 @@ export class RunManager {
     this.sweeping = true;
     try {
       const report = await this.recovery.recover();
-      const taken = report.resumed.length + report.interrupted.length + report.failed.length;
+      const taken =
+        report.resumed.length +
+        report.interrupted.length +
+        report.failed.length +
+        report.settled.length;
       if (taken > 0) {
         this.ctx.logger.info(
           { resumedRuns: report.resumed.map((run) => run.id) },

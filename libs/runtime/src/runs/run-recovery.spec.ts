@@ -82,12 +82,41 @@ describe('RunRecovery (interrupt)', () => {
     });
     const active = new ActiveRuns(control, log, silentLogger);
     active.add(local.id, local.sessionId, {});
-    const { interrupted } = await recovery(active).recover();
-    expect(interrupted.map((r) => r.id)).toEqual([ended.id]);
+    const { interrupted, settled } = await recovery(active).recover();
+    // Its clients were told `done`: it completed (its node could not record that in time).
+    expect(interrupted).toEqual([]);
+    expect(settled.map((r) => r.id)).toEqual([ended.id]);
+    expect((await storage.runs.get(ended.id))?.status).toBe('completed');
     expect((await storage.runs.get(local.id))?.status).toBe('running');
     expect((await log.readAfter(ended.sessionId)).events).toHaveLength(1);
     expect((await log.readAfter(local.sessionId)).events).toEqual([]);
     expect(started).toEqual([]);
+  });
+
+  it('ends a run whose stored terminal event is an error as that event says (failed, aborted)', async () => {
+    const failed = await orphan('running');
+    const aborted = await orphan('running');
+    for (const [run, event] of [
+      [failed, { type: 'error', code: 'UNAVAILABLE', message: 'storage unreachable' }],
+      [aborted, { type: 'error', code: 'ABORTED', message: 'The run was aborted' }],
+    ] as const) {
+      await log.append({
+        id: eventId(run.id, 1),
+        sessionId: run.sessionId,
+        runId: run.id,
+        at: '2026-01-01T00:00:00.000Z',
+        event,
+      });
+    }
+    const { settled } = await recovery(new ActiveRuns(control, log, silentLogger)).recover();
+    expect(settled.map((r) => r.id).sort()).toEqual([failed.id, aborted.id].sort());
+    expect(await storage.runs.get(failed.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'UNAVAILABLE', message: 'storage unreachable' },
+    });
+    expect((await storage.runs.get(aborted.id))?.status).toBe('aborted');
+    // No second terminal event.
+    expect((await log.readAfter(failed.sessionId)).events).toHaveLength(1);
   });
 
   it('gives a run that ended without its terminal event (died in between) idle and done, once', async () => {

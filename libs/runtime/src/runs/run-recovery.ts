@@ -1,4 +1,11 @@
-import type { AgentEventEnvelope, ErrorCode, Run, Session } from '@cognition/contracts';
+import type {
+  AgentEvent,
+  AgentEventEnvelope,
+  ErrorCode,
+  Run,
+  Session,
+  UpdateRunInput,
+} from '@cognition/contracts';
 import { isTerminalEvent, toWireMessage } from '@cognition/contracts';
 import type { ExecutionBackendFactory } from '@cognition/sandbox';
 import type { RunFence, StorageBackend } from '@cognition/storage';
@@ -13,7 +20,7 @@ import type { RunLeases } from './coordination/run-leases';
 import { RunEmitter } from './run-emitter';
 import { ROLLED_BACK_MESSAGE, SUPERSEDED_MESSAGE } from './run-context';
 import { inputOfRun } from './admission/user-message';
-import { interruptEvent, usageEventOf } from './run-finisher';
+import { INTERRUPTED_MESSAGE, interruptEvent, usageEventOf } from './run-finisher';
 
 export const STOPPED_MESSAGE = 'The server stopped while the run was active';
 
@@ -54,6 +61,12 @@ export interface RecoveryReport {
   pendingSessions: number;
   /** Queued runs a busy node of the cluster left unclaimed, started here (not resumed). */
   adopted: Run[];
+  /**
+   * Runs whose terminal event is stored but whose end their node could not record (its
+   * database was unreachable then): ended as that event says (`done`: completed, `error`:
+   * aborted, interrupted or failed with its code and message).
+   */
+  settled: Run[];
 }
 
 /**
@@ -75,6 +88,7 @@ export class RunRecovery {
       superseded: [],
       pendingSessions: 0,
       adopted: [],
+      settled: [],
     };
     const pending = await this.o.storage.runs.listPending();
     const supersededBy = new Map<string, Run>();
@@ -131,8 +145,12 @@ export class RunRecovery {
       report.superseded.push(await this.supersede(run, own, by, fence));
       return;
     }
-    const ended = own.some((e) => isTerminalEvent(e.event));
-    if (this.o.mode === 'interrupt' || ended) {
+    const terminal = own.find((e) => isTerminalEvent(e.event))?.event;
+    if (terminal) {
+      report.settled.push(await this.settle(run, terminal, fence));
+      return;
+    }
+    if (this.o.mode === 'interrupt') {
       report.interrupted.push(await this.interrupt(run, own, fence));
       return;
     }
@@ -264,6 +282,21 @@ export class RunRecovery {
     );
     await this.terminate(run, own, STOPPED_MESSAGE, 'UNAVAILABLE', fence);
     return updated;
+  }
+
+  /** Records the end the run's stored terminal event already told its clients. */
+  private async settle(run: Run, terminal: AgentEvent, fence: RunFence | undefined): Promise<Run> {
+    const end: Pick<UpdateRunInput, 'status' | 'error'> =
+      terminal.type === 'done'
+        ? { status: 'completed', error: null }
+        : terminal.type === 'error' && terminal.code === 'ABORTED'
+          ? { status: 'aborted', error: null }
+          : terminal.type === 'error' && terminal.message === INTERRUPTED_MESSAGE
+            ? { status: 'interrupted', error: { code: terminal.code, message: terminal.message } }
+            : terminal.type === 'error'
+              ? { status: 'failed', error: { code: terminal.code, message: terminal.message } }
+              : { status: 'interrupted', error: { code: 'UNAVAILABLE', message: STOPPED_MESSAGE } };
+    return this.o.storage.runs.update(run.id, { ...end, finishedAt: new Date() }, fence);
   }
 
   private async fail(
