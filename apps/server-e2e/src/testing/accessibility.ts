@@ -19,12 +19,23 @@ export interface AccessibilityViolation {
 }
 
 /**
- * Runs axe-core on the page as it is now and returns its serious and critical violations (the
- * dashboard's rule: none), each with its rule id, what it asks for and where. Expect `[]`.
+ * Waits until every animation that ends has ended (a dialog fading in, a menu sliding open):
+ * mid-animation an element is partly transparent, and axe measures the contrast of that frame,
+ * not of what the user reads once it settles. Endless ones (a spinner) are not waited for.
+ */
+const SETTLE_ANIMATIONS = `Promise.all(document.getAnimations()
+  .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+  .map((a) => a.finished.catch(() => undefined)))`;
+
+/**
+ * Runs axe-core on the page once its animations settled and returns its serious and critical
+ * violations (the dashboard's rule: none), each with its rule id, what it asks for and where.
+ * Expect `[]`.
  */
 export async function seriousAccessibilityViolations(
   page: Page,
 ): Promise<AccessibilityViolation[]> {
+  await page.evaluate(SETTLE_ANIMATIONS);
   if (!(await page.evaluate('typeof window.axe !== "undefined"')))
     await page.evaluate((axeSource ??= readFileSync(AXE, 'utf8')));
   const violations = await page.evaluate<
