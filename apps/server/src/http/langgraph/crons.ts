@@ -358,7 +358,15 @@ export class Crons {
     agents = new Map<string, Promise<string | null>>(),
   ): Promise<Cron> {
     const { target } = schedule;
-    if (target.graph !== undefined) return this.graphView(schedule, target.graph);
+    // A graph's cron: its assistant and payload are the stored run kwargs'.
+    if (target.graph !== undefined) {
+      const { graph } = target;
+      return cronView(schedule, graph.assistant_id ?? systemAssistantId(graph.graph_id), {
+        input: graph.input,
+        config: graph.config,
+        context: graph.context,
+      });
+    }
     let agent: string | null;
     if (target.kind === 'new_session') agent = target.agentName;
     else {
@@ -371,57 +379,34 @@ export class Crons {
       }
       agent = await known;
     }
-    const graphId = `${AGENT_GRAPH_PREFIX}${agent ?? 'default'}`;
-    const assistantId = systemAssistantId(graphId);
-    return {
-      cron_id: schedule.id,
-      assistant_id: assistantId,
-      thread_id: target.kind === 'session' ? target.sessionId : null,
-      ...(target.kind === 'new_session' ? { on_run_completed: target.onRunCompleted } : {}),
-      end_time: schedule.endTime?.toISOString() ?? null,
-      schedule: schedule.expression ?? '',
-      timezone: schedule.timezone,
-      created_at: schedule.createdAt.toISOString(),
-      updated_at: schedule.updatedAt.toISOString(),
-      payload: {
-        assistant_id: assistantId,
-        input: { messages: [{ type: 'human', content: schedule.content }] },
-        multitask_strategy: schedule.multitaskStrategy,
-        ...(schedule.callbackUrl ? { webhook: schedule.callbackUrl } : {}),
-      },
-      user_id: null,
-      next_run_date: schedule.enabled ? (schedule.nextFireAt?.toISOString() ?? null) : null,
-      metadata: decodeMetadata(schedule.metadata),
-      enabled: schedule.enabled,
-    };
+    return cronView(schedule, systemAssistantId(`${AGENT_GRAPH_PREFIX}${agent ?? 'default'}`), {
+      input: { messages: [{ type: 'human', content: schedule.content }] },
+    });
   }
+}
 
-  /** A graph's cron: its assistant and payload are the stored run kwargs'. */
-  private graphView(schedule: Schedule, graph: GraphRunKwargs): Cron {
-    const { target } = schedule;
-    const assistantId = graph.assistant_id ?? systemAssistantId(graph.graph_id);
-    return {
-      cron_id: schedule.id,
+/** A schedule as the SDK's cron, for its assistant and what each firing sends. */
+function cronView(schedule: Schedule, assistantId: string, sends: Record<string, unknown>): Cron {
+  const { target } = schedule;
+  return {
+    cron_id: schedule.id,
+    assistant_id: assistantId,
+    thread_id: target.kind === 'session' ? target.sessionId : null,
+    ...(target.kind === 'new_session' ? { on_run_completed: target.onRunCompleted } : {}),
+    end_time: schedule.endTime?.toISOString() ?? null,
+    schedule: schedule.expression ?? '',
+    timezone: schedule.timezone,
+    created_at: schedule.createdAt.toISOString(),
+    updated_at: schedule.updatedAt.toISOString(),
+    payload: {
       assistant_id: assistantId,
-      thread_id: target.kind === 'session' ? target.sessionId : null,
-      ...(target.kind === 'new_session' ? { on_run_completed: target.onRunCompleted } : {}),
-      end_time: schedule.endTime?.toISOString() ?? null,
-      schedule: schedule.expression ?? '',
-      timezone: schedule.timezone,
-      created_at: schedule.createdAt.toISOString(),
-      updated_at: schedule.updatedAt.toISOString(),
-      payload: {
-        assistant_id: assistantId,
-        input: graph.input,
-        config: graph.config,
-        context: graph.context,
-        multitask_strategy: schedule.multitaskStrategy,
-        ...(schedule.callbackUrl ? { webhook: schedule.callbackUrl } : {}),
-      },
-      user_id: null,
-      next_run_date: schedule.enabled ? (schedule.nextFireAt?.toISOString() ?? null) : null,
-      metadata: decodeMetadata(schedule.metadata),
-      enabled: schedule.enabled,
-    };
-  }
+      ...sends,
+      multitask_strategy: schedule.multitaskStrategy,
+      ...(schedule.callbackUrl ? { webhook: schedule.callbackUrl } : {}),
+    },
+    user_id: null,
+    next_run_date: schedule.enabled ? (schedule.nextFireAt?.toISOString() ?? null) : null,
+    metadata: decodeMetadata(schedule.metadata),
+    enabled: schedule.enabled,
+  };
 }
