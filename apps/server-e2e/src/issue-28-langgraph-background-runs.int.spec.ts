@@ -1,12 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@langchain/langgraph-sdk';
 import { eventually } from './testing/agent-server';
-import { sdkFailure, startLangGraphServer } from './testing/langgraph-sdk';
-import type { ServerDatabase } from './testing/postgres';
+import { langGraphServerForSpec, sdkFailure } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { tempWorkspace } from './testing/server-process';
 
 /**
  * Background stateless runs of the LangGraph API (issue 28), driven by the official SDK against
@@ -22,36 +18,17 @@ describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-lg-background-')],
   ['PostgreSQL', postgresServerDatabase],
 ])('LangGraph API: background stateless runs on %s (issue 28)', (_name, createDatabase) => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-  let bob: Client;
-
-  const start = async () => {
-    ({ server, alice, bob } = await startLangGraphServer(
-      { alice: ALICE, bob: BOB },
-      { ...database.env, COGNITION_WORKSPACE_ROOT: workspace.dir },
-    ));
-  };
-
-  beforeAll(async () => {
-    database = await createDatabase();
-    workspace = tempWorkspace('cognition-e2e-lg-background-ws-');
-    await start();
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    createDatabase,
+    'cognition-e2e-lg-background-ws-',
+  );
 
   /** Waits until the thread is not found (404); any other failure fails the test. */
   const gone = (threadId: string) =>
     eventually(async () => {
       try {
-        await alice.threads.get(threadId);
+        await lg.alice.threads.get(threadId);
         return false;
       } catch (error) {
         if ((error as { status?: number }).status === 404) return true;
@@ -60,9 +37,9 @@ describe.each([
     });
 
   it('runs.create(null, …): the run on a thread of its own, deleted once it ended; kept with on_completion keep', async () => {
-    const threadsBefore = await alice.threads.count();
+    const threadsBefore = await lg.alice.threads.count();
     let created: { run_id: string; thread_id?: string } | undefined;
-    const run = await alice.runs.create(null, 'echo', {
+    const run = await lg.alice.runs.create(null, 'echo', {
       input: { text: 'bg' },
       onRunCreated: (meta) => {
         created = meta;
@@ -73,31 +50,33 @@ describe.each([
     // The SDK reads the run's and its thread's ids from Content-Location.
     expect(created).toEqual({ run_id: run.run_id, thread_id: run.thread_id });
     await gone(run.thread_id);
-    expect(await alice.threads.count()).toBe(threadsBefore);
+    expect(await lg.alice.threads.count()).toBe(threadsBefore);
 
     // SDK 1.15 types `onCompletion` as "complete" | "continue", yet sends it as LangGraph's
     // `on_completion` ("delete" | "keep"), the field of exactly these runs.
     const keep = 'keep' as never;
-    const kept = await alice.runs.create(null, 'echo', {
+    const kept = await lg.alice.runs.create(null, 'echo', {
       input: { text: 'keep' },
       onCompletion: keep,
     });
-    expect(await alice.runs.join(kept.thread_id, kept.run_id)).toEqual({ text: 'echo: keep' });
-    expect(await alice.runs.get(kept.thread_id, kept.run_id)).toMatchObject({ status: 'success' });
-    const thread = await alice.threads.get(kept.thread_id);
+    expect(await lg.alice.runs.join(kept.thread_id, kept.run_id)).toEqual({ text: 'echo: keep' });
+    expect(await lg.alice.runs.get(kept.thread_id, kept.run_id)).toMatchObject({
+      status: 'success',
+    });
+    const thread = await lg.alice.threads.get(kept.thread_id);
     expect(thread).toMatchObject({ status: 'idle', values: { text: 'echo: keep' }, metadata: {} });
     // Another tenant never sees it.
-    expect((await sdkFailure(bob.threads.get(kept.thread_id))).status).toBe(404);
+    expect((await sdkFailure(lg.bob.threads.get(kept.thread_id))).status).toBe(404);
   });
 
   it("a background run's thread waits for its run: a thread that is interrupted by interrupt() goes when the run ends", async () => {
-    const run = await alice.runs.create(null, 'approval', { input: { request: 'x' } });
+    const run = await lg.alice.runs.create(null, 'approval', { input: { request: 'x' } });
     await gone(run.thread_id);
   });
 
   it('createBatch: one thread per run, each deleted after its run; a bad entry is a 422 naming it and makes none', async () => {
-    const threadsBefore = await alice.threads.count();
-    const runs = await alice.runs.createBatch([
+    const threadsBefore = await lg.alice.threads.count();
+    const runs = await lg.alice.runs.createBatch([
       { assistantId: 'echo', input: { text: 'one' } },
       { assistantId: 'greeter', input: { text: 'two' }, onCompletion: 'keep' as never },
     ]);
@@ -105,26 +84,26 @@ describe.each([
     expect(new Set(runs.map((r) => r.thread_id)).size).toBe(2);
     const [first, second] = runs;
     await gone(first?.thread_id ?? '');
-    expect(await alice.runs.join(second?.thread_id ?? '', second?.run_id ?? '')).toEqual({
+    expect(await lg.alice.runs.join(second?.thread_id ?? '', second?.run_id ?? '')).toEqual({
       text: 'hello two',
     });
-    expect(await alice.threads.count()).toBe(threadsBefore + 1);
+    expect(await lg.alice.threads.count()).toBe(threadsBefore + 1);
 
     const bad = await sdkFailure(
-      alice.runs.createBatch([
+      lg.alice.runs.createBatch([
         { assistantId: 'echo', input: { text: 'fine' } },
         { assistantId: 'echo', input: { text: 'x' }, stream_mode: ['nope'] } as never,
       ]),
     );
     expect(bad.status).toBe(422);
     expect(bad.body).toMatchObject({ errors: [{ path: 'body.1.stream_mode.0' }] });
-    expect(await alice.threads.count()).toBe(threadsBefore + 1);
-    const empty = await sdkFailure(alice.runs.createBatch([]));
+    expect(await lg.alice.threads.count()).toBe(threadsBefore + 1);
+    const empty = await sdkFailure(lg.alice.runs.createBatch([]));
     expect(empty.status).toBe(422);
   });
 
   it("a background run's thread is deleted after its run even when the node that started it was killed mid-run", async () => {
-    const dir = path.join(workspace.dir, `steps-${Date.now()}`);
+    const dir = path.join(lg.workspace, `steps-${Date.now()}`);
     mkdirSync(dir);
     const log = () => {
       try {
@@ -133,17 +112,16 @@ describe.each([
         return '';
       }
     };
-    const run = await alice.runs.create(null, 'steps', { input: { dir } });
+    const run = await lg.alice.runs.create(null, 'steps', { input: { dir } });
     // Killed while the second step waits, once the first one is checkpointed.
     await eventually(() => Promise.resolve(log().includes('second')));
     await eventually(async () => {
-      const state = await alice.threads.getState<{ done?: string[] }>(run.thread_id);
+      const state = await lg.alice.threads.getState<{ done?: string[] }>(run.thread_id);
       return state.values.done?.includes('first');
     });
-    await server.stop('SIGKILL');
-    await start();
+    await lg.restart({ signal: 'SIGKILL' });
     // The thread is there while its run (taken up again by the restarted node) goes on.
-    expect((await alice.threads.get(run.thread_id)).status).toBe('busy');
+    expect((await lg.alice.threads.get(run.thread_id)).status).toBe('busy');
     writeFileSync(path.join(dir, 'release'), '');
     await gone(run.thread_id);
     // The restarted node took the run up from its checkpoint: the second step ran again.

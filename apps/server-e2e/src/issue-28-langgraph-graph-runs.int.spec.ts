@@ -2,11 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@langchain/langgraph-sdk';
 import { eventually } from './testing/agent-server';
-import { sdkFailure, startLangGraphServer } from './testing/langgraph-sdk';
-import type { ServerDatabase } from './testing/postgres';
+import { langGraphServerForSpec, sdkFailure } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { tempWorkspace } from './testing/server-process';
 
 /**
  * Runs of langgraph.json graphs (issue 28, user graphs' runs) through our run machinery, driven
@@ -25,39 +22,20 @@ describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-graph-runs-')],
   ['PostgreSQL', postgresServerDatabase],
 ])('LangGraph API: runs of langgraph.json graphs on %s (issue 28)', (_name, createDatabase) => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-  let bob: Client;
-
-  const start = async () => {
-    ({ server, alice, bob } = await startLangGraphServer(
-      { alice: ALICE, bob: BOB },
-      { ...database.env, COGNITION_WORKSPACE_ROOT: workspace.dir },
-    ));
-  };
-
-  beforeAll(async () => {
-    database = await createDatabase();
-    workspace = tempWorkspace('cognition-e2e-graph-runs-ws-');
-    await start();
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    createDatabase,
+    'cognition-e2e-graph-runs-ws-',
+  );
 
   const stream = async (...args: Parameters<Client['runs']['stream']>) => {
     const parts: Part[] = [];
-    for await (const part of alice.runs.stream(...args)) parts.push(part as Part);
+    for await (const part of lg.alice.runs.stream(...args)) parts.push(part as Part);
     return parts;
   };
 
   it('streams a tool loop: metadata, updates per node, message tuples, custom, values, each part with its event id', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const parts = await stream(thread.thread_id, 'agent', {
       input: { messages: [{ type: 'human', content: 'weather in Paris?' }] },
       streamMode: ['values', 'updates', 'messages-tuple', 'custom'],
@@ -87,23 +65,23 @@ describe.each([
     expect(values.messages.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai']);
     expect(values.messages[3]?.content).toBe('The weather: sunny in Paris');
     // The thread holds the graph's state; the run is one of ours, with its kwargs.
-    expect((await alice.threads.get(thread.thread_id)).status).toBe('idle');
-    const [run] = await alice.runs.list(thread.thread_id);
+    expect((await lg.alice.threads.get(thread.thread_id)).status).toBe('idle');
+    const [run] = await lg.alice.runs.list(thread.thread_id);
     expect(run).toMatchObject({ run_id: runId, status: 'success', kwargs: { graph_id: 'agent' } });
   });
 
   it('a background run: create, join, get; join stream replays its values after an event id', async () => {
-    const thread = await alice.threads.create();
-    const run = await alice.runs.create(thread.thread_id, 'echo', {
+    const thread = await lg.alice.threads.create();
+    const run = await lg.alice.runs.create(thread.thread_id, 'echo', {
       input: { text: 'hi' },
       streamMode: ['values', 'updates'],
     });
-    expect(await alice.runs.join(thread.thread_id, run.run_id)).toEqual({ text: 'echo: hi' });
-    expect(await alice.runs.get(thread.thread_id, run.run_id)).toMatchObject({
+    expect(await lg.alice.runs.join(thread.thread_id, run.run_id)).toEqual({ text: 'echo: hi' });
+    expect(await lg.alice.runs.get(thread.thread_id, run.run_id)).toMatchObject({
       status: 'success',
     });
     const all: Part[] = [];
-    for await (const part of alice.runs.joinStream(thread.thread_id, run.run_id, {
+    for await (const part of lg.alice.runs.joinStream(thread.thread_id, run.run_id, {
       streamMode: ['values', 'updates'],
     })) {
       all.push(part);
@@ -111,7 +89,7 @@ describe.each([
     expect(all.map((p) => p.event)).toEqual(['metadata', 'values', 'updates', 'values']);
     expect(all.at(-1)?.data).toEqual({ text: 'echo: hi' });
     const after: Part[] = [];
-    for await (const part of alice.runs.joinStream(thread.thread_id, run.run_id, {
+    for await (const part of lg.alice.runs.joinStream(thread.thread_id, run.run_id, {
       lastEventId: all[1]?.id ?? '',
       streamMode: ['values', 'updates'],
     })) {
@@ -121,7 +99,7 @@ describe.each([
     // What `useStream` sends to rejoin a run it has seen nothing of (`Last-Event-ID: -1`, the
     // checkpoint it knows): the whole stream again.
     const rejoined: Part[] = [];
-    for await (const part of alice.runs.joinStream(thread.thread_id, run.run_id, {
+    for await (const part of lg.alice.runs.joinStream(thread.thread_id, run.run_id, {
       lastEventId: '-1',
       checkpointId: 'any-checkpoint',
       streamMode: ['values', 'updates'],
@@ -132,15 +110,15 @@ describe.each([
   });
 
   it('interrupt() ends the run and leaves the thread interrupted; command.resume continues it', async () => {
-    const thread = await alice.threads.create();
-    const paused = (await alice.runs.wait(thread.thread_id, 'approval', {
+    const thread = await lg.alice.threads.create();
+    const paused = (await lg.alice.runs.wait(thread.thread_id, 'approval', {
       input: { request: 'deploy' },
     })) as Record<string, unknown>;
     expect(paused).toMatchObject({
       request: 'deploy',
       __interrupt__: [{ value: { question: 'approve deploy?' } }],
     });
-    const waiting = await alice.threads.get(thread.thread_id);
+    const waiting = await lg.alice.threads.get(thread.thread_id);
     expect(waiting.status).toBe('interrupted');
     expect(Object.values(waiting.interrupts).flat()).toMatchObject([
       { value: { question: 'approve deploy?' } },
@@ -156,37 +134,40 @@ describe.each([
       event: 'values',
       data: { request: 'deploy', answer: 'deploy: yes' },
     });
-    expect((await alice.threads.get(thread.thread_id)).status).toBe('idle');
-    const runs = await alice.runs.list(thread.thread_id);
+    expect((await lg.alice.threads.get(thread.thread_id)).status).toBe('idle');
+    const runs = await lg.alice.runs.list(thread.thread_id);
     expect(runs.map((r) => r.status)).toEqual(['success', 'success']);
   });
 
   it("bad input: 422 naming the field; another graph's or tenant's thread refused", async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     // `goto` names nodes (or `Send`s): a number is refused, naming it.
     const notANode: never = JSON.parse('42') as never;
     const goto = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'approval', { command: { goto: notANode } }),
+      lg.alice.runs.create(thread.thread_id, 'approval', { command: { goto: notANode } }),
     );
     expect(goto).toMatchObject({ status: 422, body: { errors: [{ path: 'body.command.goto' }] } });
     const bogusModes: never = JSON.parse('["values", "bogus"]') as never;
     const badMode = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'echo', { input: { text: 'x' }, streamMode: bogusModes }),
+      lg.alice.runs.create(thread.thread_id, 'echo', {
+        input: { text: 'x' },
+        streamMode: bogusModes,
+      }),
     );
     expect(badMode).toMatchObject({
       status: 422,
       body: { errors: [{ path: 'body.stream_mode.1' }] },
     });
-    await alice.runs.wait(thread.thread_id, 'echo', { input: { text: 'x' } });
+    await lg.alice.runs.wait(thread.thread_id, 'echo', { input: { text: 'x' } });
     const otherGraph = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'approval', { input: { request: 'x' } }),
+      lg.alice.runs.create(thread.thread_id, 'approval', { input: { request: 'x' } }),
     );
     expect(otherGraph).toMatchObject({
       status: 422,
       body: { errors: [{ path: 'body.assistant_id' }] },
     });
     const agentRun = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'agent:default', {
+      lg.alice.runs.create(thread.thread_id, 'agent:default', {
         input: { messages: [{ type: 'human', content: 'x' }] },
       }),
     );
@@ -195,12 +176,12 @@ describe.each([
       body: { errors: [{ path: 'body.assistant_id' }] },
     });
     expect(
-      await sdkFailure(bob.runs.create(thread.thread_id, 'echo', { input: { text: 'x' } })),
+      await sdkFailure(lg.bob.runs.create(thread.thread_id, 'echo', { input: { text: 'x' } })),
     ).toEqual({ status: 404, body: { detail: 'Thread not found' } });
   });
 
   it('a run cut off by SIGKILL resumes from its last checkpoint after the restart', async () => {
-    const dir = path.join(workspace.dir, `steps-${Date.now()}`);
+    const dir = path.join(lg.workspace, `steps-${Date.now()}`);
     mkdirSync(dir);
     const log = () => {
       try {
@@ -209,25 +190,26 @@ describe.each([
         return '';
       }
     };
-    const thread = await alice.threads.create();
-    const run = await alice.runs.create(thread.thread_id, 'steps', { input: { dir } });
+    const thread = await lg.alice.threads.create();
+    const run = await lg.alice.runs.create(thread.thread_id, 'steps', { input: { dir } });
     // Killed while the second step waits, once the first one is checkpointed (LangGraph writes
     // a step's checkpoint while the next step runs).
     await eventually(() => Promise.resolve(log().includes('second')));
     await eventually(async () => {
-      const state = await alice.threads.getState<{ done?: string[] }>(thread.thread_id);
+      const state = await lg.alice.threads.getState<{ done?: string[] }>(thread.thread_id);
       return state.values.done?.includes('first');
     });
-    await server.stop('SIGKILL');
-    writeFileSync(path.join(dir, 'release'), '');
-    await start();
-    expect(await alice.runs.join(thread.thread_id, run.run_id)).toEqual({
+    await lg.restart({
+      signal: 'SIGKILL',
+      whileDown: () => writeFileSync(path.join(dir, 'release'), ''),
+    });
+    expect(await lg.alice.runs.join(thread.thread_id, run.run_id)).toEqual({
       dir,
       done: ['first', 'second'],
     });
     // The first step ran once; the second was cut off and redone.
     expect(log()).toBe('first\nsecond\nsecond\n');
-    expect(await alice.runs.get(thread.thread_id, run.run_id)).toMatchObject({
+    expect(await lg.alice.runs.get(thread.thread_id, run.run_id)).toMatchObject({
       status: 'success',
     });
   });

@@ -62,6 +62,22 @@ export async function startLangGraphServer(
   return { server, alice: client(keys.alice), bob: client(keys.bob) };
 }
 
+/** The server of a spec (`langGraphServerForSpec`), filled in by the time its tests run. */
+export interface LangGraphSpecServer extends TenantClients {
+  server: ServerProcess;
+  /** The server's workspace root (`COGNITION_WORKSPACE_ROOT`), a temp directory of the spec's. */
+  workspace: string;
+  /**
+   * Stops the server with `signal` (default SIGTERM; SIGKILL for a crash) and starts it again
+   * on the same database and workspace: `server`, `alice` and `bob` are then the new process's
+   * (it listens on another port). `whileDown` runs once the old process has exited.
+   */
+  restart(options?: {
+    signal?: NodeJS.Signals;
+    whileDown?: () => void | Promise<void>;
+  }): Promise<void>;
+}
+
 /**
  * The hooks of a spec that drives one such server on a fresh database of its own: started before
  * its tests, stopped with its database and workspace dropped after them. The answer is filled in
@@ -71,13 +87,11 @@ export function langGraphServerForSpec(
   keys: { alice: string; bob: string },
   createDatabase: () => Promise<ServerDatabase>,
   workspacePrefix: string,
-): { server: ServerProcess } & TenantClients {
-  const current = {} as { server: ServerProcess } & TenantClients;
+): LangGraphSpecServer {
   let database: ServerDatabase | undefined;
   let workspace: { dir: string; remove(): void } | undefined;
-  beforeAll(async () => {
-    database = await createDatabase();
-    workspace = tempWorkspace(workspacePrefix);
+  const start = async () => {
+    if (!database || !workspace) throw new Error('the spec server is started in its beforeAll');
     Object.assign(
       current,
       await startLangGraphServer(keys, {
@@ -85,6 +99,19 @@ export function langGraphServerForSpec(
         COGNITION_WORKSPACE_ROOT: workspace.dir,
       }),
     );
+  };
+  const current = {
+    async restart({ signal = 'SIGTERM', whileDown } = {}) {
+      await current.server.stop(signal);
+      await whileDown?.();
+      await start();
+    },
+  } as LangGraphSpecServer;
+  beforeAll(async () => {
+    database = await createDatabase();
+    workspace = tempWorkspace(workspacePrefix);
+    current.workspace = workspace.dir;
+    await start();
   });
   afterAll(async () => {
     await current.server?.stop();

@@ -1,15 +1,6 @@
-import { createHash } from 'node:crypto';
-import type {
-  Run,
-  Schedule,
-  ScheduleFire,
-  ScheduleFireReason,
-  Session,
-} from '@cognition/contracts';
-import type { Span } from '@opentelemetry/api';
-import type { ClaimDecision, ClaimedOccurrence, StorageBackend } from '@cognition/storage';
+import type { Run, Schedule, ScheduleFire } from '@cognition/contracts';
+import type { ClaimDecision, StorageBackend } from '@cognition/storage';
 import type { Logger } from '../logger';
-import { inScheduleFireSpan, setScheduleFireOutcome } from '../telemetry/spans';
 import type {
   FiringOutcome,
   FiringSend,
@@ -18,10 +9,15 @@ import type {
   SendOptions,
   SendResult,
 } from '../runs/admission/send-input';
+import { FiringBatch } from './firing-batch';
+import { ScheduleFiring, targetSessionId } from './schedule-firing';
 import type { ScheduleObserver } from './schedule-observer';
 import { NOOP_SCHEDULE_OBSERVER } from './schedule-observer';
 import type { Clock } from './schedule-times';
 import { nextOccurrence, SYSTEM_CLOCK } from './schedule-times';
+import { UpcomingFirings } from './upcoming-firings';
+
+export { firingSessionId } from './schedule-firing';
 
 export interface ScheduleRunnerOptions {
   storage: StorageBackend;
@@ -65,45 +61,6 @@ export interface ScheduleRunnerOptions {
   observer?: ScheduleObserver;
 }
 
-/** Errors that a retry cannot cure: the firing is given up (logged, counted as failed). */
-const PERMANENT = new Set([
-  'VALIDATION_ERROR',
-  'SESSION_NOT_FOUND',
-  'NOT_FOUND',
-  'CONFLICT',
-  'RUN_IN_PROGRESS',
-]);
-
-/**
- * The id of the session a `new_session` firing creates: the same on every retry of it. A UUID
- * (name-based, version 5 layout, from the schedule id and the due time), so the LangGraph API,
- * whose thread ids are UUIDs, serves the thread a cron's firing made.
- */
-export function firingSessionId(scheduleId: string, dueAt: Date): string {
-  const hash = createHash('sha1').update(`${scheduleId}:${dueAt.toISOString()}`).digest();
-  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
-  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-interface FireOptions {
-  /** A refused send is thrown (trigger now) rather than only logged and counted. */
-  throwOnFailure: boolean;
-  /** The fire row names its session already (a claim records it). */
-  named: boolean;
-  /** The caller records the run (a pass, for all its firings in one write). */
-  recordLater?: boolean;
-  /** When the firing's span starts (the claim), if not now. */
-  startTime?: number;
-}
-
-/** The session a firing's message goes to: a `new_session` one is created with this id. */
-function targetSessionId(schedule: Schedule, dueAt: Date): string {
-  const { target } = schedule;
-  return target.kind === 'session' ? target.sessionId : firingSessionId(schedule.id, dueAt);
-}
-
 /**
  * The scheduler loop of one node. Every node runs one; the database decides which node fires
  * an occurrence (`ScheduleStore.claim`), so no node coordinates with another.
@@ -116,17 +73,24 @@ function targetSessionId(schedule: Schedule, dueAt: Date): string {
  */
 export class ScheduleRunner {
   private readonly clock: Clock;
-  private readonly observer: ScheduleObserver;
+  private readonly firing: ScheduleFiring;
+  private readonly batch: FiringBatch;
+  /** Occurrences claimed ahead of their due time: they fire when due. */
+  private readonly upcoming: UpcomingFirings;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  /** Occurrences claimed ahead of their due time, earliest first, and when their pass began. */
-  private readonly upcoming: { c: ClaimedOccurrence; claimedFrom: number }[] = [];
-  private draining: Promise<void> | undefined;
   private stopped = true;
 
   constructor(private readonly o: ScheduleRunnerOptions) {
     this.clock = o.clock ?? SYSTEM_CLOCK;
-    this.observer = o.observer ?? NOOP_SCHEDULE_OBSERVER;
+    const observer = o.observer ?? NOOP_SCHEDULE_OBSERVER;
+    this.firing = new ScheduleFiring(o, this.clock, observer);
+    this.batch = new FiringBatch(o, this.firing, observer);
+    this.upcoming = new UpcomingFirings(
+      this.clock,
+      (group) => this.batch.fireGroup(group),
+      o.logger,
+    );
   }
 
   /** Starts the loop (a pass right away, then every `pollMs`). */
@@ -144,7 +108,7 @@ export class ScheduleRunner {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    while (this.draining) await this.draining;
+    await this.upcoming.settled();
   }
 
   private schedule(delayMs: number): void {
@@ -166,8 +130,9 @@ export class ScheduleRunner {
 
   /**
    * One pass: claims what is due (and, with look-ahead, what comes due shortly), fires what is
-   * due now, then settles fires that need a node. An occurrence claimed ahead waits in
-   * `upcoming` and fires when due (`drain`), so the next pass need not wait for it. True when
+   * due now (`FiringBatch`), then settles fires that need a node. An occurrence claimed ahead
+   * waits in `upcoming` and fires when due (`UpcomingFirings`), so the next pass need not wait
+   * for it. True when
    * the claim was a full batch (more may be waiting).
    */
   async tick(): Promise<boolean> {
@@ -186,177 +151,11 @@ export class ScheduleRunner {
     });
     const nowMs = this.clock.now().getTime();
     const later = claimed.filter((c) => c.dueAt.getTime() > nowMs);
-    if (later.length > 0) {
-      this.upcoming.push(...later.map((c) => ({ c, claimedFrom })));
-      this.upcoming.sort((a, b) => a.c.dueAt.getTime() - b.c.dueAt.getTime());
-      this.drain();
-    }
+    this.upcoming.add(later.map((c) => ({ c, claimedFrom })));
     const due = claimed.filter((c) => c.dueAt.getTime() <= nowMs);
-    await this.fireGroup(due.map((c) => ({ c, claimedFrom })));
+    await this.batch.fireGroup(due.map((c) => ({ c, claimedFrom })));
     await this.settle(now);
     return claimed.length >= batch;
-  }
-
-  /**
-   * Fires the occurrences claimed ahead as they come due: each time the earliest left is due,
-   * every one due by then together. One loop at a time; `stop` waits for it.
-   */
-  private drain(): void {
-    if (this.draining) return;
-    this.draining = (async () => {
-      while (this.upcoming.length > 0) {
-        await this.untilFirstDue();
-        const now = this.clock.now().getTime();
-        const later = this.upcoming.findIndex((u) => u.c.dueAt.getTime() > now);
-        const group = this.upcoming.splice(0, later === -1 ? this.upcoming.length : later);
-        try {
-          await this.fireGroup(group);
-        } catch (error) {
-          // Their fires stay without a run: taken over after the claim timeout.
-          this.o.logger.error({ err: error }, 'scheduler firings failed');
-        }
-      }
-    })().finally(() => {
-      this.draining = undefined;
-      if (this.upcoming.length > 0) this.drain();
-    });
-  }
-
-  /** Resolves once the earliest occurrence waiting in `upcoming` is due. */
-  private async untilFirstDue(): Promise<void> {
-    for (;;) {
-      const first = this.upcoming[0];
-      if (!first) return;
-      const left = first.c.dueAt.getTime() - this.clock.now().getTime();
-      if (left <= 0) return;
-      // Re-read at least every 50 ms: an injected clock moves, an earlier claim may arrive.
-      await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
-    }
-  }
-
-  /**
-   * Fires claimed occurrences that are due: the `new_session` ones admitted together
-   * (`admitFirings`), the others one by one, whose runs are then recorded in one write (a fire
-   * left without its run by a failure here is taken over after `claimTimeoutMs` and finds its
-   * run by idempotency key).
-   */
-  private async fireGroup(group: { c: ClaimedOccurrence; claimedFrom: number }[]): Promise<void> {
-    if (group.length === 0) return;
-    const claimedFrom = Math.min(...group.map((g) => g.claimedFrom));
-    const occurrences = group.map((g) => g.c);
-    const batched = this.o.admitFirings
-      ? occurrences.filter(
-          (c) =>
-            c.reason !== null &&
-            c.schedule.target.kind === 'new_session' &&
-            c.schedule.target.graph === undefined,
-        )
-      : [];
-    const single = occurrences.filter((c) => !batched.includes(c));
-    const [outcomes, batchOutcome] = await Promise.all([
-      Promise.allSettled(single.map((c) => this.takeOccurrence(c, claimedFrom))),
-      this.admitGroup(batched, claimedFrom).then(
-        (left) => ({ left, error: null }),
-        (error: unknown) => ({
-          left: [] as ScheduleFire[],
-          error: error instanceof Error ? error : new Error(String(error)),
-        }),
-      ),
-    ]);
-    await this.o.storage.schedules.recordRuns(
-      [
-        ...outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value ? [o.value] : [])),
-        ...batchOutcome.left,
-      ].flatMap((f) =>
-        f.runId && f.sessionId ? [{ ...f, runId: f.runId, sessionId: f.sessionId }] : [],
-      ),
-    );
-    const failed = outcomes.find((o) => o.status === 'rejected');
-    if (failed) throw failed.reason;
-    if (batchOutcome.error) throw batchOutcome.error;
-  }
-
-  private async admitGroup(
-    group: ClaimedOccurrence[],
-    claimedFrom: number,
-  ): Promise<ScheduleFire[]> {
-    if (!this.o.admitFirings || group.length === 0) return [];
-    const outcomes = await this.o.admitFirings(group.map((c) => this.firingSend(c)));
-    const sentAlone: ScheduleFire[] = [];
-    for (const [i, c] of group.entries()) {
-      const outcome = outcomes[i] ?? null;
-      const reason: ScheduleFireReason = c.reason ?? 'misfire';
-      if (outcome === null) {
-        // Its session exists (an earlier attempt of this firing): sent the ordinary way.
-        const fire = await this.takeOccurrence(c, claimedFrom);
-        if (fire) sentAlone.push(fire);
-        continue;
-      }
-      if (reason === 'misfire') this.observer.misfired(c.schedule.misfire);
-      const span = { scheduleId: c.schedule.id, dueAt: c.dueAt, reason, nodeId: this.o.nodeId };
-      if ('error' in outcome) {
-        await this.givenUp(c.schedule.id, c.dueAt, reason, outcome.error, claimedFrom);
-        continue;
-      }
-      const { run } = outcome;
-      const lagMs = Math.max(0, run.createdAt.getTime() - c.dueAt.getTime());
-      this.observer.fired(reason, lagMs);
-      await inScheduleFireSpan({ ...span, startTime: claimedFrom }, (s) => {
-        setScheduleFireOutcome(s, {
-          outcome: reason === 'misfire' ? 'misfire' : 'fired',
-          lagMs,
-          runId: run.id,
-          sessionId: run.sessionId,
-        });
-        return Promise.resolve();
-      });
-    }
-    return sentAlone;
-  }
-
-  /** The batch admission's input for a claimed `new_session` occurrence. */
-  private firingSend(c: ClaimedOccurrence): FiringSend {
-    const { schedule, dueAt } = c;
-    const { target } = schedule;
-    if (target.kind !== 'new_session') throw new Error('a new_session target expected');
-    return {
-      scheduleId: schedule.id,
-      dueAt,
-      scope: schedule.scope,
-      session: {
-        id: firingSessionId(schedule.id, dueAt),
-        agentName: target.agentName,
-        config: target.config,
-        metadata: { ...schedule.metadata, schedule_id: schedule.id },
-      },
-      content: schedule.content,
-      metadata: {
-        ...schedule.metadata,
-        schedule_id: schedule.id,
-        schedule_due_at: dueAt.toISOString(),
-      },
-      callbackUrl: schedule.callbackUrl,
-      idempotencyKey: `schedule:${schedule.id}:${dueAt.toISOString()}`,
-      cleanup: target.onRunCompleted === 'delete' ? 'pending' : 'none',
-    };
-  }
-
-  /** A firing that cannot succeed: given up (logged, counted, its fire settled). */
-  private async givenUp(
-    scheduleId: string,
-    dueAt: Date,
-    reason: ScheduleFireReason,
-    error: unknown,
-    startTime: number,
-  ): Promise<void> {
-    await this.o.storage.schedules.updateFire(scheduleId, dueAt, { cleanup: 'done' });
-    this.observer.failed(reason);
-    const span = { scheduleId, dueAt, reason, nodeId: this.o.nodeId, startTime };
-    await inScheduleFireSpan(span, (s) => {
-      setScheduleFireOutcome(s, { outcome: 'failed', error });
-      return Promise.resolve();
-    });
-    this.o.logger.warn({ err: error, scheduleId, dueAt }, 'schedule firing refused: given up');
   }
 
   /**
@@ -383,191 +182,7 @@ export class ScheduleRunner {
       reason: 'manual' as const,
     };
     await this.o.storage.schedules.addFire(fire);
-    return this.fire(schedule, now, 'manual', { throwOnFailure: true, named: false });
-  }
-
-  /** Fires a claimed occurrence; its fire when it started a run still to be recorded. */
-  private async takeOccurrence(
-    claimed: ClaimedOccurrence,
-    claimedFrom: number,
-  ): Promise<ScheduleFire | null> {
-    const { schedule, dueAt, reason: decided } = claimed;
-    const reason: ScheduleFireReason = decided ?? 'misfire';
-    if (reason === 'misfire') this.observer.misfired(schedule.misfire);
-    if (decided === null) {
-      const span = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
-      await inScheduleFireSpan({ ...span, startTime: claimedFrom }, (s) => {
-        setScheduleFireOutcome(s, { outcome: 'skipped' });
-        return Promise.resolve();
-      });
-      this.o.logger.info({ scheduleId: schedule.id, dueAt }, 'missed schedule occurrence skipped');
-      return null;
-    }
-    const fire = await this.fire(schedule, dueAt, reason, {
-      throwOnFailure: false,
-      named: true,
-      recordLater: true,
-      startTime: claimedFrom,
-    });
-    return fire.runId === null ? null : fire;
-  }
-
-  /**
-   * Starts the run of a claimed fire (again, for a fire whose claimer died), in the firing's
-   * span (from `startTime`, the claim, when given).
-   */
-  private fire(
-    schedule: Schedule,
-    dueAt: Date,
-    reason: ScheduleFireReason,
-    options: FireOptions,
-  ): Promise<ScheduleFire> {
-    const { startTime } = options;
-    const fire = { scheduleId: schedule.id, dueAt, reason, nodeId: this.o.nodeId };
-    return inScheduleFireSpan(
-      { ...fire, ...(startTime !== undefined ? { startTime } : {}) },
-      (span) => this.fireInSpan(schedule, dueAt, reason, options, span),
-    );
-  }
-
-  private async fireInSpan(
-    schedule: Schedule,
-    dueAt: Date,
-    reason: ScheduleFireReason,
-    { throwOnFailure, named, recordLater }: FireOptions,
-    span: Span,
-  ): Promise<ScheduleFire> {
-    const { storage } = this.o;
-    try {
-      const { sessionId, created } = await this.targetSession(schedule, dueAt, named);
-      const { run } = await this.sendFiring(schedule, dueAt, sessionId, created);
-      const deleteAfter =
-        schedule.target.kind === 'new_session' && schedule.target.onRunCompleted === 'delete';
-      const settled = {
-        runId: run.id,
-        sessionId,
-        cleanup: deleteAfter ? ('pending' as const) : ('none' as const),
-      };
-      if (!recordLater) await storage.schedules.updateFire(schedule.id, dueAt, settled);
-      const lagMs = Math.max(0, run.createdAt.getTime() - dueAt.getTime());
-      this.observer.fired(reason, lagMs);
-      setScheduleFireOutcome(span, {
-        outcome: reason === 'misfire' ? 'misfire' : 'fired',
-        lagMs,
-        runId: run.id,
-        sessionId,
-      });
-      return { ...this.fireOf(schedule.id, dueAt, reason), ...settled };
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (!PERMANENT.has(code)) throw error;
-      // Retrying cannot help (the target session is gone, the run was refused): given up.
-      await storage.schedules.updateFire(schedule.id, dueAt, { cleanup: 'done' });
-      this.observer.failed(reason);
-      setScheduleFireOutcome(span, { outcome: 'failed', error });
-      this.o.logger.warn(
-        { err: error, scheduleId: schedule.id, dueAt },
-        'schedule firing refused: given up',
-      );
-      if (throwOnFailure) throw error;
-      return { ...this.fireOf(schedule.id, dueAt, reason), cleanup: 'done' };
-    }
-  }
-
-  /**
-   * The firing's run: the schedule's message sent to the session, or, with a `graph` target,
-   * a run of that graph with the schedule's kwargs. Either carries the idempotency key
-   * `schedule:<id>:<due time>`, so a retried firing finds its run.
-   */
-  private async sendFiring(
-    schedule: Schedule,
-    dueAt: Date,
-    sessionId: string,
-    created: Session | null,
-  ): Promise<{ run: Run }> {
-    const idempotencyKey = `schedule:${schedule.id}:${dueAt.toISOString()}`;
-    const { graph } = schedule.target;
-    if (graph !== undefined) {
-      if (!this.o.sendGraph) {
-        throw Object.assign(new Error('graph runs are not served by this node'), {
-          code: 'VALIDATION_ERROR',
-        });
-      }
-      return this.o.sendGraph({
-        sessionId,
-        scope: schedule.scope,
-        kwargs: graph,
-        idempotencyKey,
-        multitaskStrategy: schedule.multitaskStrategy,
-        ...(schedule.callbackUrl ? { callbackUrl: schedule.callbackUrl } : {}),
-      });
-    }
-    return this.o.send(
-      {
-        sessionId,
-        scope: schedule.scope,
-        content: schedule.content,
-        metadata: {
-          ...schedule.metadata,
-          schedule_id: schedule.id,
-          schedule_due_at: dueAt.toISOString(),
-        },
-        callbackUrl: schedule.callbackUrl,
-        idempotencyKey,
-        multitaskStrategy: schedule.multitaskStrategy,
-      },
-      created ? { newSession: created } : {},
-    );
-  }
-
-  private fireOf(scheduleId: string, dueAt: Date, reason: ScheduleFireReason): ScheduleFire {
-    return {
-      scheduleId,
-      dueAt,
-      claimedAt: this.clock.now(),
-      nodeId: this.o.nodeId,
-      reason,
-      runId: null,
-      sessionId: null,
-      cleanup: 'none',
-    };
-  }
-
-  /**
-   * The session the firing's message goes to; a `new_session` one is created (once), and is
-   * `created` when this attempt created it (its id is derived from the occurrence: a node
-   * that takes the fire over finds it). The fire names it from then on (a claimed fire does
-   * from its claim: `named`).
-   */
-  private async targetSession(
-    schedule: Schedule,
-    dueAt: Date,
-    named: boolean,
-  ): Promise<{ sessionId: string; created: Session | null }> {
-    const { target } = schedule;
-    if (target.kind === 'session') return { sessionId: target.sessionId, created: null };
-    const { storage } = this.o;
-    const id = firingSessionId(schedule.id, dueAt);
-    let created: Session | null = null;
-    try {
-      created = await storage.sessions.create(
-        {
-          id,
-          agentName: target.agentName,
-          config: target.config,
-          metadata: { ...schedule.metadata, schedule_id: schedule.id },
-        },
-        schedule.scope,
-      );
-    } catch (error) {
-      // Created by an earlier attempt of this firing (a claimer that died): use it.
-      if (!(
-        (error as { code?: string }).code === 'CONFLICT' && (await storage.sessions.get(id, {}))
-      ))
-        throw error;
-    }
-    if (!named) await storage.schedules.updateFire(schedule.id, dueAt, { sessionId: id });
-    return { sessionId: id, created };
+    return this.firing.fire(schedule, now, 'manual', { throwOnFailure: true, named: false });
   }
 
   /**
@@ -584,7 +199,7 @@ export class ScheduleRunner {
           if (!(await storage.schedules.reclaimFire(fire, this.o.nodeId, now))) continue;
           const schedule = await storage.schedules.get(fire.scheduleId, {});
           if (schedule)
-            await this.fire(schedule, fire.dueAt, fire.reason, {
+            await this.firing.fire(schedule, fire.dueAt, fire.reason, {
               throwOnFailure: false,
               named: fire.sessionId !== null,
             });

@@ -1,6 +1,3 @@
-// Kept whole past 400 lines: it is one thing, the list of session actions, each a few lines
-// over the same pipeline and the same status rules (transition, requireStatus at the end);
-// the parts that stand alone (pipeline, threads, watch, thread edits) already live beside it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type {
@@ -15,24 +12,21 @@ import type {
   UpdateSessionInput,
 } from '@cognition/contracts';
 import type { Scope, StorageBackend } from '@cognition/storage';
-import {
-  copyThreadCheckpoints,
-  putCheckpointCopy,
-  rootCheckpoint,
-  threadHistory,
-} from '@cognition/storage';
+import { putCheckpointCopy, rootCheckpoint, threadHistory } from '@cognition/storage';
 import { RuntimeError } from '../errors';
-import { newMessageId } from '../ids';
 import type { Logger } from '../logger';
 import type { SessionEventListener } from './session-events';
 import { SessionEventBus } from './session-events';
 import type { SessionHook, SessionHookPoint } from './session-pipeline';
 import { SessionPipeline } from './session-pipeline';
-import { clearValues, forkValues } from './thread-edits';
-import type { ThreadPoint } from './session-threads';
+import { clearValues } from './thread-edits';
 import { SessionThreads } from './session-threads';
 import type { WatchOptions } from './session-watch';
 import { watchActivity } from './session-watch';
+import type { Versioned } from './session-status';
+import { TERMINAL, requireNotTerminal, requireStatus } from './session-status';
+import type { ForkOptions, RewindOptions, TimeTravelDeps } from './time-travel';
+import { forkSession, rewindSession } from './time-travel';
 
 export type { ThreadPoint } from './session-threads';
 
@@ -59,10 +53,6 @@ export interface SessionServiceOptions {
    */
   checkpointRetention?: string;
 }
-
-type Versioned = { expectedVersion?: number | undefined };
-
-const TERMINAL = new Set<Session['status']>(['completed', 'failed']);
 
 /**
  * The session model over the storage port: every write goes through the one execute pipeline
@@ -139,7 +129,7 @@ export class SessionService {
       name: 'suspend',
       expectedVersion: options.expectedVersion,
       apply: async (session) => {
-        this.requireStatus(session, 'suspend', ['active', 'error']);
+        requireStatus(session, 'suspend', ['active', 'error']);
         const active = await this.o.storage.runs.getActive(session.id);
         const detail: StringMap = active ? { aborted_run_id: active.id } : {};
         const next: Session = { ...session, status: 'suspended' };
@@ -205,7 +195,7 @@ export class SessionService {
       name: 'clear',
       expectedVersion: options.expectedVersion,
       apply: async (session) => {
-        this.requireNotTerminal(session, 'clear');
+        requireNotTerminal(session, 'clear');
         await this.threads.requireIdle(session);
         const head = await rootCheckpoint(this.o.storage.checkpointer, session.threadId);
         if (!head) return { session, detail: { checkpoint_id: '' } };
@@ -220,127 +210,14 @@ export class SessionService {
     });
   }
 
-  /**
-   * A new session (parent: the source; same agent, config, metadata, system prompt, task and
-   * scopes) whose thread starts from the source's state at `point` (latest when omitted), with
-   * new message ids. The source is not written.
-   */
-  async fork(
-    id: string,
-    options: ThreadPoint & {
-      title?: string | null | undefined;
-      /**
-       * Copy every root checkpoint (same ids, parents, metadata, pending writes; the same new
-       * message id for a message in each), not only the state at one point: the fork's history
-       * is the source's. Not with a point.
-       */
-      history?: boolean | undefined;
-    },
-    scope: Scope,
-  ): Promise<Session> {
-    if (options.history === true && (options.checkpointId ?? options.messageId) !== undefined) {
-      throw RuntimeError.field(
-        'history',
-        'a fork with its history copies every checkpoint: give no point',
-      );
-    }
-    let created: Session | null = null;
-    await this.pipeline.execute(id, scope, {
-      name: 'fork',
-      save: false,
-      apply: async (source) => {
-        const point =
-          options.checkpointId !== undefined || options.messageId !== undefined
-            ? await this.threads.resolvePoint(source, options, scope)
-            : await rootCheckpoint(this.o.storage.checkpointer, source.threadId);
-        const fork = await this.o.storage.sessions.create(
-          this.withWorkspace({
-            title: options.title !== undefined ? options.title : source.title,
-            agentName: source.agentName,
-            config: source.config,
-            metadata: source.metadata,
-            parentId: source.id,
-            systemPrompt: source.systemPrompt,
-            task: source.task,
-            checkpointRetention: source.checkpointRetention,
-          }),
-          source.scopes,
-        );
-        try {
-          if (options.history === true) {
-            const ids = new Map<string, string>();
-            const newId = (old: string | undefined): string => {
-              if (old === undefined) return newMessageId();
-              const known = ids.get(old) ?? newMessageId();
-              ids.set(old, known);
-              return known;
-            };
-            await copyThreadCheckpoints(
-              this.o.storage.checkpointer,
-              source.threadId,
-              fork.threadId,
-              (values) => forkValues(values, newId),
-            );
-          } else if (point) {
-            await putCheckpointCopy(this.o.storage.checkpointer, point, fork.threadId, (values) =>
-              forkValues(values),
-            );
-          }
-        } catch (error) {
-          await this.o.storage.sessions.delete(fork.id, source.scopes);
-          throw error;
-        }
-        created = (await this.o.storage.sessions.get(fork.id, source.scopes)) ?? fork;
-        const detail: StringMap = {
-          forked_to: fork.id,
-          checkpoint_id: point?.checkpoint.id ?? '',
-        };
-        return { session: source, detail };
-      },
-    });
-    const fork = created as Session | null;
-    if (!fork) throw new RuntimeError('INTERNAL_ERROR', 'fork produced no session');
-    await this.pipeline.record(fork.id, fork, 'session.saved', 'fork', {
-      versionAfter: fork.version,
-      statusAfter: fork.status,
-      detail: { forked_from: id },
-    });
-    return fork;
+  /** A new session from the source's state at a point, or with its history (`time-travel.ts`). */
+  fork(id: string, options: ForkOptions, scope: Scope): Promise<Session> {
+    return forkSession(this.timeTravel(), id, options, scope);
   }
 
-  /**
-   * The thread's head moves back to `point`: a new checkpoint equal to it (history is kept),
-   * the message rows follow, the version increments. Refused while a run is active.
-   */
-  rewind(
-    id: string,
-    options: ThreadPoint &
-      Versioned & {
-        /** The new head's parent is the point (a branch of the history), not the old head. */
-        branch?: boolean | undefined;
-      },
-    scope: Scope,
-  ): Promise<Session> {
-    return this.pipeline.execute(id, scope, {
-      name: 'rewind',
-      expectedVersion: options.expectedVersion,
-      apply: async (session) => {
-        this.requireNotTerminal(session, 'rewind');
-        await this.threads.requireIdle(session);
-        const point = await this.threads.resolvePoint(session, options, scope);
-        const head = await putCheckpointCopy(
-          this.o.storage.checkpointer,
-          point,
-          session.threadId,
-          undefined,
-          options.branch === true ? 'source' : 'head',
-        );
-        return {
-          session,
-          detail: { to_checkpoint_id: point.checkpoint.id, checkpoint_id: head },
-        };
-      },
-    });
+  /** The thread's head moves back to a point, or branches there (`time-travel.ts`). */
+  rewind(id: string, options: RewindOptions, scope: Scope): Promise<Session> {
+    return rewindSession(this.timeTravel(), id, options, scope);
   }
 
   /**
@@ -360,7 +237,7 @@ export class SessionService {
         await this.pipeline.execute(id, scope, {
           name: 'update',
           apply: (session) => {
-            this.requireStatus(session, 'apply a run outcome to', ['active', 'error']);
+            requireStatus(session, 'apply a run outcome to', ['active', 'error']);
             const next: Session = { ...session, status };
             return Promise.resolve({ session: next, detail: { cause: 'run', run_id: runId } });
           },
@@ -450,6 +327,15 @@ export class SessionService {
     return { ...input, id, workspacePath: join(root, id) };
   }
 
+  private timeTravel(): TimeTravelDeps {
+    return {
+      storage: this.o.storage,
+      pipeline: this.pipeline,
+      threads: this.threads,
+      withWorkspace: (input) => this.withWorkspace(input),
+    };
+  }
+
   private async transition(
     id: string,
     action: 'resume' | 'complete' | 'fail',
@@ -463,31 +349,13 @@ export class SessionService {
       name: action,
       expectedVersion: options.expectedVersion,
       apply: (session) => {
-        this.requireStatus(session, action, from);
+        requireStatus(session, action, from);
         return Promise.resolve({
           session: { ...session, status: to, endedAt: TERMINAL.has(to) ? new Date() : null },
           detail,
         });
       },
     });
-  }
-
-  private requireStatus(session: Session, action: string, from: Session['status'][]): void {
-    if (!from.includes(session.status)) {
-      throw new RuntimeError(
-        'CONFLICT',
-        `Cannot ${action} session ${session.id}: it is ${session.status} (${action} applies to ${from.join(' or ')} sessions)`,
-      );
-    }
-  }
-
-  private requireNotTerminal(session: Session, action: string): void {
-    if (TERMINAL.has(session.status)) {
-      throw new RuntimeError(
-        'CONFLICT',
-        `Cannot ${action} session ${session.id}: it is ${session.status}`,
-      );
-    }
   }
 
   private async requireSession(id: string, scope: Scope): Promise<Session> {

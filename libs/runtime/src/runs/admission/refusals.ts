@@ -1,6 +1,7 @@
 import type { MultitaskStrategy, Run, Session } from '@cognition/contracts';
 import { MAX_PENDING_RUNS } from '@cognition/contracts';
 import { RuntimeError } from '../../errors';
+import { refuseNonPublicHost } from '../../net/public-address';
 
 /* What admission refuses, worded with what the caller can do about it. */
 
@@ -49,4 +50,21 @@ export function busyStrategy(
   const strategy = requested ?? 'reject';
   if (strategy === 'reject' || waiting >= MAX_PENDING_RUNS) throw runInProgress(session.id);
   return strategy;
+}
+
+/**
+ * Refuses a callback into the server's own network unless the configuration allows it
+ * (`allowPrivate`). @throws RuntimeError VALIDATION_ERROR naming `callbackUrl`.
+ */
+export async function checkCallbackHost(callbackUrl: string, allowPrivate: boolean): Promise<void> {
+  if (allowPrivate) return;
+  // Refused here, where the caller can still be told; delivery checks again (DNS changes).
+  // A host that does not resolve now is accepted: that may pass, and delivery retries.
+  const refused = await refuseNonPublicHost(new URL(callbackUrl));
+  if (refused?.kind === 'non-public') {
+    throw RuntimeError.field(
+      'callbackUrl',
+      `${refused.message}; callbacks into the server's own network are not allowed by its configuration`,
+    );
+  }
 }

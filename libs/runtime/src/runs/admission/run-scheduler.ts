@@ -11,7 +11,6 @@ import type { Scope, StorageBackend } from '@cognition/storage';
 import { RuntimeError } from '../../errors';
 import { newMessageId, newRunId } from '../../ids';
 import type { Logger } from '../../logger';
-import { refuseNonPublicHost } from '../../net/public-address';
 import type { ConfigRegistry } from '../../registry/config-registry';
 import { missingAgent } from '../../registry/config-registry';
 import type { ActiveRuns } from '../coordination/active-runs';
@@ -30,8 +29,15 @@ import type {
   SendResult,
 } from './send-input';
 import { parseSendInput } from './send-input';
-import { inputOfRun, pendingMessage } from './user-message';
-import { NOT_ACCEPTING, busyStrategy, refuseClosed, runInProgress } from './refusals';
+import { inputOfRun, pendingMessage, replayedSend } from './user-message';
+import { admitFirings } from './firing-admission';
+import {
+  NOT_ACCEPTING,
+  busyStrategy,
+  checkCallbackHost,
+  refuseClosed,
+  runInProgress,
+} from './refusals';
 
 export interface RunSchedulerOptions {
   storage: StorageBackend;
@@ -77,91 +83,18 @@ export class RunScheduler {
   }
 
   /**
-   * Admits a scheduler pass's `new_session` firings with a fixed number of storage statements
-   * whatever their number (`ScheduleStore.admitFirings`: sessions, runs, messages and fires in
-   * one transaction), where `send` costs several per firing. The checks of a send to a fresh
-   * session still apply per firing (the input's schema, the agent in force — the registry read
-   * once —, the callback host once per URL); a refused firing gets its error. The runs carry no
-   * initial claim: `start` claims each one a free slot takes, the others stay `queued` for the
-   * cluster (or this node's queue) as a send's do.
+   * Admits a scheduler pass's `new_session` firings together, in one storage write
+   * (`firing-admission.ts`); a refused firing gets its error.
    * @throws RuntimeError UNAVAILABLE (shutting down); a storage error fails the whole batch.
    */
   async admitFirings(firings: FiringSend[]): Promise<FiringOutcome[]> {
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
-    if (firings.length === 0) return [];
-    const registry = await this.o.registry.current();
-    const hosts = new Map<string, Promise<RuntimeError | null>>();
-    const checkHost = (url: string) => {
-      let checked = hosts.get(url);
-      if (!checked) {
-        checked = this.checkCallbackHost(url).then(
-          () => null,
-          (error: unknown) => asRuntimeError(error),
-        );
-        hosts.set(url, checked);
-      }
-      return checked;
-    };
-    const outcomes: FiringOutcome[] = [];
-    const admissions: { index: number; firing: FiringSend; runId: string; messageId: string }[] =
-      [];
-    for (const [index, firing] of firings.entries()) {
-      try {
-        parseSendInput({
-          sessionId: firing.session.id,
-          scope: firing.scope,
-          content: firing.content,
-          metadata: firing.metadata,
-          idempotencyKey: firing.idempotencyKey,
-          ...(firing.callbackUrl ? { callbackUrl: firing.callbackUrl } : {}),
-        });
-        if (!registry.agents.get(firing.session.agentName)) {
-          throw missingAgent(firing.session.agentName);
-        }
-        const refused = firing.callbackUrl ? await checkHost(firing.callbackUrl) : null;
-        if (refused) throw refused;
-      } catch (error) {
-        outcomes[index] = { error: asRuntimeError(error) };
-        continue;
-      }
-      outcomes[index] = null;
-      admissions.push({ index, firing, runId: newRunId(), messageId: newMessageId() });
-    }
-    const admitted = await this.o.storage.schedules.admitFirings(
-      admissions.map(({ firing, runId, messageId }) => ({
-        scheduleId: firing.scheduleId,
-        dueAt: firing.dueAt,
-        cleanup: firing.cleanup,
-        scope: firing.scope,
-        session: firing.session,
-        run: {
-          id: runId,
-          messageId,
-          idempotencyKey: firing.idempotencyKey,
-          callbackUrl: firing.callbackUrl,
-          ownerNode: null,
-          leaseExpiresAt: null,
-        },
-        message: { content: firing.content, metadata: firing.metadata },
-      })),
-    );
-    const byRun = new Map(admitted.map((a) => [a.run.id, a]));
-    for (const { index, firing, runId } of admissions) {
-      const a = byRun.get(runId);
-      if (!a) continue;
-      outcomes[index] = { run: a.run, message: a.message, created: true };
-      await this.start(
-        a.run,
-        {
-          session: a.session,
-          userMessage: a.message,
-          callbackUrl: a.run.callbackUrl,
-          fresh: { registry, clientTools: [] },
-        },
-        firing.scope,
-      );
-    }
-    return outcomes;
+    return admitFirings(firings, {
+      storage: this.o.storage,
+      registry: this.o.registry,
+      checkCallbackHost: (url) => checkCallbackHost(url, this.o.allowPrivateCallbacks),
+      start: (run, input, scope) => this.start(run, input, scope),
+    });
   }
 
   /**
@@ -189,7 +122,7 @@ export class RunScheduler {
       if (!parsed.success) {
         throw RuntimeError.field('callbackUrl', parsed.error.issues[0]?.message ?? 'invalid');
       }
-      await this.checkCallbackHost(callbackUrl);
+      await checkCallbackHost(callbackUrl, this.o.allowPrivateCallbacks);
     }
     if (run.finishedAt !== null) {
       throw new RuntimeError('CONFLICT', `Run ${run.id} has ended (${run.status})`);
@@ -198,20 +131,6 @@ export class RunScheduler {
       callbackUrl,
       callbackConfig: callbackUrl === null ? null : config,
     });
-  }
-
-  /** Refuses a callback into the server's own network unless the configuration allows it. */
-  private async checkCallbackHost(callbackUrl: string): Promise<void> {
-    if (this.o.allowPrivateCallbacks) return;
-    // Refused here, where the caller can still be told; delivery checks again (DNS changes).
-    // A host that does not resolve now is accepted: that may pass, and delivery retries.
-    const refused = await refuseNonPublicHost(new URL(callbackUrl));
-    if (refused?.kind === 'non-public') {
-      throw RuntimeError.field(
-        'callbackUrl',
-        `${refused.message}; callbacks into the server's own network are not allowed by its configuration`,
-      );
-    }
   }
 
   private async withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
@@ -235,7 +154,7 @@ export class RunScheduler {
     const { sessionId, scope, content, callbackUrl, idempotencyKey } = input;
     const session = fresh ?? (await requireSession(storage, sessionId, scope));
     if (idempotencyKey && !fresh) {
-      const replayed = await this.findByIdempotencyKey(session.id, idempotencyKey, scope);
+      const replayed = await replayedSend(storage, session.id, idempotencyKey, scope);
       if (replayed) return replayed;
     }
     refuseClosed(session);
@@ -246,7 +165,7 @@ export class RunScheduler {
     if (parentId !== null && !(await storage.messages.get(session.id, parentId, scope))) {
       throw RuntimeError.field('parentId', `no message ${parentId} in this session`);
     }
-    if (callbackUrl) await this.checkCallbackHost(callbackUrl);
+    if (callbackUrl) await checkCallbackHost(callbackUrl, this.o.allowPrivateCallbacks);
     const parsedMetadata = input.metadata ?? {};
     const { active, pending: waiting } = fresh
       ? { active: null, pending: [] }
@@ -381,7 +300,9 @@ export class RunScheduler {
         if (replayed) return { run: replayed, created: false };
       }
       refuseClosed(session);
-      if (input.callbackUrl) await this.checkCallbackHost(input.callbackUrl);
+      if (input.callbackUrl) {
+        await checkCallbackHost(input.callbackUrl, this.o.allowPrivateCallbacks);
+      }
       const { active, pending } = await storage.runs.getActiveAndPending(session.id);
       const waiting = pending.length;
       const fields = {
@@ -462,30 +383,6 @@ export class RunScheduler {
       what: 'run',
     });
   }
-
-  private async findByIdempotencyKey(
-    sessionId: string,
-    key: string,
-    scope: Scope,
-  ): Promise<SendResult | null> {
-    const { storage } = this.o;
-    const run = (await storage.runs.list(sessionId)).find((r) => r.idempotencyKey === key);
-    if (!run) return null;
-    const input = run.status === 'pending' ? await storage.runs.pendingInput(run.id) : null;
-    const message = input
-      ? pendingMessage(run, input)
-      : run.inputMessageId
-        ? await storage.messages.get(sessionId, run.inputMessageId, scope)
-        : null;
-    if (!message) return null;
-    return { run, message, created: false };
-  }
-}
-
-/** A refusal (a RuntimeError) as a firing's outcome; anything else is rethrown. */
-function asRuntimeError(error: unknown): RuntimeError {
-  if (error instanceof RuntimeError) return error;
-  throw error;
 }
 
 /** The run input's `clientTools` (absent when the send offered none). */

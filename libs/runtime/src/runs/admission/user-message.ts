@@ -1,6 +1,7 @@
 import type { Message, PendingRunInput, Run, Session } from '@cognition/contracts';
-import type { StorageBackend } from '@cognition/storage';
+import type { Scope, StorageBackend } from '@cognition/storage';
 import type { RunInput } from '../execution/run-executor';
+import type { SendResult } from './send-input';
 
 /*
  * The user message a run answers. A send stores it with its run, or, for a run that waits
@@ -62,4 +63,26 @@ export async function inputOfRun(
   if (run.kwargs) return { ...started, graph: run.kwargs };
   const message = await ensureInputMessage(storage, run);
   return message ? { ...started, userMessage: message } : null;
+}
+
+/**
+ * The answer to a send whose idempotency key matched an earlier run of the session: that run
+ * and its message (a pending run's as it will read). null when there is none.
+ */
+export async function replayedSend(
+  storage: StorageBackend,
+  sessionId: string,
+  key: string,
+  scope: Scope,
+): Promise<SendResult | null> {
+  const run = (await storage.runs.list(sessionId)).find((r) => r.idempotencyKey === key);
+  if (!run) return null;
+  const input = run.status === 'pending' ? await storage.runs.pendingInput(run.id) : null;
+  const message = input
+    ? pendingMessage(run, input)
+    : run.inputMessageId
+      ? await storage.messages.get(sessionId, run.inputMessageId, scope)
+      : null;
+  if (!message) return null;
+  return { run, message, created: false };
 }
