@@ -6,7 +6,7 @@ import type { TestCluster } from './testing/cluster';
 import { startCluster } from './testing/cluster';
 import { http } from './testing/http';
 import { GRAPHS_DIR } from './testing/langgraph-sdk';
-import { STORY, STORY_WORDS_BEFORE_GATE } from './testing/langgraph/graphs';
+import { STORY, STORY_WORDS_BEFORE_GATE } from './testing/langgraph/story';
 import { tempWorkspace } from './testing/server-process';
 
 /**

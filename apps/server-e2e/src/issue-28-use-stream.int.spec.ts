@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { eventually } from './testing/agent-server';
 import { launchChromium } from './testing/browser';
 import { startLangGraphServer } from './testing/langgraph-sdk';
-import { STORY } from './testing/langgraph/graphs';
+import { STORY } from './testing/langgraph/story';
 import { REPO_ROOT } from './testing/paths';
 import type { ServerDatabase } from './testing/postgres';
 import { sqliteServerDatabase } from './testing/postgres';

@@ -17,6 +17,7 @@ import {
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
+import { STORY, STORY_WORDS_BEFORE_GATE } from './story';
 
 const State = Annotation.Root({ text: Annotation<string> });
 
@@ -151,12 +152,6 @@ export const chain = new StateGraph(Chain)
   .addEdge('b', 'c')
   .addEdge('c', END)
   .compile();
-
-/** The answer of `story`, streamed word by word. */
-export const STORY =
-  'Once upon a time a fox crossed the frozen river, found the lantern and carried it home.';
-/** How many words of `story` stream before it waits for its gate. */
-export const STORY_WORDS_BEFORE_GATE = 5;
 
 /**
  * A chat graph on a fake streaming model: answers `STORY` word by word (message tuples carry the
