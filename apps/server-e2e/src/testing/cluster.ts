@@ -48,6 +48,8 @@ export async function startCluster(options: {
   redisUrl?: string;
   /** Settings of one node, asked at each (re)start of node `index` (after `env`). */
   nodeEnv?: (index: number) => Record<string, string>;
+  /** An API key of the nodes (when `env` configures keys): the balancer's check sends it. */
+  checkKey?: string;
 }): Promise<TestCluster> {
   const database = options.databaseUrl
     ? { url: options.databaseUrl, drop: () => Promise.resolve() }
@@ -94,6 +96,7 @@ export async function startCluster(options: {
     port: await freePort(),
     backends: nodes,
     dir: workspace.dir,
+    ...(options.checkKey ? { checkKey: options.checkKey } : {}),
   }).catch(abandon);
   trackOutput('haproxy', { stdout: [], stderr: balancer.stderr }, balancer.child);
   const url = balancer.url;

@@ -17,9 +17,14 @@ export interface Backend {
  * redispatched to another. Timeouts leave room for long event streams. Every request that did not
  * end normally (an error status, a retry or redispatch, a connection closed early on either side)
  * is logged to stderr with its timers and termination state (`option dontlog-normal`), so a
- * test that sees a dropped connection can tell which side closed it and when.
+ * test that sees a dropped connection can tell which side closed it and when. Nodes with API keys
+ * answer `/ready` only with one: `checkKey` is sent in the check (docs/deployment.md).
  */
-export function haproxyConfig(port: number, backends: readonly Backend[]): string {
+export function haproxyConfig(
+  port: number,
+  backends: readonly Backend[],
+  checkKey?: string,
+): string {
   return [
     'global',
     '  maxconn 4000',
@@ -33,6 +38,10 @@ export function haproxyConfig(port: number, backends: readonly Backend[]): strin
     '  timeout client 120s',
     '  timeout server 120s',
     '  timeout tunnel 120s',
+    // A check answered late is a busy node, not a dead one (a dead node refuses the connection at
+    // once): without this the check's timeout is `inter` (300 ms), and on a loaded 2-core machine
+    // every node was marked DOWN right after start, so requests through the balancer got 503.
+    '  timeout check 2s',
     '  retries 3',
     '  option redispatch',
     'frontend cognition',
@@ -40,7 +49,12 @@ export function haproxyConfig(port: number, backends: readonly Backend[]): strin
     '  default_backend nodes',
     'backend nodes',
     '  balance roundrobin',
-    '  option httpchk GET /ready',
+    ...(checkKey
+      ? [
+          '  option httpchk',
+          `  http-check send meth GET uri /ready hdr Authorization "Bearer ${checkKey}"`,
+        ]
+      : ['  option httpchk GET /ready']),
     '  default-server inter 300ms fall 2 rise 1',
     ...backends.map((node) => `  server ${node.id} 127.0.0.1:${node.port} check`),
     '',
@@ -63,9 +77,14 @@ export async function startBalancer(options: {
   port: number;
   backends: readonly Backend[];
   dir: string;
+  /** An API key of the nodes, for their `/ready` (see {@link haproxyConfig}). */
+  checkKey?: string;
 }): Promise<Balancer> {
   const configFile = path.join(options.dir, `haproxy-${options.port}.cfg`);
-  writeFileSync(configFile, haproxyConfig(options.port, options.backends));
+  writeFileSync(configFile, haproxyConfig(options.port, options.backends, options.checkKey));
+  const checkHeaders: Record<string, string> = options.checkKey
+    ? { Authorization: `Bearer ${options.checkKey}` }
+    : {};
   const child = spawn(HAPROXY, ['-f', configFile, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
@@ -81,7 +100,7 @@ export async function startBalancer(options: {
         `HAProxy did not start (${HAPROXY}: ${failed.message}); \`npm test\` provisions it (tools/provision), or set COGNITION_TEST_HAPROXY`,
       );
     }
-    const up = await fetch(`${url}/ready`).then(
+    const up = await fetch(`${url}/ready`, { headers: checkHeaders }).then(
       (r) => r.ok,
       () => false,
     );

@@ -2,10 +2,10 @@
 // langgraph.json beside this file.
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AIMessage } from '@langchain/core/messages';
+import { AIMessage, AIMessageChunk } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { FakeListChatModel, FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import {
   Annotation,
   END,
@@ -17,6 +17,7 @@ import {
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
+import { STORY, STORY_WORDS_BEFORE_GATE } from './story';
 
 const State = Annotation.Root({ text: Annotation<string> });
 
@@ -150,4 +151,39 @@ export const chain = new StateGraph(Chain)
   .addEdge('a', 'b')
   .addEdge('b', 'c')
   .addEdge('c', END)
+  .compile();
+
+/**
+ * A chat graph on a fake streaming model: answers `STORY` word by word (message tuples carry the
+ * words). With `configurable.gate` (a folder), it stops after `STORY_WORDS_BEFORE_GATE` words
+ * until `<gate>/release` exists, so a test can reload a page or kill the server mid-answer; a
+ * line `words` is appended to `<gate>/log` each time the model starts (a resumed run starts over).
+ */
+export const story = new StateGraph(MessagesAnnotation)
+  .addNode(
+    'write',
+    async (state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) => {
+      const gate = config.configurable?.['gate'] as string | undefined;
+      if (gate) appendFileSync(join(gate, 'log'), 'words\n');
+      const words = STORY.split(/(?<= )/);
+      const model = new FakeStreamingChatModel({
+        sleep: 0,
+        chunks: words.map((word) => new AIMessageChunk({ content: word })),
+      });
+      let answer: AIMessageChunk | undefined;
+      let count = 0;
+      for await (const chunk of await model.stream(state.messages, config)) {
+        answer = answer ? answer.concat(chunk) : chunk;
+        count += 1;
+        if (gate && count === STORY_WORDS_BEFORE_GATE) {
+          while (!existsSync(join(gate, 'release'))) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        }
+      }
+      return { messages: [new AIMessage({ id: answer?.id, content: answer?.text ?? '' })] };
+    },
+  )
+  .addEdge(START, 'write')
+  .addEdge('write', END)
   .compile();

@@ -373,7 +373,11 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
         res,
         { run, session, caller },
         {
-          modes,
+          // A join naming no mode gets what the run streams, as from the reference server: a
+          // graph run's own modes (our `resumed` event is not among them unless `custom` is); an
+          // agent run records no modes, so all of them.
+          modes:
+            query.stream_mode === undefined && run.kwargs ? new Set(run.kwargs.stream_mode) : modes,
           resumable: true,
           metadata: lastEventId === undefined,
           cancelOnDisconnect:
