@@ -83,6 +83,15 @@ describe('graphs from langgraph.json (issue 28)', () => {
     expect(error?.message).toMatch(message);
   });
 
+  it('gives a module the default export of a CommonJS module it default-imports (node:path)', async () => {
+    // Regression: the default import of a built-in was undefined, so the graph failed when run.
+    const path = await configWith({ graphs: { g: `${FIXTURES}/default-imports.mjs:graph` } });
+    const graph = await (await loadUserGraphs(path)).get('g')?.graph({});
+    await expect(graph?.invoke({ text: '/a/b/file.txt' })).resolves.toEqual({
+      text: 'file.txt string',
+    });
+  });
+
   it('names a module that throws while loading', async () => {
     const broken = join(dir, 'broken.mjs');
     await writeFile(broken, 'throw new Error("boom at import");\n');

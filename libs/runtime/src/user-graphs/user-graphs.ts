@@ -112,7 +112,10 @@ async function loadGraph(spec: GraphSpec, configPath: string): Promise<UserGraph
   // a graph module. No file cache: nothing is written beside the user's code or in /tmp.
   // jiti itself is loaded only when a langgraph.json names graphs.
   const { createJiti } = await import('jiti');
-  const jiti = createJiti(spec.file, { fsCache: false, interopDefault: false, tryNative: false });
+  // interopDefault: a module's `import path from 'node:path'` is compiled to `require(...)
+  // .default`, which a CommonJS module (Node's built-ins, most npm packages) lacks; jiti's interop
+  // answers the module itself there, as Node's ESM loader does. Without it the import is undefined.
+  const jiti = createJiti(spec.file, { fsCache: false, interopDefault: true, tryNative: false });
   let module: Record<string, unknown>;
   try {
     module = jiti(spec.file) as Record<string, unknown>;
