@@ -92,6 +92,26 @@ describe('graphs from langgraph.json (issue 28)', () => {
     });
   });
 
+  it('awaits an export that is a promise of a graph', async () => {
+    const path = await configWith({ graphs: { g: `${FIXTURES}/graphs.ts:promised` } });
+    const graph = await (await loadUserGraphs(path)).get('g')?.graph({});
+    await expect(graph?.invoke({ text: 'hi' })).resolves.toEqual({ text: 'hi~' });
+  });
+
+  it("gives graph code the SDK's getLogger(): our logger, the meta as fields", async () => {
+    const path = await configWith({ graphs: { g: `${FIXTURES}/logging.ts:graph` } });
+    const lines: [object, string | undefined][] = [];
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (obj: object, msg?: string) => void lines.push([obj, msg]),
+      error: () => undefined,
+    };
+    const graph = await (await loadUserGraphs(path, logger)).get('g')?.graph({});
+    await expect(graph?.invoke({ text: 'hi' })).resolves.toEqual({ text: 'hi.' });
+    expect(lines).toEqual([[{ source: 'graph', text: 'hi' }, 'seen']]);
+  });
+
   it('names a module that throws while loading', async () => {
     const broken = join(dir, 'broken.mjs');
     await writeFile(broken, 'throw new Error("boom at import");\n');

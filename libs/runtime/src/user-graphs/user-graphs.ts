@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { RuntimeError, errorMessage } from '../errors';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
+import { registerGraphLogger } from './graph-logger';
 import type { GraphSpec, LangGraphConfig } from './langgraph-config';
 import { parseLangGraphConfig } from './langgraph-config';
 
@@ -80,8 +83,14 @@ export function langGraphConfigPath(explicit: string | undefined, cwd: string): 
  * Reads `path` and loads every graph it lists, TypeScript or JavaScript (through jiti, so no
  * build step and no loader flag on the server's node). Fails on the first graph that does not
  * load, with a message naming the config file, the graph id, its module and its export.
+ * `logger` is what graph code gets from `getLogger()` of `@langchain/langgraph-sdk/logging`.
  */
-export async function loadUserGraphs(path: string): Promise<UserGraphs> {
+export async function loadUserGraphs(
+  path: string,
+  logger: Logger = silentLogger,
+): Promise<UserGraphs> {
+  // Before any module loads: graph code may call the SDK's `getLogger()` at load.
+  registerGraphLogger(logger);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -126,7 +135,14 @@ async function loadGraph(spec: GraphSpec, configPath: string): Promise<UserGraph
     const names = Object.keys(module).join(', ') || 'none';
     throw loadError(spec, configPath, `no such export (the module exports: ${names})`);
   }
-  const value = module[spec.exportName];
+  // A promise of a graph (`export const graph = (async () => builder.compile())()`) is awaited,
+  // as LangGraph's own server does.
+  let value: unknown;
+  try {
+    value = await module[spec.exportName];
+  } catch (error) {
+    throw loadError(spec, configPath, `the export's promise rejected: ${messageOf(error)}`);
+  }
   const compiled = asCompiled(value);
   if (compiled) {
     return { ...spec, kind: 'compiled', loaded: compiled, graph: () => Promise.resolve(compiled) };
