@@ -162,6 +162,19 @@ describe('graph runs (langgraph.json) through the run machinery', () => {
     expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'aborted' });
   });
 
+  it("applies the run config's recursion_limit: a graph that needs more steps fails with LangGraph's error", async () => {
+    const session = await rt.createSession();
+    const { run } = await rt.runs.scheduler.sendGraph({
+      sessionId: session.id,
+      scope: {},
+      kwargs: { ...kwargs('counter', { n: 1 }), config: { recursion_limit: 1 } },
+    });
+    const events = (await eventsOf(session.id, run.id)).map((e) => e.event);
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'TIMEOUT' });
+    expect(JSON.stringify(events.at(-1))).toContain('GraphRecursionError: Recursion limit of 1');
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'failed' });
+  });
+
   it('fails a run whose graph throws, or whose graph is not loaded, with the reason', async () => {
     const session = await rt.createSession();
     const failed = await rt.runs.scheduler.sendGraph({
