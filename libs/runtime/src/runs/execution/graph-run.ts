@@ -104,6 +104,8 @@ export async function runGraph(
       // session's tenant like the LangGraph API's `/store` routes.
       store: scopedStore(ctx.storage.store, session.scopes),
       ...from,
+      // LangGraph's runtime context (a node's `runtime.context`), besides `configurable`.
+      context: kwargs.context,
       streamMode: modes.length > 0 ? modes : ['values'],
       subgraphs: kwargs.stream_subgraphs,
       ...(kwargs.interrupt_before !== undefined
