@@ -5,6 +5,8 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { RuntimeError, errorMessage } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
+import type { GraphDefaults } from './graph-env';
+import { applyGraphEnv, graphDefaults } from './graph-env';
 import { registerGraphLogger } from './graph-logger';
 import type { GraphSpec, LangGraphConfig } from './langgraph-config';
 import { parseLangGraphConfig } from './langgraph-config';
@@ -52,8 +54,14 @@ export class UserGraphs {
   constructor(
     readonly config: LangGraphConfig | null,
     graphs: readonly UserGraph[],
+    private readonly defaults: ReadonlyMap<string, GraphDefaults> = new Map(),
   ) {
     this.byId = new Map(graphs.map((g) => [g.graphId, g]));
+  }
+
+  /** The config and context of the graph's system assistant (`LANGGRAPH_CONFIG`; else empty). */
+  defaultsOf(graphId: string): GraphDefaults {
+    return this.defaults.get(graphId) ?? { config: {}, context: {} };
   }
 
   static empty(): UserGraphs {
@@ -98,9 +106,11 @@ export async function loadUserGraphs(
     throw new RuntimeError('VALIDATION_ERROR', `${path}: cannot read: ${errorMessage(error)}`);
   }
   const config = parseLangGraphConfig(text, path);
+  applyGraphEnv(config);
+  const defaults = graphDefaults();
   const graphs: UserGraph[] = [];
   for (const spec of config.graphs) graphs.push(await loadGraph(spec, path));
-  return new UserGraphs(config, graphs);
+  return new UserGraphs(config, graphs, defaults);
 }
 
 function loadError(spec: GraphSpec, configPath: string, problem: string): RuntimeError {
