@@ -34,7 +34,7 @@ describe('npm run bench -- --smoke', () => {
       // A failing benchmark prints the logs of the servers it started.
       collectLogs: collectServerLogs,
     });
-    // Sixteen benchmarks, each starting servers (and peers in 1): 2.5 minutes alone on 2 cores,
+    // Seventeen benchmarks, each starting servers (and peers in 1 and 19): 2.5 minutes alone on 2 cores,
     // three to four times that beside the e2e suite in `npm test` (434 s on a quiet CI run). The
     // limit only stops a hang; every benchmark bounds its own waits.
   }, 1_200_000);

@@ -5,6 +5,7 @@ import { concurrentTurnsBenchmark } from './benchmarks/concurrent-turns';
 import { durableRunsBenchmark } from './benchmarks/durable-runs';
 import { fuzzBenchmark } from './benchmarks/fuzz';
 import { idleSubscriptionsBenchmark } from './benchmarks/idle-subscriptions';
+import { langGraphApiBenchmark } from './benchmarks/langgraph-api';
 import { longConversationBenchmark } from './benchmarks/long-conversation';
 import { longThreadBenchmark } from './benchmarks/long-thread';
 import { messageHistoryBenchmark } from './benchmarks/message-history';
@@ -37,6 +38,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   chaosBenchmark,
   soakBenchmark,
   schedulesBenchmark,
+  langGraphApiBenchmark,
 ];
 
 /**

@@ -73,7 +73,9 @@ export async function startServer(
   // The graphs of langgraph.json, loaded once, first: one that fails stops the start before
   // anything was opened (the error names the file, graph, module and export).
   const langgraphConfig = config.tools.langgraphConfig;
-  const graphs = langgraphConfig ? await loadUserGraphs(langgraphConfig) : UserGraphs.empty();
+  const graphs = langgraphConfig
+    ? await loadUserGraphs(langgraphConfig, logger.child({ component: 'graph' }))
+    : UserGraphs.empty();
   if (langgraphConfig) {
     logger.info(
       { file: langgraphConfig, graphs: graphs.list().map((g) => g.graphId) },

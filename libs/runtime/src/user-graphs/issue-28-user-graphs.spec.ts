@@ -8,6 +8,8 @@ const CONFIG = join(FIXTURES, 'langgraph.json');
 
 describe('graphs from langgraph.json (issue 28)', () => {
   let dir: string;
+  // Loading a langgraph.json applies its `env` to this process: put it back afterwards.
+  const savedEnv = { ...process.env };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cognition-langgraph-json-'));
@@ -15,6 +17,10 @@ describe('graphs from langgraph.json (issue 28)', () => {
 
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
+    for (const name of Object.keys(process.env)) {
+      if (!(name in savedEnv)) delete process.env[name];
+    }
+    Object.assign(process.env, savedEnv);
   });
 
   async function configWith(content: unknown): Promise<string> {
@@ -81,6 +87,57 @@ describe('graphs from langgraph.json (issue 28)', () => {
     );
     expect(error?.message).toContain(path);
     expect(error?.message).toMatch(message);
+  });
+
+  it('gives a module the default export of a CommonJS module it default-imports (node:path)', async () => {
+    // Regression: the default import of a built-in was undefined, so the graph failed when run.
+    const path = await configWith({ graphs: { g: `${FIXTURES}/default-imports.mjs:graph` } });
+    const graph = await (await loadUserGraphs(path)).get('g')?.graph({});
+    await expect(graph?.invoke({ text: '/a/b/file.txt' })).resolves.toEqual({
+      text: 'file.txt string',
+    });
+  });
+
+  it('awaits an export that is a promise of a graph', async () => {
+    const path = await configWith({ graphs: { g: `${FIXTURES}/graphs.ts:promised` } });
+    const graph = await (await loadUserGraphs(path)).get('g')?.graph({});
+    await expect(graph?.invoke({ text: 'hi' })).resolves.toEqual({ text: 'hi~' });
+  });
+
+  it("gives graph code the SDK's getLogger(): our logger, the meta as fields", async () => {
+    const path = await configWith({ graphs: { g: `${FIXTURES}/logging.ts:graph` } });
+    const lines: [object, string | undefined][] = [];
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (obj: object, msg?: string) => void lines.push([obj, msg]),
+      error: () => undefined,
+    };
+    const graph = await (await loadUserGraphs(path, logger)).get('g')?.graph({});
+    await expect(graph?.invoke({ text: 'hi' })).resolves.toEqual({ text: 'hi.' });
+    expect(lines).toEqual([[{ source: 'graph', text: 'hi' }, 'seen']]);
+  });
+
+  it("applies env before the graphs load (the server's own variables win) and reads LANGGRAPH_CONFIG", async () => {
+    process.env['COGNITION_TEST_GRAPH_ENV_KEPT'] = 'from the server';
+    const path = await configWith({
+      graphs: { echo: `${FIXTURES}/echo.mjs` },
+      env: {
+        COGNITION_TEST_GRAPH_ENV_NEW: 'from the file',
+        COGNITION_TEST_GRAPH_ENV_KEPT: 'from the file',
+        LANGGRAPH_CONFIG: JSON.stringify({
+          echo: { configurable: { model_name: 'openai' }, context: { model: 'unknown' } },
+        }),
+      },
+    });
+    const graphs = await loadUserGraphs(path);
+    expect(process.env['COGNITION_TEST_GRAPH_ENV_NEW']).toBe('from the file');
+    expect(process.env['COGNITION_TEST_GRAPH_ENV_KEPT']).toBe('from the server');
+    expect(graphs.defaultsOf('echo')).toEqual({
+      config: { configurable: { model_name: 'openai' } },
+      context: { model: 'unknown' },
+    });
+    expect(graphs.defaultsOf('other')).toEqual({ config: {}, context: {} });
   });
 
   it('names a module that throws while loading', async () => {

@@ -3,6 +3,11 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { RuntimeError, errorMessage } from '../errors';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
+import type { GraphDefaults } from './graph-env';
+import { applyGraphEnv, graphDefaults } from './graph-env';
+import { registerGraphLogger } from './graph-logger';
 import type { GraphSpec, LangGraphConfig } from './langgraph-config';
 import { parseLangGraphConfig } from './langgraph-config';
 
@@ -49,8 +54,14 @@ export class UserGraphs {
   constructor(
     readonly config: LangGraphConfig | null,
     graphs: readonly UserGraph[],
+    private readonly defaults: ReadonlyMap<string, GraphDefaults> = new Map(),
   ) {
     this.byId = new Map(graphs.map((g) => [g.graphId, g]));
+  }
+
+  /** The config and context of the graph's system assistant (`LANGGRAPH_CONFIG`; else empty). */
+  defaultsOf(graphId: string): GraphDefaults {
+    return this.defaults.get(graphId) ?? { config: {}, context: {} };
   }
 
   static empty(): UserGraphs {
@@ -80,8 +91,14 @@ export function langGraphConfigPath(explicit: string | undefined, cwd: string): 
  * Reads `path` and loads every graph it lists, TypeScript or JavaScript (through jiti, so no
  * build step and no loader flag on the server's node). Fails on the first graph that does not
  * load, with a message naming the config file, the graph id, its module and its export.
+ * `logger` is what graph code gets from `getLogger()` of `@langchain/langgraph-sdk/logging`.
  */
-export async function loadUserGraphs(path: string): Promise<UserGraphs> {
+export async function loadUserGraphs(
+  path: string,
+  logger: Logger = silentLogger,
+): Promise<UserGraphs> {
+  // Before any module loads: graph code may call the SDK's `getLogger()` at load.
+  registerGraphLogger(logger);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -89,9 +106,11 @@ export async function loadUserGraphs(path: string): Promise<UserGraphs> {
     throw new RuntimeError('VALIDATION_ERROR', `${path}: cannot read: ${errorMessage(error)}`);
   }
   const config = parseLangGraphConfig(text, path);
+  applyGraphEnv(config);
+  const defaults = graphDefaults();
   const graphs: UserGraph[] = [];
   for (const spec of config.graphs) graphs.push(await loadGraph(spec, path));
-  return new UserGraphs(config, graphs);
+  return new UserGraphs(config, graphs, defaults);
 }
 
 function loadError(spec: GraphSpec, configPath: string, problem: string): RuntimeError {
@@ -112,7 +131,10 @@ async function loadGraph(spec: GraphSpec, configPath: string): Promise<UserGraph
   // a graph module. No file cache: nothing is written beside the user's code or in /tmp.
   // jiti itself is loaded only when a langgraph.json names graphs.
   const { createJiti } = await import('jiti');
-  const jiti = createJiti(spec.file, { fsCache: false, interopDefault: false, tryNative: false });
+  // interopDefault: a module's `import path from 'node:path'` is compiled to `require(...)
+  // .default`, which a CommonJS module (Node's built-ins, most npm packages) lacks; jiti's interop
+  // answers the module itself there, as Node's ESM loader does. Without it the import is undefined.
+  const jiti = createJiti(spec.file, { fsCache: false, interopDefault: true, tryNative: false });
   let module: Record<string, unknown>;
   try {
     module = jiti(spec.file) as Record<string, unknown>;
@@ -123,7 +145,14 @@ async function loadGraph(spec: GraphSpec, configPath: string): Promise<UserGraph
     const names = Object.keys(module).join(', ') || 'none';
     throw loadError(spec, configPath, `no such export (the module exports: ${names})`);
   }
-  const value = module[spec.exportName];
+  // A promise of a graph (`export const graph = (async () => builder.compile())()`) is awaited,
+  // as LangGraph's own server does.
+  let value: unknown;
+  try {
+    value = await module[spec.exportName];
+  } catch (error) {
+    throw loadError(spec, configPath, `the export's promise rejected: ${messageOf(error)}`);
+  }
   const compiled = asCompiled(value);
   if (compiled) {
     return { ...spec, kind: 'compiled', loaded: compiled, graph: () => Promise.resolve(compiled) };

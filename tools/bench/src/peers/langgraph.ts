@@ -11,7 +11,7 @@ const ASSISTANT = 'agent';
 export const LANGGRAPH_WORKERS = 10;
 
 /** An event of a run's stream (`StreamPart`, narrowed by the event where it is read). */
-interface StreamPart {
+export interface StreamPart {
   event: string;
   data: unknown;
 }
@@ -21,13 +21,13 @@ interface StreamPart {
  * the peers' package (tools/bench/peers, installed on first use), not to the repository, so it is
  * loaded at run time and typed here by what is used, with the SDK's own names and shapes.
  */
-interface LangGraphClient {
+export interface LangGraphClient {
   threads: { create(): Promise<{ thread_id: string }> };
   runs: {
     stream(
       thread: string,
       assistant: string,
-      payload: { input: unknown; streamMode: 'messages-tuple' },
+      payload: { input: unknown; streamMode: 'messages-tuple' | ('messages-tuple' | 'custom')[] },
     ): AsyncIterable<StreamPart>;
     create(
       thread: string,
@@ -46,8 +46,14 @@ interface LangGraphSdk {
   Client: new (config: { apiUrl: string }) => LangGraphClient;
 }
 
+/** The official SDK's `Client` (the peers' copy of `@langchain/langgraph-sdk`) for `apiUrl`. */
+export function langGraphClient(repoRoot: string, apiUrl: string): LangGraphClient {
+  const sdk = requirePeerPackage<LangGraphSdk>(repoRoot, '@langchain/langgraph-sdk');
+  return new sdk.Client({ apiUrl });
+}
+
 /** A `messages-tuple` part: the message (chunk) and its metadata. */
-type MessageTuple = [
+export type MessageTuple = [
   {
     type?: string;
     content?: unknown;
@@ -69,7 +75,7 @@ export async function startLangGraphPeer(
     /** Runs executed at once (`--n-jobs-per-worker`); the rest wait in its queue. */
     workers?: number;
   },
-): Promise<PeerServer> {
+): Promise<PeerServer & { url: string }> {
   const proc = await startPeerProcess(ctx, {
     script: 'langgraph-server.mjs',
     name: 'langgraph',
@@ -80,10 +86,10 @@ export async function startLangGraphPeer(
       LANGSMITH_TRACING: 'false',
     },
   });
-  const sdk = requirePeerPackage<LangGraphSdk>(ctx.repoRoot, '@langchain/langgraph-sdk');
-  const client = new sdk.Client({ apiUrl: proc.url });
+  const client = langGraphClient(ctx.repoRoot, proc.url);
   return {
     label: 'LangGraph API server (in-memory)',
+    url: proc.url,
     pid: proc.pid,
     async newThread() {
       return (await client.threads.create()).thread_id;

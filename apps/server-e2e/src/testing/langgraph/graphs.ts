@@ -1,7 +1,7 @@
 // The user graphs of the LangGraph API specs (issue 28), loaded by the built server from the
 // langgraph.json beside this file.
 import { appendFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import path, { join } from 'node:path';
 import { AIMessage, AIMessageChunk } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
@@ -187,3 +187,21 @@ export const story = new StateGraph(MessagesAnnotation)
   .addEdge(START, 'write')
   .addEdge('write', END)
   .compile();
+
+/**
+ * Written the way the LangGraph.js server's own test graphs are (issue 28's reference suite): a
+ * default import of a CommonJS built-in (`path`), the Runtime API's `runtime.context`, and the
+ * export a promise of the compiled graph.
+ */
+export const runtime = Promise.resolve(
+  new StateGraph(State)
+    .addNode(
+      'use_context',
+      (state: typeof State.State, config: { context?: { model?: string } }) => ({
+        text: `${path.basename(state.text)} ${String(config.context?.model)}`,
+      }),
+    )
+    .addEdge(START, 'use_context')
+    .addEdge('use_context', END)
+    .compile(),
+);

@@ -148,7 +148,12 @@ export class Assistants {
 
   private async systemAssistants(): Promise<ResolvedAssistant[]> {
     const fromGraphs = this.graphs.list().map((graph) => ({
-      assistant: this.system(graph.graphId, graph.graphId, null),
+      assistant: this.system(
+        graph.graphId,
+        graph.graphId,
+        null,
+        this.graphs.defaultsOf(graph.graphId),
+      ),
       target: { kind: 'graph', graph } as const,
       stored: false,
     }));
@@ -166,14 +171,22 @@ export class Assistants {
     return system.find((a) => a.assistant.graph_id === graphId)?.target ?? null;
   }
 
-  private system(graphId: string, name: string, description: string | null): Assistant {
+  private system(
+    graphId: string,
+    name: string,
+    description: string | null,
+    defaults: { config: Record<string, unknown>; context: Record<string, unknown> } = {
+      config: {},
+      context: {},
+    },
+  ): Assistant {
     return {
       assistant_id: systemAssistantId(graphId),
       graph_id: graphId,
       name,
       description,
-      config: {},
-      context: {},
+      config: defaults.config,
+      context: defaults.context,
       metadata: { created_by: 'system' },
       version: 1,
       created_at: this.startedAt,

@@ -1,5 +1,8 @@
+import type { AssistantStore } from '@cognition/storage';
+import type { CompiledUserGraph } from '@cognition/runtime';
+import { UserGraphs } from '@cognition/runtime';
 import type { Assistant } from './assistants';
-import { AssistantSearchSchema, matching, searchPage } from './assistants';
+import { AssistantSearchSchema, Assistants, matching, searchPage } from './assistants';
 import { graphKwargs } from './graph-runs';
 
 /** Search, count and run kwargs of the LangGraph API's assistants (issue 28). */
@@ -87,5 +90,29 @@ describe('graph run kwargs over an assistant (issue 28)', () => {
     );
     expect(kwargs.config).toEqual({});
     expect(kwargs.stream_mode).toEqual(['values']);
+  });
+});
+
+describe("a graph's system assistant (issue 28)", () => {
+  it('takes its config and context from LANGGRAPH_CONFIG, as LangGraph does', async () => {
+    const compiled = {} as CompiledUserGraph;
+    const graph = {
+      graphId: 'g',
+      file: 'g.ts',
+      exportName: 'graph',
+      kind: 'compiled' as const,
+      loaded: compiled,
+      graph: () => Promise.resolve(compiled),
+    };
+    const defaults = { config: { configurable: { model_name: 'openai' } }, context: { m: 1 } };
+    const graphs = new UserGraphs(null, [graph], new Map([['g', defaults]]));
+    const store = { list: () => Promise.resolve([]) } as unknown as AssistantStore;
+    const assistants = new Assistants(graphs, () => Promise.resolve([]), store);
+    const [system] = await assistants.list({});
+    expect(system?.assistant).toMatchObject({
+      graph_id: 'g',
+      metadata: { created_by: 'system' },
+      ...defaults,
+    });
   });
 });

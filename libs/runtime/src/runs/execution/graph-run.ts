@@ -104,6 +104,8 @@ export async function runGraph(
       // session's tenant like the LangGraph API's `/store` routes.
       store: scopedStore(ctx.storage.store, session.scopes),
       ...from,
+      // LangGraph's runtime context (a node's `runtime.context`), besides `configurable`.
+      context: kwargs.context,
       streamMode: modes.length > 0 ? modes : ['values'],
       subgraphs: kwargs.stream_subgraphs,
       ...(kwargs.interrupt_before !== undefined
@@ -126,8 +128,20 @@ export async function runGraph(
     if (active.cancelReason === 'lost') return { kind: 'lost' };
     return signal.aborted && !(error instanceof RuntimeError)
       ? cancelledOutcome(active.cancelReason)
-      : { kind: 'failed', error: toRuntimeError(error, ctx.maxSteps) };
+      : { kind: 'failed', error: graphRunError(error, ctx.maxSteps) };
   }
+}
+
+/**
+ * Why a graph run failed. A recursion limit is the graph's own (`recursion_limit`), not our
+ * agents' step budget, so its error keeps LangGraph's name and message, as LangGraph's server
+ * reports it.
+ */
+function graphRunError(error: unknown, maxSteps: number): RuntimeError {
+  if (error instanceof Error && error.name === 'GraphRecursionError') {
+    return new RuntimeError('TIMEOUT', `GraphRecursionError: ${error.message}`, { cause: error });
+  }
+  return toRuntimeError(error, maxSteps);
 }
 
 const stamping = new WeakMap<BaseCheckpointSaver, BaseCheckpointSaver>();
@@ -187,9 +201,13 @@ function runConfig(
   runId: string,
   fence: RunFence | null,
 ): RunnableConfig {
-  const given = kwargs.config as RunnableConfig;
+  // The API's `recursion_limit` (snake_case on the wire) is LangChain's `recursionLimit`.
+  const { recursion_limit: limit, ...given } = kwargs.config as RunnableConfig & {
+    recursion_limit?: unknown;
+  };
   return {
     ...given,
+    ...(typeof limit === 'number' ? { recursionLimit: limit } : {}),
     configurable: {
       ...given.configurable,
       ...kwargs.context,

@@ -38,6 +38,15 @@ const broken = new StateGraph(State)
   .addEdge('fail', END)
   .compile();
 
+/** Reports the run's runtime context (LangGraph's `runtime.context`) in its trail. */
+const contextual = new StateGraph(State)
+  .addNode('read', (_state: typeof State.State, runtime: { context?: { model?: string } }) => ({
+    trail: [String(runtime.context?.model)],
+  }))
+  .addEdge(START, 'read')
+  .addEdge('read', END)
+  .compile();
+
 function userGraph(graphId: string, graph: unknown): UserGraph {
   const compiled = graph as CompiledUserGraph;
   return {
@@ -72,6 +81,7 @@ describe('graph runs (langgraph.json) through the run machinery', () => {
         userGraphs: new UserGraphs(null, [
           userGraph('counter', counter),
           userGraph('broken', broken),
+          userGraph('contextual', contextual),
         ]),
       },
     });
@@ -160,6 +170,33 @@ describe('graph runs (langgraph.json) through the run machinery', () => {
     const events = (await eventsOf(session.id, run.id)).map((e) => e.event);
     expect(events.at(-1)).toMatchObject({ type: 'error', code: 'ABORTED' });
     expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'aborted' });
+  });
+
+  it("applies the run config's recursion_limit: a graph that needs more steps fails with LangGraph's error", async () => {
+    const session = await rt.createSession();
+    const { run } = await rt.runs.scheduler.sendGraph({
+      sessionId: session.id,
+      scope: {},
+      kwargs: { ...kwargs('counter', { n: 1 }), config: { recursion_limit: 1 } },
+    });
+    const events = (await eventsOf(session.id, run.id)).map((e) => e.event);
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'TIMEOUT' });
+    expect(JSON.stringify(events.at(-1))).toContain('GraphRecursionError: Recursion limit of 1');
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'failed' });
+  });
+
+  it("gives the graph's nodes the run's context as LangGraph's runtime.context", async () => {
+    const session = await rt.createSession();
+    const { run } = await rt.runs.scheduler.sendGraph({
+      sessionId: session.id,
+      scope: {},
+      kwargs: { ...kwargs('contextual', { n: 1 }), context: { model: 'openai' } },
+    });
+    const events = (await eventsOf(session.id, run.id)).map((e) => e.event);
+    const values = events.flatMap((e) =>
+      e.type === 'graph' && e.mode === 'values' ? [e.data] : [],
+    );
+    expect(values.at(-1)).toEqual({ n: 1, trail: ['openai'] });
   });
 
   it('fails a run whose graph throws, or whose graph is not loaded, with the reason', async () => {
