@@ -1,3 +1,5 @@
+import type { ClaimRecord } from './checks';
+
 /** The faults of a chaos run: when, which, and carrying them out against the caller's cluster. */
 
 export type FaultKind = 'kill' | 'term' | 'redis' | 'postgres';
@@ -15,6 +17,11 @@ export interface ChaosCluster {
   startRedis(): Promise<void>;
   stopPostgres(): Promise<void>;
   startPostgres(): Promise<void>;
+  /**
+   * Every claim of every run so far, as the database recorded it (`ClaimRecord`); when given,
+   * the check of model calls judges each call by its claim instead of by its process.
+   */
+  claims?(): Promise<ClaimRecord[]>;
 }
 
 /** mulberry32: a small seeded generator, so a seed replays the same schedule. */
@@ -40,6 +47,8 @@ export interface PlannedFault {
 export interface FaultRecord extends PlannedFault {
   /** `node-2`, `redis`, `postgres`; null when no node could be taken down (then not injected). */
   target: string | null;
+  /** ms after the load started when the victim was down (its stop resolved: a node exited). */
+  downAt: number | null;
   /** ms after the load started when the victim was back (null: never, see `error`). */
   backAt: number | null;
   error?: string;
@@ -105,7 +114,7 @@ export async function injectFaults(options: {
 
   const one = async (planned: PlannedFault): Promise<void> => {
     await pause(Math.max(0, startedAt + planned.at - Date.now()));
-    const record: FaultRecord = { ...planned, target: null, backAt: null };
+    const record: FaultRecord = { ...planned, target: null, downAt: null, backAt: null };
     records.push(record);
     let target: string;
     let stop: () => Promise<void>;
@@ -134,6 +143,8 @@ export async function injectFaults(options: {
     const done = previous.then(async () => {
       options.log(`fault at ${since()} ms: ${planned.kind} ${target}, down ${planned.downMs} ms`);
       await stop();
+      // Stopping (a SIGTERM's drain) and starting again are told apart in the report.
+      record.downAt = since();
       await pause(planned.downMs);
       try {
         await startAgain(start, Date.now() + options.recoverWithinMs);
