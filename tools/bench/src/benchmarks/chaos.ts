@@ -166,7 +166,7 @@ export const chaosBenchmark: Benchmark = {
           `Faults: ${report.faults
             .map(
               (f) =>
-                `${f.kind} ${f.target ?? '(skipped)'} at ${(f.at / 1000).toFixed(1)} s for ${(f.downMs / 1000).toFixed(1)} s${f.downAt !== null ? `, down at ${(f.downAt / 1000).toFixed(1)} s` : ''}${f.backAt !== null ? `, back at ${(f.backAt / 1000).toFixed(1)} s` : ''}${f.error ? ` (${f.error.slice(0, 120)})` : ''}`,
+                `${f.kind} ${f.target ?? '(skipped)'} at ${(f.at / 1000).toFixed(1)} s for ${(f.downMs / 1000).toFixed(1)} s${f.delayedMs !== undefined ? ` (waited ${(f.delayedMs / 1000).toFixed(1)} s for a second node)` : ''}${f.downAt !== null ? `, down at ${(f.downAt / 1000).toFixed(1)} s` : ''}${f.backAt !== null ? `, back at ${(f.backAt / 1000).toFixed(1)} s` : ''}${f.error ? ` (${f.error.slice(0, 120)})` : ''}`,
             )
             .join('; ')}.`,
           ...report.problems.slice(0, 40),

@@ -47,6 +47,8 @@ export interface PlannedFault {
 export interface FaultRecord extends PlannedFault {
   /** `node-2`, `redis`, `postgres`; null when no node could be taken down (then not injected). */
   target: string | null;
+  /** How long a node fault waited for a second node to be up (none: on time). */
+  delayedMs?: number;
   /** ms after the load started when the victim was down (its stop resolved: a node exited). */
   downAt: number | null;
   /** ms after the load started when the victim was back (null: never, see `error`). */
@@ -120,13 +122,19 @@ export async function injectFaults(options: {
     let stop: () => Promise<void>;
     let start: () => Promise<void>;
     if (planned.kind === 'kill' || planned.kind === 'term') {
-      const up = Array.from({ length: cluster.size }, (_, i) => i).filter(
-        (i) => !down.has(`node-${i + 1}`),
-      );
+      const upNodes = () =>
+        Array.from({ length: cluster.size }, (_, i) => i).filter((i) => !down.has(`node-${i + 1}`));
+      // Never the last node standing: the fault waits for another node to be back (on a
+      // starved machine a node takes many seconds to start), so the run still gets its faults.
+      const waitUntil = Date.now() + options.recoverWithinMs;
+      while (upNodes().length < 2 && Date.now() < waitUntil) await pause(250);
+      const up = upNodes();
       if (up.length < 2) {
         record.error = 'no node to take down (only one up)';
         return;
       }
+      const late = since() - planned.at;
+      if (late > 500) record.delayedMs = late;
       const index = up[Math.floor(random() * up.length)] as number;
       target = `node-${index + 1}`;
       const signal = planned.kind === 'kill' ? 'SIGKILL' : 'SIGTERM';
