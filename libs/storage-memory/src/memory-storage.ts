@@ -14,6 +14,7 @@ import type {
 } from '@cognition/storage';
 import {
   ROOT_CHECKPOINT_NS,
+  RunFencedError,
   StorageError,
   checkpointMessages,
   threadNamespaceLabel,
@@ -175,6 +176,7 @@ export class MemoryStorage implements StorageBackend {
       settlePaused: (id, change) => this.run(() => runs.settlePaused(id, change)),
       claim: (id, node, now, until) => this.run(() => runs.claim(id, node, now, until)),
       renewLease: (id, node, until) => this.run(() => runs.renewLease(id, node, until)),
+      fenceOf: (id) => this.run(() => runs.fenceOf(id)),
       get: (id) => this.run(() => runs.get(id)),
       list: (sessionId) => this.run(() => runs.list(sessionId)),
       getActive: (sessionId) => this.run(() => runs.getActive(sessionId)),
@@ -184,7 +186,13 @@ export class MemoryStorage implements StorageBackend {
       pendingInput: (id) => this.run(() => runs.pendingInput(id)),
       recordCallbackAttempt: (input) => this.run(() => runs.recordCallbackAttempt(input)),
       listCallbackAttempts: (runId) => this.run(() => runs.listCallbackAttempts(runId)),
-      savePendingCallback: (input) => this.pendingCallbacks.save(input),
+      savePendingCallback: (input, fence) => {
+        // Under a fence: stored only while the run is still held under it (run fencing).
+        if (fence && this.state.runs.has(input.runId) && !runs.fenceHolds(fence)) {
+          return Promise.reject(new RunFencedError([input.runId]));
+        }
+        return this.pendingCallbacks.save(input);
+      },
       claimCallbackAttempt: (deliveryId, attempt) =>
         this.pendingCallbacks.claim(deliveryId, attempt),
       settlePendingCallback: (deliveryId, next) => this.pendingCallbacks.settle(deliveryId, next),

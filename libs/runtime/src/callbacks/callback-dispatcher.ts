@@ -1,7 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { CallbackAttempt, CallbackConfig } from '@cognition/contracts';
 import { CALLBACK_ERROR_MAX } from '@cognition/contracts';
-import type { PendingCallback, RunStore } from '@cognition/storage';
+import type { PendingCallback, RunFence, RunStore } from '@cognition/storage';
+import { isRunFenced } from '@cognition/storage';
 import type { Logger } from '../logger';
 import { refuseNonPublicHost } from '../net/public-address';
 import { silentLogger } from '../logger';
@@ -124,11 +125,15 @@ export class CallbackDispatcher {
   /**
    * Starts delivering in the background; the promise settles when delivery ended either way.
    * `config` (an A2A push notification's): the body and headers are what `format` makes of it.
+   * `fence` (the claim the run was executed under, several nodes): the delivery is stored only
+   * while the run is still held under it; refused, it is not sent — another claim took the
+   * run over and ends it (run fencing: a node that lost a run records nothing more of it).
    */
   dispatch(
     url: string,
     payload: CompletionPayload,
     config: CallbackConfig | null = null,
+    fence?: RunFence,
   ): Promise<void> {
     return this.track(async () => {
       const delivery: PendingCallback = {
@@ -141,8 +146,15 @@ export class CallbackDispatcher {
       };
       let durable = true;
       try {
-        await this.recorder.savePendingCallback(delivery);
+        await this.recorder.savePendingCallback(delivery, fence);
       } catch (error) {
+        if (isRunFenced(error)) {
+          this.logger.warn(
+            { runId: delivery.runId },
+            'run fenced: another claim took it over; its completion callback is not sent from here',
+          );
+          return;
+        }
         // Storage trouble must not cost the receiver its callback: deliver from memory.
         durable = false;
         this.logger.error(

@@ -187,7 +187,7 @@ export class RunFinisher {
         completed_at: new Date().toISOString(),
         error: runError,
       };
-      void this.callbacks.dispatch(callbackUrl, payload, callbackConfig);
+      void this.callbacks.dispatch(callbackUrl, payload, callbackConfig, active.fence ?? undefined);
     }
   }
 

@@ -356,14 +356,16 @@ export async function repairTerminalEvent(
   if (run.status === 'requires_action') {
     // Paused: its stream ends with its `interrupt`, which the process may not have stored.
     if (run.pendingAction && own.at(-1)?.event.type !== 'interrupt') {
-      const emitter = new RunEmitter(log, run.sessionId, run.id, logger, seqOf(own));
+      const emitter = await repairEmitter(storage, log, logger, run, own);
+      if (!emitter) return;
       emitter.emit(interruptEvent(run.id, run.pendingAction));
       await emitter.flush();
     }
     return;
   }
   if (own.length === 0 || own.some((e) => isTerminalEvent(e.event))) return;
-  const emitter = new RunEmitter(log, run.sessionId, run.id, logger, seqOf(own));
+  const emitter = await repairEmitter(storage, log, logger, run, own);
+  if (!emitter) return;
   // The usage event goes out with the terminal events (same flush), so it was lost with them.
   if (run.usage && !own.some((e) => e.event.type === 'usage'))
     emitter.emit(usageEventOf(run.usage));
@@ -382,6 +384,28 @@ export async function repairTerminalEvent(
     });
   }
   await emitter.flush();
+}
+
+/**
+ * The emitter of a repair, writing under the claim the run is held under now (run fencing):
+ * a claim made after this read (a paused run resumed on another node, which numbers its events
+ * from the same last stored one) refuses the repair's events instead of letting them take the
+ * resumed run's ids. null when the run changed since the caller read it (nothing to repair).
+ * Read only when there is something to write: a stream of a run that ended normally costs
+ * nothing more.
+ */
+async function repairEmitter(
+  storage: StorageBackend,
+  log: EventLog,
+  logger: Logger,
+  run: Run,
+  own: readonly AgentEventEnvelope[],
+): Promise<RunEmitter | null> {
+  const fence = await storage.runs.fenceOf(run.id);
+  // After the fence: a claim that came before it shows here (the run is active again).
+  const current = await storage.runs.get(run.id);
+  if (current?.status !== run.status) return null;
+  return new RunEmitter(log, run.sessionId, run.id, logger, seqOf(own), { fence });
 }
 
 function seqOf(own: readonly AgentEventEnvelope[]): number {

@@ -248,6 +248,13 @@ export class MemoryRuns {
     return this.nextClaim(id);
   }
 
+  /** The claim the run is held under now; null when missing or unowned. */
+  fenceOf(id: string): RunFence | null {
+    const run = this.state.runs.get(id);
+    if (!run || run.ownerNode === null) return null;
+    return { runId: id, ownerNode: run.ownerNode, claim: this.state.runExtras.get(id)?.claim ?? 0 };
+  }
+
   /** Whether the run is still held under `fence` (its node and claim number). */
   fenceHolds(fence: RunFence): boolean {
     const run = this.state.runs.get(fence.runId);

@@ -1,8 +1,8 @@
 import type { CallbackAttempt } from '@cognition/contracts';
 import { CallbackAttemptSchema } from '@cognition/contracts';
-import type { PendingCallback, RunStore } from '@cognition/storage';
+import type { PendingCallback, RunFence, RunStore } from '@cognition/storage';
 import { parseInput, StorageError } from '@cognition/storage';
-import type { PrismaDb } from '../db/db';
+import type { PrismaDb, PrismaTx } from '../db/db';
 import { guard, isForeignKeyViolation, isUniqueViolation } from '../db/errors';
 import { CALLBACK_ATTEMPT_ORDER, parseJson, toCallbackAttempt } from '../mapping';
 
@@ -56,28 +56,36 @@ export class PrismaRunCallbacks implements RunCallbackMethods {
     });
   }
 
-  savePendingCallback(input: PendingCallback): Promise<void> {
-    return guard('save pending callback', async () => {
-      try {
-        await this.db.pendingCallback.create({
-          data: { ...input, headers: JSON.stringify(input.headers) },
+  savePendingCallback(input: PendingCallback, _fence?: RunFence): Promise<void> {
+    return guard('save pending callback', () => this.createPending(this.db, input));
+  }
+
+  /** Inserts the delivery on `client` (the store's database, or a transaction of it). */
+  protected async createPending(
+    client: PrismaDb | PrismaTx,
+    input: PendingCallback,
+  ): Promise<void> {
+    try {
+      await client.pendingCallback.create({
+        data: { ...input, headers: JSON.stringify(input.headers) },
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw new StorageError('RUN_NOT_FOUND', `Run not found: ${input.runId}`, {
+          cause: error,
         });
-      } catch (error) {
-        if (isForeignKeyViolation(error)) {
-          throw new StorageError('RUN_NOT_FOUND', `Run not found: ${input.runId}`, {
-            cause: error,
-          });
-        }
-        if (isUniqueViolation(error)) {
-          throw new StorageError(
-            'CONFLICT',
-            `Callback delivery already exists: ${input.deliveryId}`,
-            { cause: error },
-          );
-        }
-        throw error;
       }
-    });
+      if (isUniqueViolation(error)) {
+        throw new StorageError(
+          'CONFLICT',
+          `Callback delivery already exists: ${input.deliveryId}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
   }
 
   /** A conditional update: the database lets exactly one of concurrent claimants match. */

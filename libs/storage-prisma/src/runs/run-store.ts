@@ -5,8 +5,8 @@ import {
   PendingRunInputSchema,
   UpdateRunInputSchema,
 } from '@cognition/contracts';
-import type { RunFence, RunStore, SettlePausedChange } from '@cognition/storage';
-import { parseInput, StorageError } from '@cognition/storage';
+import type { PendingCallback, RunFence, RunStore, SettlePausedChange } from '@cognition/storage';
+import { parseInput, RunFencedError, StorageError } from '@cognition/storage';
 import { applyRunUsage, lockRunRow } from '../analytics/usage-records';
 import type { PrismaDb } from '../db/db';
 import type { DatabaseProvider } from '../db/migrate';
@@ -270,6 +270,38 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
       this.versions.set(id, entry);
       return Number(entry.row.lease_attempt);
     });
+  }
+
+  fenceOf(id: string): Promise<RunFence | null> {
+    return guard('read run claim', async () => {
+      const row = await this.db.run.findUnique({
+        where: { id },
+        select: { ownerNode: true, leaseAttempt: true },
+      });
+      if (!row || row.ownerNode === null) return null;
+      return { runId: id, ownerNode: row.ownerNode, claim: row.leaseAttempt };
+    });
+  }
+
+  /**
+   * Under a fence, in one transaction with the run's row locked (a claim waits for it, or it
+   * sees the claim): stored only while the run is held under the fence.
+   */
+  override savePendingCallback(input: PendingCallback, fence?: RunFence): Promise<void> {
+    if (!fence) return super.savePendingCallback(input);
+    return guard('save pending callback', () =>
+      this.db.$transaction(async (tx) => {
+        await lockRunRow(tx, this.provider, input.runId);
+        const row = await tx.run.findUnique({
+          where: { id: input.runId },
+          select: { ownerNode: true, leaseAttempt: true },
+        });
+        if (row && (row.ownerNode !== fence.ownerNode || row.leaseAttempt !== fence.claim)) {
+          throw new RunFencedError([input.runId]);
+        }
+        await this.createPending(tx, input);
+      }),
+    );
   }
 
   renewLease(id: string, node: string, until: Date): Promise<boolean> {

@@ -121,6 +121,13 @@ export interface RunStore {
    * run that is not active or missing, or held by another node.
    */
   claim(id: string, node: string, now: Date, until: Date): Promise<number | null>;
+  /**
+   * The claim the run is held under now (its owner node and claim number): what a write for a
+   * run that the writer did not claim itself (the repair of a missing terminal event) is made
+   * under, so that a claim coming after the read refuses it. null when the run is missing or
+   * has no owner (one node: nothing is fenced).
+   */
+  fenceOf(id: string): Promise<RunFence | null>;
   /** Extends `node`'s lease of an active run to `until`; false when `node` no longer owns it. */
   renewLease(id: string, node: string, until: Date): Promise<boolean>;
   /**
@@ -173,9 +180,11 @@ export interface RunStore {
   listCallbackAttempts(runId: string): Promise<CallbackAttempt[]>;
   /**
    * Stores a pending delivery (goes with its run when the run is deleted). Throws RUN_NOT_FOUND,
-   * CONFLICT when the delivery id exists.
+   * CONFLICT when the delivery id exists. With `fence` (the claim the run was ended under),
+   * stored only while the run is still held under it, in the write's own transaction:
+   * otherwise RunFencedError, nothing stored (another claim ends the run and sends its own).
    */
-  savePendingCallback(input: PendingCallback): Promise<void>;
+  savePendingCallback(input: PendingCallback, fence?: RunFence): Promise<void>;
   /**
    * Claims attempt `attempt` of a pending delivery: true for exactly one caller, when the stored
    * `attempts` is `attempt - 1` (it becomes `attempt`), false otherwise (another process claimed

@@ -9,6 +9,7 @@ import { startPrivatePostgres } from '@cognition/storage-prisma/testing';
 import type { Benchmark, BenchContext, ResultRow } from '../harness/types';
 import type { BenchServer } from '../support/server-process';
 import { ensureServerBuilt, freePort, startServer } from '../support/server-process';
+import { installClaimLog, readClaims } from './chaos-claims';
 
 /**
  * Benchmark 16 (`chaos`, issue 31 item 1): the chaos run of `@cognition/api/testing` over
@@ -67,6 +68,8 @@ async function runOnce(ctx: BenchContext, resources: Resources): Promise<ChaosRe
     });
   };
   for (let i = 0; i < NODES; i += 1) await start(i);
+  // The nodes migrated the database: from here every claim of a run is logged with its time.
+  await installClaimLog(database.url);
   const balancer = await startBalancer({
     port: await freePort(),
     backends: ports.map((port, i) => ({ id: `node-${i + 1}`, port })),
@@ -87,6 +90,7 @@ async function runOnce(ctx: BenchContext, resources: Resources): Promise<ChaosRe
     startRedis: () => redis.start(),
     stopPostgres: () => database.stop(),
     startPostgres: () => database.start(),
+    claims: () => readClaims(database.url),
   };
   // COGNITION_CHAOS_TURNS / COGNITION_CHAOS_FAULTS: a shorter (or longer) full run.
   const turns = Number(process.env['COGNITION_CHAOS_TURNS'] ?? ctx.size(20, 1_000));
@@ -162,7 +166,7 @@ export const chaosBenchmark: Benchmark = {
           `Faults: ${report.faults
             .map(
               (f) =>
-                `${f.kind} ${f.target ?? '(skipped)'} at ${(f.at / 1000).toFixed(1)} s for ${(f.downMs / 1000).toFixed(1)} s${f.backAt !== null ? `, back at ${(f.backAt / 1000).toFixed(1)} s` : ''}${f.error ? ` (${f.error.slice(0, 120)})` : ''}`,
+                `${f.kind} ${f.target ?? '(skipped)'} at ${(f.at / 1000).toFixed(1)} s for ${(f.downMs / 1000).toFixed(1)} s${f.delayedMs !== undefined ? ` (waited ${(f.delayedMs / 1000).toFixed(1)} s for a second node)` : ''}${f.downAt !== null ? `, down at ${(f.downAt / 1000).toFixed(1)} s` : ''}${f.backAt !== null ? `, back at ${(f.backAt / 1000).toFixed(1)} s` : ''}${f.error ? ` (${f.error.slice(0, 120)})` : ''}`,
             )
             .join('; ')}.`,
           ...report.problems.slice(0, 40),

@@ -118,23 +118,74 @@ export async function checkStored(options: {
 }
 
 /**
+ * A claim of a run as the database recorded it (every claim increments `runs.lease_attempt`):
+ * `turn` is the run's idempotency key, `at` the database's clock when the claim was written.
+ */
+export interface ClaimRecord {
+  turn: string;
+  claim: number;
+  ownerNode: string;
+  at: number;
+}
+
+/** `node-2` of the process `node-2#3`. */
+function nodeOf(process: string): string {
+  const hash = process.indexOf('#');
+  return hash === -1 ? process : process.slice(0, hash);
+}
+
+/**
+ * What is wrong with `call` given the run's claims written before it arrived: the claim it was
+ * made under is its node's newest one before it (one process executes a run's steps one after
+ * the other, which the overlap checks verify); that claim must be the run's newest then. A
+ * node that re-claimed the run after another node's claim (A → B → A, B's work fenced off)
+ * calls under the newer claim and is right to.
+ */
+function staleClaim(call: ModelCall, claims: readonly ClaimRecord[]): string | null {
+  const before = claims.filter((c) => c.at <= call.receivedAt);
+  const newest = before.at(-1);
+  const node = nodeOf(call.process);
+  const own = before.filter((c) => c.ownerNode === node).at(-1);
+  if (!own) return `${call.process} called without a claim of the run`;
+  if (newest && newest.claim !== own.claim) {
+    return `${call.process} called under claim ${own.claim} after claim ${newest.claim} (${newest.ownerNode}) took the run over`;
+  }
+  return null;
+}
+
+/**
  * Turns whose run was executed twice at once: model calls of two node processes (or two of one
- * process) overlapping in time, or a process calling again after another one took the run over.
+ * process) overlapping in time, or a call made under a claim that was no longer the run's
+ * newest. With the claims the database recorded (`claims`, every claim of every run), the
+ * latter is exact: a call counts when a newer claim was written before it arrived. Without
+ * them (a turn with no claim recorded), a process calling again after another process called
+ * counts, which also flags a legitimate hand-back (A → B → A with a newer claim).
  */
 export function runsExecutedTwice(
   calls: readonly ModelCall[],
   problem: (line: string) => void,
+  claims: readonly ClaimRecord[] = [],
 ): number {
   const byTurn = new Map<string, ModelCall[]>();
   for (const call of calls) byTurn.set(call.turn, [...(byTurn.get(call.turn) ?? []), call]);
+  const claimsByTurn = new Map<string, ClaimRecord[]>();
+  for (const claim of claims) {
+    claimsByTurn.set(claim.turn, [...(claimsByTurn.get(claim.turn) ?? []), claim]);
+  }
   let twice = 0;
   for (const [turn, list] of byTurn) {
     const sorted = [...list].sort((a, b) => a.receivedAt - b.receivedAt);
+    const turnClaims = [...(claimsByTurn.get(turn) ?? [])].sort(
+      (a, b) => a.at - b.at || a.claim - b.claim,
+    );
     const finished = new Set<string>();
     let found: string | null = null;
     sorted.forEach((call, j) => {
       if (found) return;
-      if (finished.has(call.process)) {
+      if (turnClaims.length > 0) {
+        found = staleClaim(call, turnClaims);
+        if (found) return;
+      } else if (finished.has(call.process)) {
         found = `${call.process} called again after another process took the run over`;
         return;
       }
@@ -157,10 +208,12 @@ export function runsExecutedTwice(
     });
     if (found) {
       twice += 1;
+      const claimed = turnClaims.map((c) => `claim ${c.claim} ${c.ownerNode} ${c.at}`);
       problem(
-        `two nodes at once: ${turn}: ${String(found)} (${sorted
-          .map((c) => `${c.process} ${c.kind} ${c.receivedAt}-${c.endedAt ?? 'open'}`)
-          .join(', ')})`,
+        `two nodes at once: ${turn}: ${String(found)} (${[
+          ...sorted.map((c) => `${c.process} ${c.kind} ${c.receivedAt}-${c.endedAt ?? 'open'}`),
+          ...claimed,
+        ].join(', ')})`,
       );
     }
   }

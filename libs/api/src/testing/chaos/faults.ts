@@ -1,3 +1,5 @@
+import type { ClaimRecord } from './checks';
+
 /** The faults of a chaos run: when, which, and carrying them out against the caller's cluster. */
 
 export type FaultKind = 'kill' | 'term' | 'redis' | 'postgres';
@@ -15,6 +17,11 @@ export interface ChaosCluster {
   startRedis(): Promise<void>;
   stopPostgres(): Promise<void>;
   startPostgres(): Promise<void>;
+  /**
+   * Every claim of every run so far, as the database recorded it (`ClaimRecord`); when given,
+   * the check of model calls judges each call by its claim instead of by its process.
+   */
+  claims?(): Promise<ClaimRecord[]>;
 }
 
 /** mulberry32: a small seeded generator, so a seed replays the same schedule. */
@@ -40,6 +47,10 @@ export interface PlannedFault {
 export interface FaultRecord extends PlannedFault {
   /** `node-2`, `redis`, `postgres`; null when no node could be taken down (then not injected). */
   target: string | null;
+  /** How long a node fault waited for a second node to be up (none: on time). */
+  delayedMs?: number;
+  /** ms after the load started when the victim was down (its stop resolved: a node exited). */
+  downAt: number | null;
   /** ms after the load started when the victim was back (null: never, see `error`). */
   backAt: number | null;
   error?: string;
@@ -105,19 +116,25 @@ export async function injectFaults(options: {
 
   const one = async (planned: PlannedFault): Promise<void> => {
     await pause(Math.max(0, startedAt + planned.at - Date.now()));
-    const record: FaultRecord = { ...planned, target: null, backAt: null };
+    const record: FaultRecord = { ...planned, target: null, downAt: null, backAt: null };
     records.push(record);
     let target: string;
     let stop: () => Promise<void>;
     let start: () => Promise<void>;
     if (planned.kind === 'kill' || planned.kind === 'term') {
-      const up = Array.from({ length: cluster.size }, (_, i) => i).filter(
-        (i) => !down.has(`node-${i + 1}`),
-      );
+      const upNodes = () =>
+        Array.from({ length: cluster.size }, (_, i) => i).filter((i) => !down.has(`node-${i + 1}`));
+      // Never the last node standing: the fault waits for another node to be back (on a
+      // starved machine a node takes many seconds to start), so the run still gets its faults.
+      const waitUntil = Date.now() + options.recoverWithinMs;
+      while (upNodes().length < 2 && Date.now() < waitUntil) await pause(250);
+      const up = upNodes();
       if (up.length < 2) {
         record.error = 'no node to take down (only one up)';
         return;
       }
+      const late = since() - planned.at;
+      if (late > 500) record.delayedMs = late;
       const index = up[Math.floor(random() * up.length)] as number;
       target = `node-${index + 1}`;
       const signal = planned.kind === 'kill' ? 'SIGKILL' : 'SIGTERM';
@@ -134,6 +151,8 @@ export async function injectFaults(options: {
     const done = previous.then(async () => {
       options.log(`fault at ${since()} ms: ${planned.kind} ${target}, down ${planned.downMs} ms`);
       await stop();
+      // Stopping (a SIGTERM's drain) and starting again are told apart in the report.
+      record.downAt = since();
       await pause(planned.downMs);
       try {
         await startAgain(start, Date.now() + options.recoverWithinMs);

@@ -216,7 +216,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report,
     await checkStored({ url: cluster.url, sessions, records, answerWords, deadline, problem }),
   );
-  report.executedTwice = runsExecutedTwice(options.model.calls(), problem);
+  report.executedTwice = runsExecutedTwice(
+    options.model.calls(),
+    problem,
+    (await cluster.claims?.()) ?? [],
+  );
   const after = await Promise.all(
     sessions.map((session, s) =>
       runTurn({

@@ -62,13 +62,20 @@ export function fencingTests(ctx: SuiteContext): void {
         ownerNode: 'node-b',
       });
       // The new owner's writes under the same ids are stored.
-      const mine = [envelope(run, 1, { type: 'token', content: 'new owner' }), envelope(run, 2, done)];
+      const mine = [
+        envelope(run, 1, { type: 'token', content: 'new owner' }),
+        envelope(run, 2, done),
+      ];
       expect(await ctx.backend.events.append(mine, undefined, [current])).toEqual([]);
       expect((await ctx.backend.events.listAfter(run.sessionId, undefined, 10)).events).toEqual(
         mine,
       );
       expect(
-        await ctx.backend.runs.update(run.id, { status: 'completed', finishedAt: at(4000) }, current),
+        await ctx.backend.runs.update(
+          run.id,
+          { status: 'completed', finishedAt: at(4000) },
+          current,
+        ),
       ).toMatchObject({ status: 'completed' });
       // Retried after the end, the stale write is still refused.
       await expect(
@@ -158,19 +165,52 @@ export function fencingTests(ctx: SuiteContext): void {
           configurable: { thread_id: threadId, checkpoint_ns: 'tools:1' },
         }),
       ).toBeUndefined();
-      expect(
-        (await ctx.backend.messages.listAll(run.sessionId, {})).map((m) => m.content),
-      ).toEqual(['hi']);
+      expect((await ctx.backend.messages.listAll(run.sessionId, {})).map((m) => m.content)).toEqual(
+        ['hi'],
+      );
       // Under the claim that holds the run: stored, projected.
-      await ctx.backend.checkpointer.putWrites(writesConfig(current), [['messages', 'y']], 'task-2');
+      await ctx.backend.checkpointer.putWrites(
+        writesConfig(current),
+        [['messages', 'y']],
+        'task-2',
+      );
       const head = await putMessagesCheckpoint(ctx.backend, threadId, [hi, answer('new')], {
         parentId: base,
         fence: current,
       });
       expect((await latestCheckpoint(ctx.backend, threadId))?.checkpoint.id).toBe(head);
+      expect((await ctx.backend.messages.listAll(run.sessionId, {})).map((m) => m.content)).toEqual(
+        ['hi', 'new'],
+      );
+    });
+
+    it('tells the claim a run is held under, and stores a callback only under it', async () => {
+      const { run, stale, current } = await takenOver();
+      expect(await ctx.backend.runs.fenceOf(run.id)).toEqual(current);
+      expect(await ctx.backend.runs.fenceOf('missing-run')).toBeNull();
+      const unowned = await ctx.backend.runs.create({
+        sessionId: (await ctx.backend.sessions.create({}, {})).id,
+      });
+      expect(await ctx.backend.runs.fenceOf(unowned.run.id)).toBeNull();
+      const delivery = (deliveryId: string) => ({
+        deliveryId,
+        runId: run.id,
+        url: 'https://example.com/hook',
+        body: '{}',
+        headers: {},
+        attempts: 0,
+        nextAttemptAt: at(5000),
+      });
+      // The stale node ended the run too (its end refused): its callback must not go out.
+      const refusal = ctx.backend.runs.savePendingCallback(delivery(`${run.id}-stale`), stale);
+      await expect(refusal).rejects.toMatchObject({ code: 'CONFLICT', fenced: true });
+      await ctx.backend.runs.update(run.id, { status: 'completed', finishedAt: at(4000) }, current);
+      await ctx.backend.runs.savePendingCallback(delivery(`${run.id}-current`), current);
       expect(
-        (await ctx.backend.messages.listAll(run.sessionId, {})).map((m) => m.content),
-      ).toEqual(['hi', 'new']);
+        (await ctx.backend.runs.listPendingCallbacks())
+          .filter((d) => d.runId === run.id)
+          .map((d) => d.deliveryId),
+      ).toEqual([`${run.id}-current`]);
     });
 
     it('lets exactly the winner of concurrent claims write under its fence', async () => {

@@ -9,7 +9,7 @@ import type { Benchmark, BenchContext, ResultRow } from '../../harness/types';
 import { fakeProviderEnv } from '../../support/agent-server';
 import { ensureServerBuilt, serverEnvFor, startServer } from '../../support/server-process';
 import type { LoadCounts } from './load';
-import { loadWorker } from './load';
+import { LoadGate, loadWorker } from './load';
 import { soakSvg } from './plot';
 import type { ResourceSample } from './samples';
 import { SERIES, metricValue, shown, trendGrowth } from './samples';
@@ -40,6 +40,8 @@ interface Contender {
   connections(): Promise<number>;
   samples: ResourceSample[];
   counts: LoadCounts;
+  /** Holds this server's load for a quiesced reading. */
+  gate: LoadGate;
   stop(): Promise<void>;
 }
 
@@ -56,16 +58,41 @@ function sqliteHandles(pid: number, file: string): number {
   return n;
 }
 
+/** The metrics page of a server. */
+async function metrics(contender: Contender): Promise<string> {
+  return (await fetch(`${contender.url}/metrics`)).text();
+}
+
+/**
+ * How long the load stays held before the timers are counted: past the PostgreSQL pool's idle
+ * timeout (10 s, one timer per idle pooled connection), so what is counted is what outlives the
+ * work — a leak — not the work in flight (streams' heartbeats, requests, pooled connections).
+ */
+const QUIET_MS = 11_000;
+
+/** Active timers at a quiesced instant: the load held (no action in flight) for QUIET_MS. */
+async function quiescedTimers(contender: Contender): Promise<number> {
+  await contender.gate.pause();
+  try {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    return metricValue(await metrics(contender), 'nodejs_active_resources', 'type="Timeout"');
+  } finally {
+    contender.gate.resume();
+  }
+}
+
 async function sample(contender: Contender, startedAt: number): Promise<ResourceSample> {
-  const page = await (await fetch(`${contender.url}/metrics`)).text();
+  const page = await metrics(contender);
+  const atMs = performance.now() - startedAt;
+  const dbConnections = await contender.connections();
   return {
-    atMs: performance.now() - startedAt,
+    atMs,
     rssBytes: metricValue(page, 'process_resident_memory_bytes'),
     heapUsedBytes: metricValue(page, 'nodejs_heap_size_used_bytes'),
     openFds: metricValue(page, 'process_open_fds'),
-    dbConnections: await contender.connections(),
+    dbConnections,
     loopDelayP99Ms: metricValue(page, 'nodejs_eventloop_lag_p99_seconds') * 1000,
-    activeTimers: metricValue(page, 'nodejs_active_resources', 'type="Timeout"'),
+    activeTimers: await quiescedTimers(contender),
   };
 }
 
@@ -112,6 +139,7 @@ async function startContender(
     connections,
     samples: [],
     counts: { actions: new Map(), errors: new Map() },
+    gate: new LoadGate(),
     stop: () => server.stop(),
   };
 }
@@ -128,7 +156,7 @@ export const soakBenchmark: Benchmark = {
   standalone: true,
   title: 'Soak: one node on SQLite and one on PostgreSQL under a steady mixed load for 30 minutes',
   measuredAs:
-    'the built server under 4 concurrent load workers each (turns with a tool call, reconnects with Last-Event-ID, aborts, list/search/stats/activity reads, artifact writes, idle followers of slow runs; sessions rotated and deleted); every minute RSS, V8 heap used, open fds, database connections, event-loop delay p99 and active timers; growth = the least-squares trend over the time after the warm-up',
+    'the built server under 4 concurrent load workers each (turns with a tool call, reconnects with Last-Event-ID, aborts, list/search/stats/activity reads, artifact writes, idle followers of slow runs; sessions rotated and deleted); every minute RSS, V8 heap used, open fds, database connections and event-loop delay p99 under the load, then active timers with the load held 11 s (nothing in flight: what outlives the work); growth = the least-squares trend over the time after the warm-up',
   comparedWith: '—',
   goal: 'growth < 10 % on every series after a 5-minute warm-up; 0 load errors',
   async run(ctx) {
@@ -148,13 +176,15 @@ export const soakBenchmark: Benchmark = {
       const startedAt = performance.now();
       const until = (): boolean => performance.now() - startedAt >= totalMs;
       const workers = contenders.flatMap((c) =>
-        Array.from({ length: WORKERS }, () => loadWorker(c.url, until, c.counts)),
+        Array.from({ length: WORKERS }, () => loadWorker(c.url, until, c.counts, c.gate)),
       );
       const sampler = (async () => {
         for (let next = 0; !until(); next += everyMs) {
           const wait = startedAt + next - performance.now();
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          for (const c of contenders) c.samples.push(await sample(c, startedAt));
+          // Both servers at once: each is held for its quiesced timer count in parallel.
+          const taken = await Promise.all(contenders.map((c) => sample(c, startedAt)));
+          contenders.forEach((c, i) => c.samples.push(taken[i] as ResourceSample));
           ctx.log(`soak: ${(next / 60_000).toFixed(1)} of ${minutes} min`);
         }
       })();

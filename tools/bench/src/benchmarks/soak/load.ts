@@ -7,6 +7,43 @@ export interface LoadCounts {
   errors: Map<string, number>;
 }
 
+/**
+ * Lets the sampler hold the load between actions: `pause` stops new actions and resolves once
+ * none is in flight (a quiesced instant, for a reading of what outlives the work), `resume`
+ * lets the workers go on.
+ */
+export class LoadGate {
+  private held: Promise<void> | null = null;
+  private release: (() => void) | null = null;
+  private busy = 0;
+  private idle: (() => void)[] = [];
+
+  /** Waits while paused, then counts the caller's action as in flight. */
+  async enter(): Promise<void> {
+    while (this.held) await this.held;
+    this.busy += 1;
+  }
+
+  leave(): void {
+    this.busy -= 1;
+    if (this.busy === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  async pause(): Promise<void> {
+    this.held ??= new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
+    if (this.busy > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  resume(): void {
+    const release = this.release;
+    this.held = null;
+    this.release = null;
+    release?.();
+  }
+}
+
 function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
@@ -75,6 +112,7 @@ export async function loadWorker(
   url: string,
   until: () => boolean,
   counts: LoadCounts,
+  gate: LoadGate = new LoadGate(),
 ): Promise<void> {
   let sessionId = '';
   let turns = 0;
@@ -151,6 +189,7 @@ export async function loadWorker(
   ];
   const total = actions.reduce((s, [w]) => s + w, 0);
   while (!until()) {
+    await gate.enter();
     try {
       if (sessionId === '' || turns >= 10) await fresh();
       let pick = Math.random() * total;
@@ -163,6 +202,8 @@ export async function loadWorker(
       bump(counts.errors, error instanceof Error ? error.message : String(error));
       // A broken session is left behind (deleted at the next rotation) rather than reused.
       turns = 10;
+    } finally {
+      gate.leave();
     }
   }
   if (sessionId !== '')

@@ -9,7 +9,12 @@ export interface ResourceSample {
   dbConnections: number;
   /** p99 of the event loop's delay since the previous reading (prom-client resets it). */
   loopDelayP99Ms: number;
-  /** Active `setTimeout`/`setInterval` timers (`process.getActiveResourcesInfo`). */
+  /**
+   * Active (ref'ed) `setTimeout`/`setInterval` timers (`process.getActiveResourcesInfo`),
+   * counted at a quiesced instant: the load held, nothing in flight, past the pool's idle
+   * timeout. Under load the count is the work in flight (a heartbeat per open stream, an idle
+   * timer per pooled connection), not what leaks.
+   */
   activeTimers: number;
 }
 
@@ -21,7 +26,7 @@ export const SERIES: readonly { key: SeriesKey; label: string; unit: string }[] 
   { key: 'openFds', label: 'open file descriptors', unit: '' },
   { key: 'dbConnections', label: 'database connections', unit: '' },
   { key: 'loopDelayP99Ms', label: 'event-loop delay p99', unit: 'ms' },
-  { key: 'activeTimers', label: 'active timers', unit: '' },
+  { key: 'activeTimers', label: 'active timers (quiesced)', unit: '' },
 ];
 
 /** A sample's value in the unit it is shown in. */
