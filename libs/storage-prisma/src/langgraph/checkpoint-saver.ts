@@ -99,8 +99,8 @@ const LIST_PAGE_SIZE = 100;
  * - `putWrites` of regular writes never overwrites a stored write (insert-or-ignore on
  *   `(thread, ns, checkpoint, task, idx)`); a batch made only of special writes (error,
  *   interrupt, scheduled, resume; see `WRITES_IDX_MAP`) replaces them;
- * - regular writes commit with the put of their checkpoint's child when it comes at once, else
- *   on their own ({@link HeldWrites}); every read waits for the writes `putWrites` resolved;
+ * - `putWrites` of regular writes resolves once they are committed: with the put of their
+ *   checkpoint's child when it comes while they are held, else on their own ({@link HeldWrites});
  * - pending writes come back in `writesSortKey` order `(task_path, task_id, idx)`;
  * - every failure is a StorageError: VALIDATION_ERROR naming the config field, or the
  *   translated database error.
@@ -232,10 +232,10 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     if (checkpoint.id === '') throw invalid('checkpoint.id', 'must not be empty');
 
     const fence = runFenceOf(config);
-    // First, before anything that could wait for the event loop's next turn: the parent's
-    // writes held since this put's step ended go with it.
+    // Taken first, before anything that could wait for the event loop's next turn: the
+    // parent's writes held since this put's step ended go with it.
     const carried =
-      parentId !== null ? await this.held.take(threadId, checkpointNs, parentId, fence) : [];
+      parentId !== null ? this.held.take(threadId, checkpointNs, parentId, fence) : undefined;
     this.held.beginPut(threadId);
     try {
       const [metadataType, metadataBytes] = await this.dump(metadata, 'metadata');
@@ -244,11 +244,12 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         metadataBytes,
         hook: checkpointNs === '' ? this.onRootCheckpoint : undefined,
         fence,
-        carried,
+        carried: carried ? await carried.rows : [],
       });
+      this.held.done(carried);
     } catch (error) {
-      // The parent's writes are stored on their own, as they were before this put began.
-      await this.held.restore(carried, fence).catch(() => undefined);
+      // The parent's writes are stored on their own, as they would have been without this put.
+      this.held.giveBack(carried);
       throw error;
     } finally {
       this.held.endPut(threadId);
@@ -349,7 +350,10 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     assertStorableString(taskPath, 'taskPath');
     if (writes.length === 0) return;
 
-    const rows = await Promise.all(
+    // A batch made only of special writes (error, interrupt, ...) replaces the task's previous
+    // ones; regular writes are first-wins, so a retried task cannot change what was recorded.
+    const replace = writes.every(([channel]) => specialIndex(channel) !== undefined);
+    const rows = Promise.all(
       writes.map(async ([channel, value], index): Promise<WriteRow> => {
         assertStorableString(channel, `writes[${index}][0]`);
         const [type, bytes] = await this.dump(value, `writes[${index}][1]`);
@@ -367,16 +371,23 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         };
       }),
     );
-    // A batch of only special writes (error, interrupt, ...) replaces the task's previous ones;
-    // regular writes are first-wins, so a retried task cannot change what was recorded.
-    const replace = writes.every(([channel]) => specialIndex(channel) !== undefined);
-    if (!replace) {
-      this.held.hold(rows, runFenceOf(config));
+    if (replace) {
+      const special = await rows;
+      await guard('Cannot store checkpoint writes', () =>
+        this.sql.insertWrites(special, true, runFenceOf(config)),
+      );
       return;
     }
-    await guard('Cannot store checkpoint writes', () =>
-      this.sql.insertWrites(rows, replace, runFenceOf(config)),
-    );
+    // Held (at once, so a put called right after takes them) for the put that follows.
+    const stored = this.held.hold(threadId, checkpointNs, checkpointId, runFenceOf(config), rows);
+    try {
+      await rows;
+    } catch (error) {
+      // Not serializable: nothing of this call is stored; the others held with it go on.
+      stored.catch(() => undefined);
+      throw error;
+    }
+    await stored;
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -1,64 +1,120 @@
 import type { RunFence } from '@cognition/storage';
+import { StorageError } from '@cognition/storage';
 import type { WriteRow } from './sql/checkpoint-sql';
 
 /** Stores a batch of regular writes on its own (insert-or-ignore), under its fence. */
 export type StoreWrites = (rows: WriteRow[], fence: RunFence | undefined) => Promise<void>;
 
+/** One `putWrites` call: its rows (undefined when they could not be serialized) and its caller. */
+interface Batch {
+  rows: Promise<WriteRow[] | undefined>;
+  /** Resolves the call's promise, or rejects it with `error`. */
+  settle(error?: Error): void;
+}
+
 interface Held {
   threadId: string;
-  rows: WriteRow[];
   fence: RunFence | undefined;
+  batches: Batch[];
   timer: NodeJS.Immediate | undefined;
 }
 
-/** Failed flushes remembered for the put that builds on their checkpoint, at most this many. */
-const MAX_FAILURES = 256;
+/** What a put takes: the writes it stores with its row, and whom to tell how that went. */
+export interface Carried {
+  rows: Promise<WriteRow[]>;
+  batches: Batch[];
+  fence: RunFence | undefined;
+  threadId: string;
+}
 
 /**
  * Regular pending writes held for the `put` that follows them, so that both commit in one
  * statement (PostgreSQL) or transaction (SQLite) instead of two.
  *
- * LangGraph's loop calls `put` for a step's checkpoint only after the step's writes to delta
- * channels resolved, so a write cannot wait for that put: `putWrites` resolves as soon as its
- * writes are held here, and they are stored by whichever comes first —
- * - the put of a child of their checkpoint under the same fence ({@link take}): they commit
- *   with it, or neither does (a crash before that commit leaves the step to run again from its
- *   checkpoint, as a crash before a separate write's commit did);
- * - the next turn of the event loop (`setImmediate`) with no put of their thread under way,
- *   or any read or delete of their thread ({@link settle}): stored on their own, as before,
- *   when no put came at once (a failed or interrupted step, a step whose other tasks still
- *   run). The loop chains a step's put after the previous one, so while that one is under way
- *   the writes of a short step (a tool call) wait for it and go with the put that follows.
- * A flush that fails is remembered by checkpoint: the put that builds on it throws its error,
- * as LangGraph's loop would have skipped that put after the write's rejection.
+ * A `putWrites` promise settles when its writes are committed, as before: with the put of a
+ * child of their checkpoint under the same fence ({@link take}), when that put commits; else
+ * on their own, on the event loop's next turn with no put of their thread under way, or at
+ * once before a read or delete of their thread ({@link settle}). LangGraph's loop does not wait
+ * for a step's writes before it puts the step's checkpoint (only for writes to delta channels,
+ * which then simply go on their own a turn later), so the put comes while they are held; while
+ * the previous step's put is still under way (a short tool step), they wait for its end and go
+ * with the put chained after it. A put that fails hands what it carried back, stored on its
+ * own at once: the writes' promise then settles as a separate write's would have.
  */
 export class HeldWrites {
   private readonly held = new Map<string, Held>();
   /** Flushes under way, by thread: reads of the thread wait for them. */
   private readonly flushing = new Map<string, Set<Promise<void>>>();
-  private readonly failed = new Map<string, unknown>();
   /** Puts under way, by thread. */
   private readonly putting = new Map<string, number>();
 
   constructor(private readonly store: StoreWrites) {}
 
-  /** Holds `rows` (all of one checkpoint) until a put takes them or they are flushed. */
-  hold(rows: WriteRow[], fence: RunFence | undefined): void {
-    const first = rows[0];
-    if (!first) return;
-    const key = keyOf(first.threadId, first.checkpointNs, first.checkpointId);
-    const held = this.held.get(key);
-    if (held && sameFence(held.fence, fence)) {
-      held.rows.push(...rows);
-      return;
-    }
-    if (held) this.flush(key);
-    this.held.set(key, {
-      threadId: first.threadId,
-      rows: [...rows],
-      fence,
-      timer: this.putting.has(first.threadId) ? undefined : setImmediate(() => this.flush(key)),
+  /**
+   * Holds the writes of one `putWrites` call on checkpoint `checkpointId`, taken now (so a put
+   * called right after takes them even while `rows` are still being serialized); settles when
+   * they are committed.
+   */
+  hold(
+    threadId: string,
+    checkpointNs: string,
+    checkpointId: string,
+    fence: RunFence | undefined,
+    rows: Promise<WriteRow[]>,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const batch: Batch = {
+        rows: rows.catch(() => undefined),
+        settle: (error?: Error) => (error === undefined ? resolve() : reject(error)),
+      };
+      const key = keyOf(threadId, checkpointNs, checkpointId);
+      const held = this.held.get(key);
+      if (held && sameFence(held.fence, fence)) {
+        held.batches.push(batch);
+        return;
+      }
+      if (held) this.flush(key);
+      this.held.set(key, {
+        threadId,
+        fence,
+        batches: [batch],
+        timer: this.putting.has(threadId) ? undefined : setImmediate(() => this.flush(key)),
+      });
     });
+  }
+
+  /**
+   * The writes held for checkpoint `checkpointId`, for the put of its child under `fence`:
+   * taken at once, undefined when there are none (writes held under another fence are flushed
+   * on their own instead). The put then calls {@link done} or {@link giveBack}.
+   */
+  take(
+    threadId: string,
+    checkpointNs: string,
+    checkpointId: string,
+    fence: RunFence | undefined,
+  ): Carried | undefined {
+    const key = keyOf(threadId, checkpointNs, checkpointId);
+    const held = this.held.get(key);
+    if (!held) return undefined;
+    if (!sameFence(held.fence, fence)) {
+      this.flush(key);
+      return undefined;
+    }
+    if (held.timer) clearImmediate(held.timer);
+    this.held.delete(key);
+    return { rows: rowsOf(held.batches), batches: held.batches, fence, threadId };
+  }
+
+  /** The put that carried `carried` committed. */
+  done(carried: Carried | undefined): void {
+    for (const batch of carried?.batches ?? []) batch.settle();
+  }
+
+  /** The put that carried `carried` failed: they are stored on their own now. */
+  giveBack(carried: Carried | undefined): void {
+    if (!carried) return;
+    this.run(carried.threadId, carried.batches, carried.fence);
   }
 
   /** A put of `threadId` begins: what is held for the thread waits for its end. */
@@ -91,47 +147,8 @@ export class HeldWrites {
   }
 
   /**
-   * The writes held for checkpoint `checkpointId`, taken for the put of its child under
-   * `fence`; writes held under another fence are flushed on their own instead. Rejects with the
-   * error of a failed flush of that checkpoint's writes.
-   */
-  async take(
-    threadId: string,
-    checkpointNs: string,
-    checkpointId: string,
-    fence: RunFence | undefined,
-  ): Promise<WriteRow[]> {
-    const key = keyOf(threadId, checkpointNs, checkpointId);
-    // A flush already under way (the writes went before the put came) is waited for, so its
-    // failure is this put's, as the loop's put waited for the writes.
-    const flushes = this.flushing.get(threadId);
-    if (flushes) await Promise.all([...flushes]);
-    if (this.failed.has(key)) {
-      const error = this.failed.get(key);
-      this.failed.delete(key);
-      throw error;
-    }
-    const held = this.held.get(key);
-    if (!held) return [];
-    if (!sameFence(held.fence, fence)) {
-      this.flush(key);
-      return [];
-    }
-    if (held.timer) clearImmediate(held.timer);
-    this.held.delete(key);
-    return firstWins(held.rows);
-  }
-
-  /** Puts back writes a put took but did not store (it threw): stored on their own now. */
-  async restore(rows: WriteRow[], fence: RunFence | undefined): Promise<void> {
-    if (rows.length === 0) return;
-    this.hold(rows, fence);
-    await this.settle(rows[0]?.threadId);
-  }
-
-  /**
    * Stores what is held for `threadId` (for every thread when undefined) and waits for the
-   * flushes of it under way, so a read sees every write `putWrites` resolved.
+   * flushes of it under way, so a read sees every write stored or being stored.
    */
   async settle(threadId?: string): Promise<void> {
     for (const [key, held] of this.held) {
@@ -149,24 +166,31 @@ export class HeldWrites {
     if (!held) return;
     if (held.timer) clearImmediate(held.timer);
     this.held.delete(key);
-    const { threadId } = held;
+    this.run(held.threadId, held.batches, held.fence);
+  }
+
+  /** Stores `batches` on their own and settles them with the outcome. */
+  private run(threadId: string, batches: Batch[], fence: RunFence | undefined): void {
     let flushes = this.flushing.get(threadId);
     if (!flushes) {
       flushes = new Set();
       this.flushing.set(threadId, flushes);
     }
-    const running = this.store(firstWins(held.rows), held.fence).then(
-      () => {
-        this.failed.delete(key);
-      },
-      (error: unknown) => {
-        if (this.failed.size >= MAX_FAILURES) {
-          const oldest = this.failed.keys().next().value;
-          if (oldest !== undefined) this.failed.delete(oldest);
-        }
-        this.failed.set(key, error);
-      },
-    );
+    const running = rowsOf(batches)
+      .then((rows) => (rows.length > 0 ? this.store(rows, fence) : undefined))
+      .then(
+        () => {
+          for (const batch of batches) batch.settle();
+        },
+        (error: unknown) => {
+          // `guard` makes every failure of the store a StorageError.
+          const failure =
+            error instanceof Error
+              ? error
+              : new StorageError('STORAGE_ERROR', 'Cannot store checkpoint writes');
+          for (const batch of batches) batch.settle(failure);
+        },
+      );
     flushes.add(running);
     void running.finally(() => {
       flushes.delete(running);
@@ -187,12 +211,14 @@ function sameFence(a: RunFence | undefined, b: RunFence | undefined): boolean {
 }
 
 /**
- * One row per `(task, idx)`, the first held: regular writes never overwrite a stored one, and a
- * statement must not carry the same key twice.
+ * The batches' rows, one per `(task, idx)`, the first held: regular writes never overwrite a
+ * stored one, and a statement must not carry the same key twice. A batch that could not be
+ * serialized adds none (its `putWrites` rejected with that error already).
  */
-function firstWins(rows: WriteRow[]): WriteRow[] {
+async function rowsOf(batches: readonly Batch[]): Promise<WriteRow[]> {
+  const all = (await Promise.all(batches.map((batch) => batch.rows))).flatMap((r) => r ?? []);
   const seen = new Set<string>();
-  return rows.filter((row) => {
+  return all.filter((row) => {
     const key = `${row.taskId}\u0000${row.idx}`;
     if (seen.has(key)) return false;
     seen.add(key);
