@@ -1,7 +1,7 @@
-import type { FieldIssue } from '@cognition/contracts';
+import type { RunFence } from '@cognition/storage';
 import { runFenceOf, StorageError } from '@cognition/storage';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { BaseCheckpointSaver, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
+import { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type {
   ChannelVersions,
   Checkpoint,
@@ -30,6 +30,8 @@ import { CheckpointReader } from './checkpoint-reader';
 import type { MessagesBase } from './checkpoint-dump';
 import { dumpCheckpoint } from './checkpoint-dump';
 import { RecentCheckpoints } from './recent-checkpoints';
+import { HeldWrites } from './held-writes';
+import { invalid, jsonEqual, optionalString, specialIndex } from './saver-input';
 import { assertStorableString } from './namespace';
 
 /** The root checkpoint a {@link RootCheckpointHook} is called for. */
@@ -97,6 +99,8 @@ const LIST_PAGE_SIZE = 100;
  * - `putWrites` of regular writes never overwrites a stored write (insert-or-ignore on
  *   `(thread, ns, checkpoint, task, idx)`); a batch made only of special writes (error,
  *   interrupt, scheduled, resume; see `WRITES_IDX_MAP`) replaces them;
+ * - `putWrites` of regular writes resolves once they are committed: with the put of their
+ *   checkpoint's child when it comes while they are held, else on their own ({@link HeldWrites});
  * - pending writes come back in `writesSortKey` order `(task_path, task_id, idx)`;
  * - every failure is a StorageError: VALIDATION_ERROR naming the config field, or the
  *   translated database error.
@@ -106,12 +110,16 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
   private readonly sql: CheckpointSql;
   private readonly recent = new RecentCheckpoints(RECENT_MAX_THREADS, RECENT_MAX_BYTES);
   private readonly reader: CheckpointReader;
+  private readonly held: HeldWrites;
 
   constructor(db: PrismaDb, options: PrismaCheckpointSaverOptions = {}) {
     super(options.serde);
     this.onRootCheckpoint = options.onRootCheckpoint;
     this.sql = checkpointSql(db, options.provider ?? providerOf(db));
     this.reader = new CheckpointReader(this.serde, this.sql, () => this.getNextVersion(undefined));
+    this.held = new HeldWrites((rows, fence) =>
+      guard('Cannot store checkpoint writes', () => this.sql.insertWrites(rows, false, fence)),
+    );
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -124,6 +132,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       configurable['checkpoint_id'] ?? configurable['thread_ts'],
       'configurable.checkpoint_id',
     );
+    await this.held.settle(threadId);
     const { rows, writes } = await guard('Cannot read checkpoint', () =>
       this.sql.checkpointWithWrites(threadId, checkpointNs, checkpointId || undefined),
     );
@@ -167,6 +176,7 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     }
     const filter = Object.entries(options.filter ?? {}).filter(([, value]) => value !== undefined);
 
+    await this.held.settle(threadId);
     let remaining = limit ?? Infinity;
     let after: ListCursor | undefined;
     while (remaining > 0) {
@@ -221,8 +231,53 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     assertStorableString(checkpoint.id, 'checkpoint.id');
     if (checkpoint.id === '') throw invalid('checkpoint.id', 'must not be empty');
 
-    const [metadataType, metadataBytes] = await this.dump(metadata, 'metadata');
-    const hook = checkpointNs === '' ? this.onRootCheckpoint : undefined;
+    const fence = runFenceOf(config);
+    // Taken first, before anything that could wait for the event loop's next turn: the
+    // parent's writes held since this put's step ended go with it.
+    const carried =
+      parentId !== null ? this.held.take(threadId, checkpointNs, parentId, fence) : undefined;
+    this.held.beginPut(threadId);
+    try {
+      const [metadataType, metadataBytes] = await this.dump(metadata, 'metadata');
+      await this.putAttempts(threadId, checkpointNs, parentId, checkpoint, newVersions, {
+        metadataType,
+        metadataBytes,
+        hook: checkpointNs === '' ? this.onRootCheckpoint : undefined,
+        fence,
+        carried: carried ? await carried.rows : [],
+      });
+      this.held.done(carried);
+    } catch (error) {
+      // The parent's writes are stored on their own, as they would have been without this put.
+      this.held.giveBack(carried);
+      throw error;
+    } finally {
+      this.held.endPut(threadId);
+    }
+    return {
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: checkpointNs,
+        checkpoint_id: checkpoint.id,
+      },
+    };
+  }
+
+  private async putAttempts(
+    threadId: string,
+    checkpointNs: string,
+    parentId: string | null,
+    checkpoint: Checkpoint,
+    newVersions: ChannelVersions,
+    put: {
+      metadataType: string;
+      metadataBytes: Uint8Array;
+      hook: RootCheckpointHook | undefined;
+      fence: RunFence | undefined;
+      carried: WriteRow[];
+    },
+  ): Promise<void> {
+    const { metadataType, metadataBytes, hook } = put;
     // A first attempt refers to the segments of the parent as this process last saw it; when
     // retention deleted one of those checkpoints meanwhile, the parent as stored now is used.
     for (let attempt = 1; ; attempt += 1) {
@@ -260,11 +315,11 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       // (retention); a subgraph namespace goes whole (thread delete) or newest first (rollback).
       const holders = checkpointNs === '' ? foreignHolders(known, checkpoint.id) : [];
       const stored = await guard('Cannot store checkpoint', () =>
-        this.sql.putCheckpoint(row, bound, holders, runFenceOf(config)),
+        this.sql.putCheckpoint(row, bound, holders, put.fence, put.carried),
       );
       if (stored) {
         this.recent.remember(threadId, checkpointNs, checkpoint.id, known);
-        break;
+        return;
       }
       if (attempt === MAX_PUT_ATTEMPTS) {
         throw new StorageError(
@@ -273,13 +328,6 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         );
       }
     }
-    return {
-      configurable: {
-        thread_id: threadId,
-        checkpoint_ns: checkpointNs,
-        checkpoint_id: checkpoint.id,
-      },
-    };
   }
 
   async putWrites(
@@ -302,7 +350,10 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     assertStorableString(taskPath, 'taskPath');
     if (writes.length === 0) return;
 
-    const rows = await Promise.all(
+    // A batch made only of special writes (error, interrupt, ...) replaces the task's previous
+    // ones; regular writes are first-wins, so a retried task cannot change what was recorded.
+    const replace = writes.every(([channel]) => specialIndex(channel) !== undefined);
+    const rows = Promise.all(
       writes.map(async ([channel, value], index): Promise<WriteRow> => {
         assertStorableString(channel, `writes[${index}][0]`);
         const [type, bytes] = await this.dump(value, `writes[${index}][1]`);
@@ -320,17 +371,29 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
         };
       }),
     );
-    // A batch of only special writes (error, interrupt, ...) replaces the task's previous ones;
-    // regular writes are first-wins, so a retried task cannot change what was recorded.
-    const replace = writes.every(([channel]) => specialIndex(channel) !== undefined);
-    await guard('Cannot store checkpoint writes', () =>
-      this.sql.insertWrites(rows, replace, runFenceOf(config)),
-    );
+    if (replace) {
+      const special = await rows;
+      await guard('Cannot store checkpoint writes', () =>
+        this.sql.insertWrites(special, true, runFenceOf(config)),
+      );
+      return;
+    }
+    // Held (at once, so a put called right after takes them) for the put that follows.
+    const stored = this.held.hold(threadId, checkpointNs, checkpointId, runFenceOf(config), rows);
+    try {
+      await rows;
+    } catch (error) {
+      // Not serializable: nothing of this call is stored; the others held with it go on.
+      stored.catch(() => undefined);
+      throw error;
+    }
+    await stored;
   }
 
   async deleteThread(threadId: string): Promise<void> {
     assertStorableString(threadId, 'threadId');
     this.recent.forgetThread(threadId);
+    await this.held.settle(threadId);
     await guard('Cannot delete thread checkpoints', () => this.sql.deleteThread(threadId));
   }
 
@@ -367,36 +430,4 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
       );
     }
   }
-}
-
-/**
- * The reserved index of a special channel (error, interrupt, ...), else undefined. An own-property
- * check, so a channel named like an Object.prototype member is an ordinary channel.
- */
-function specialIndex(channel: string): number | undefined {
-  return Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : undefined;
-}
-
-function optionalString(value: unknown, field: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  assertStorableString(value, field);
-  return value;
-}
-
-/** Equality of JSON-like values: primitives by identity, arrays and objects structurally. */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const aKeys = Object.keys(a);
-  const bKeys = Object.keys(b);
-  if (aKeys.length !== bKeys.length) return false;
-  return aKeys.every((key) =>
-    jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  );
-}
-
-function invalid(field: string, message: string): StorageError {
-  const issues: FieldIssue[] = [{ path: field, message }];
-  return new StorageError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { issues });
 }

@@ -30,6 +30,7 @@ import type { RawConnection } from '../db/raw-connections';
 import { requireRawConnection } from '../db/raw-connections';
 import type { PolicyRef } from '../mapping';
 import { admitFirings } from './firing-admission';
+import { anyDue, anyUnsettled } from './idle-probe';
 import type { DatabaseProvider } from '../db/migrate';
 import { guard, isUniqueViolation } from '../db/errors';
 import type {
@@ -193,8 +194,9 @@ export class PrismaScheduleStore implements ScheduleStore {
   }
 
   claimDue(input: ClaimDueInput): Promise<ClaimedOccurrence[]> {
-    return guard('claim due schedule occurrences', () =>
-      this.db.$transaction(async (tx) => {
+    return guard('claim due schedule occurrences', async () => {
+      if (!(await anyDue(this.raw, input.dueBy ?? input.now))) return [];
+      return this.db.$transaction(async (tx) => {
         const rows = await this.lockDue(tx, input.dueBy ?? input.now, input.limit);
         const claimed = rows.map((row): ClaimedOccurrence => {
           const schedule = toSchedule(row);
@@ -220,8 +222,8 @@ export class PrismaScheduleStore implements ScheduleStore {
         );
         if (fires.length > 0) await tx.scheduleFire.createMany({ data: fires });
         return claimed;
-      }),
-    );
+      });
+    });
   }
 
   /** The schedules due by `now` this transaction may claim, earliest first (class comment). */
@@ -349,6 +351,7 @@ export class PrismaScheduleStore implements ScheduleStore {
 
   listUnsettledFires(claimedBefore: Date, limit: number): Promise<ScheduleFire[]> {
     return guard('list unsettled schedule fires', async () => {
+      if (!(await anyUnsettled(this.raw, claimedBefore))) return [];
       const rows = await this.db.scheduleFire.findMany({
         where: {
           OR: [

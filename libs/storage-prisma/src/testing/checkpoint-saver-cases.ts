@@ -14,6 +14,7 @@ import { createTestDatabase } from './test-db';
 import type { RootCheckpoint } from '../langgraph/checkpoint-saver';
 import { PrismaCheckpointSaver } from '../langgraph/checkpoint-saver';
 import { channelValueCases } from './checkpoint-saver-values';
+import { carriedWritesCases } from './checkpoint-saver-carried-cases';
 
 // The validation package is consumed through CommonJS (its vitest CLI cannot load initializers
 // here); these functions register describe/it blocks on jest's globals.
@@ -254,6 +255,7 @@ export function runPrismaSaverSpecs(provider: DatabaseProvider): void {
     });
 
     channelValueCases({ saver: () => saver, opened: () => opened, config, checkpointOf, meta });
+    carriedWritesCases({ opened: () => opened, config, checkpointOf, meta });
 
     describe('writes', () => {
       it('keeps the first regular write of a task and replaces special writes', async () => {

@@ -106,10 +106,64 @@ const UPSERT_CHECKPOINT_FENCED = {
 };
 
 /**
+ * The parent's regular writes a put carries (`checkpoint_writes` columns as arrays from `$first`,
+ * see {@link writeColumns}), inserted-or-ignored only when `condition` holds.
+ */
+function carriedWritesCte(first: number, condition: string): string {
+  const p = (i: number): string => `$${first + i}`;
+  return `carried AS (
+    INSERT INTO checkpoint_writes
+      (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+    SELECT * FROM unnest(${p(0)}::text[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[],
+      ${p(4)}::int[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::bytea[], ${p(8)}::text[])
+    WHERE ${condition}
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING
+  )`;
+}
+
+/** The columns of write rows as the nine arrays the write statements take. */
+function writeColumns(rows: readonly WriteRow[]): unknown[] {
+  return [
+    rows.map((row) => row.threadId),
+    rows.map((row) => row.checkpointNs),
+    rows.map((row) => row.checkpointId),
+    rows.map((row) => row.taskId),
+    rows.map((row) => row.idx),
+    rows.map((row) => row.channel),
+    rows.map((row) => row.type),
+    rows.map((row) => row.value),
+    rows.map((row) => row.taskPath),
+  ];
+}
+
+/**
+ * UPSERT_CHECKPOINT with the parent's writes it carries ($11–$19), both under the fence
+ * ($8–$10, none when null): one statement, so they commit together; no row returned when the
+ * fence fails.
+ */
+const UPSERT_CHECKPOINT_CARRYING = {
+  name: 'cognition_upsert_checkpoint_carrying',
+  text: `
+  WITH fence AS (SELECT 1 AS held WHERE ${fenceHolds(8)}),
+  ${carriedWritesCte(11, 'EXISTS (SELECT 1 FROM fence)')}
+  INSERT INTO checkpoints
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea
+  WHERE EXISTS (SELECT 1 FROM fence)
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+    parent_checkpoint_id = excluded.parent_checkpoint_id,
+    type = excluded.type,
+    checkpoint = excluded.checkpoint,
+    metadata = excluded.metadata
+  RETURNING 1`,
+};
+
+/**
  * A put with a hook's `GuardedWrites`: `pre` holds a row when every holder exists (and
  * locks them as LOCK_HOLDERS does) and the run fence holds, the hook's CTEs follow, and the
- * checkpoint row is written only when their `guard` returns one. Parameters $1–$7 are the row,
- * $8 the holders, $9–$11 the fence.
+ * checkpoint row and the parent's writes it carries are written only when their `guard`
+ * returns one. Parameters $1–$7 are the row, $8 the holders, $9–$11 the fence, $12–$20 the
+ * carried writes (empty arrays when none).
  */
 function guardedPutSql(ctes: string): string {
   return `
@@ -130,10 +184,11 @@ function guardedPutSql(ctes: string): string {
       type = excluded.type,
       checkpoint = excluded.checkpoint,
       metadata = excluded.metadata
-  )
+  ),
+  ${carriedWritesCte(12, 'EXISTS (SELECT 1 FROM guard)')}
   SELECT count(*)::int AS done, max(version) AS version FROM guard`;
 }
-const GUARDED_FIRST_PARAM = 12;
+const GUARDED_FIRST_PARAM = 21;
 
 /**
  * One statement for any number of rows: the columns travel as arrays. $10–$12 the fence: the
@@ -315,6 +370,7 @@ export class PostgresCheckpointSql implements CheckpointSql {
     hook: TransactionHook | undefined,
     holders: readonly string[],
     fence?: RunFence,
+    writes: readonly WriteRow[] = [],
   ): Promise<boolean> {
     const values = [
       row.threadId,
@@ -326,6 +382,14 @@ export class PostgresCheckpointSql implements CheckpointSql {
       row.metadata,
     ];
     if (!hook && holders.length === 0) {
+      if (writes.length > 0) {
+        const carrying = await this.pool.query({
+          ...UPSERT_CHECKPOINT_CARRYING,
+          values: [...values, ...fenceValues(fence), ...writeColumns(writes)],
+        });
+        if (carrying.rowCount === 0 && fence) throw new RunFencedError([fence.runId]);
+        return true;
+      }
       if (!fence) {
         await this.pool.query({ ...UPSERT_CHECKPOINT, values });
         return true;
@@ -344,7 +408,13 @@ export class PostgresCheckpointSql implements CheckpointSql {
       const result = await this.pool.query<{ done: number; version: string | null }>({
         name: `cognition_guarded_put_${planned.name}`,
         text: guardedPutSql(planned.ctes(GUARDED_FIRST_PARAM)),
-        values: [...values, holders, ...fenceValues(fence), ...planned.values],
+        values: [
+          ...values,
+          holders,
+          ...fenceValues(fence),
+          ...writeColumns(writes),
+          ...planned.values,
+        ],
       });
       const written = result.rows[0];
       if (written?.done === 1) {
@@ -365,6 +435,13 @@ export class PostgresCheckpointSql implements CheckpointSql {
         if (found.rowCount !== holders.length) return false;
       }
       await client.query({ ...UPSERT_CHECKPOINT, values });
+      if (writes.length > 0) {
+        // The fence was checked above, its row share-locked until COMMIT.
+        await client.query({
+          ...INSERT_WRITES_KEEP,
+          values: [...writeColumns(writes), ...fenceValues(undefined)],
+        });
+      }
       await hook?.postgresql(client);
       return true;
     });
@@ -373,18 +450,7 @@ export class PostgresCheckpointSql implements CheckpointSql {
   async insertWrites(rows: WriteRow[], replace: boolean, fence?: RunFence): Promise<void> {
     const result = await this.pool.query({
       ...(replace ? INSERT_WRITES_REPLACE : INSERT_WRITES_KEEP),
-      values: [
-        rows.map((row) => row.threadId),
-        rows.map((row) => row.checkpointNs),
-        rows.map((row) => row.checkpointId),
-        rows.map((row) => row.taskId),
-        rows.map((row) => row.idx),
-        rows.map((row) => row.channel),
-        rows.map((row) => row.type),
-        rows.map((row) => row.value),
-        rows.map((row) => row.taskPath),
-        ...fenceValues(fence),
-      ],
+      values: [...writeColumns(rows), ...fenceValues(fence)],
     });
     if (result.rowCount === 0 && fence) throw new RunFencedError([fence.runId]);
   }

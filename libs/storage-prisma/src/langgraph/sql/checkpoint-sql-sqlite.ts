@@ -217,6 +217,7 @@ export class SqliteCheckpointSql implements CheckpointSql {
     hook: TransactionHook | undefined,
     holders: readonly string[],
     fence?: RunFence,
+    writes: readonly WriteRow[] = [],
   ): Promise<boolean> {
     const params = {
       thread: row.threadId,
@@ -230,7 +231,7 @@ export class SqliteCheckpointSql implements CheckpointSql {
     const upsert = (session: SqliteSession): void => {
       session.prepare(UPSERT_CHECKPOINT).run(params);
     };
-    if (!hook && holders.length === 0 && !fence) {
+    if (!hook && holders.length === 0 && !fence && writes.length === 0) {
       await this.connection.run(upsert);
       return true;
     }
@@ -242,6 +243,7 @@ export class SqliteCheckpointSql implements CheckpointSql {
         if (!exists.get({ thread: row.threadId, ns: row.checkpointNs, id })) return false;
       }
       upsert(session);
+      insertWriteRows(session, writes, false);
       hook?.sqlite(session);
       return true;
     });
@@ -249,23 +251,10 @@ export class SqliteCheckpointSql implements CheckpointSql {
 
   insertWrites(rows: WriteRow[], replace: boolean, fence?: RunFence): Promise<void> {
     return this.connection.run((session) => {
-      const insert = session.prepare(replace ? INSERT_WRITE_REPLACE : INSERT_WRITE_KEEP);
       session.database
         .transaction(() => {
           checkFence(session, fence);
-          for (const row of rows) {
-            insert.run({
-              thread: row.threadId,
-              ns: row.checkpointNs,
-              id: row.checkpointId,
-              task: row.taskId,
-              idx: row.idx,
-              channel: row.channel,
-              type: row.type,
-              value: row.value,
-              path: row.taskPath,
-            });
-          }
+          insertWriteRows(session, rows, replace);
         })
         .immediate();
     });
@@ -303,6 +292,28 @@ function toCheckpointRow(row: CheckpointColumns): CheckpointRow {
     checkpoint: ownBytes(row.checkpoint),
     metadata: ownBytes(row.metadata),
   };
+}
+
+function insertWriteRows(
+  session: SqliteSession,
+  rows: readonly WriteRow[],
+  replace: boolean,
+): void {
+  if (rows.length === 0) return;
+  const insert = session.prepare(replace ? INSERT_WRITE_REPLACE : INSERT_WRITE_KEEP);
+  for (const row of rows) {
+    insert.run({
+      thread: row.threadId,
+      ns: row.checkpointNs,
+      id: row.checkpointId,
+      task: row.taskId,
+      idx: row.idx,
+      channel: row.channel,
+      type: row.type,
+      value: row.value,
+      path: row.taskPath,
+    });
+  }
 }
 
 /** Run fencing, inside the write's transaction (SQLite serialises them: no claim in between). */

@@ -55,13 +55,15 @@ export interface CheckpointSql {
    * the ones whose segments the row refers to) does not exist: then nothing is written and the
    * result is false. The holders are locked against deletion until the row commits. With
    * `hook`, in one transaction on one connection: the check, the upsert, then the hook of the
-   * provider; a throwing hook rolls everything back.
+   * provider; a throwing hook rolls everything back. `writes` (regular writes of the parent,
+   * insert-or-ignore) are stored with the row, in its statement or transaction: both or neither.
    */
   putCheckpoint(
     row: CheckpointRow,
     hook: TransactionHook | undefined,
     holders: readonly string[],
     fence?: RunFence,
+    writes?: readonly WriteRow[],
   ): Promise<boolean>;
   /**
    * Inserts writes atomically: `replace` overwrites rows with the same
