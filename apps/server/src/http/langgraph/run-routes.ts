@@ -7,6 +7,7 @@ import { requestLog } from '../request-log';
 import { STREAM_MODES, openStream, partsOf, writePart } from './run-stream';
 import type { RunCreate, Runs } from './runs';
 import { CancelQuerySchema, RunCreateSchema, RunListQuerySchema, runView } from './runs';
+import type { StateViews } from './state-views';
 import type { Threads } from './threads';
 import { ThreadCreateSchema } from './threads';
 import { StatelessThreads } from './stateless';
@@ -78,13 +79,14 @@ export interface RunRoutesDeps {
   services: ApiServices;
   runs: Runs;
   threads: Threads;
+  states: StateViews;
   json: RequestHandler;
   /** Deletes a thread as `DELETE /threads/{id}` does (a stateless run's, after it). */
   deleteThread(threadId: string, req: Request, caller: Caller): Promise<void>;
 }
 
 export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
-  const { runs, threads, services } = deps;
+  const { runs, threads, states, services } = deps;
   const handle =
     (fn: (req: Request, res: Response, caller: Caller) => Promise<void>): RequestHandler =>
     async (req, res) => {
@@ -99,7 +101,7 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
 
   const values = async (session: Session, run: Run, signal?: AbortSignal) => {
     const failure = await runs.settle(run, signal);
-    const state = await threads.values(session, run.kwargs !== null);
+    const state = await states.values(session, run.kwargs !== null);
     return failure ? { ...state, __error__: failure } : state;
   };
 
@@ -150,7 +152,7 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       }
       // A graph run streamed its own values; an agent run's follow at its end.
       if (ended && run.kwargs === null && o.modes.has('values') && !gone.signal.aborted) {
-        await writePart(res, { event: 'values', data: await threads.values(session) });
+        await writePart(res, { event: 'values', data: await states.values(session) });
       }
     } catch (error) {
       requestLog(req).error({ err: error, runId: run.id }, 'LangGraph run stream failed');

@@ -7,6 +7,7 @@ import { AGENT_GRAPH_PREFIX } from './assistants';
 import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import { STREAM_MODES } from './run-stream';
+import type { StateViews } from './state-views';
 import type { Threads } from './threads';
 import { JsonObject, LangGraphHttpError, notFound } from './wire';
 
@@ -171,6 +172,7 @@ export class Runs {
     private readonly services: ApiServices,
     private readonly assistants: Assistants,
     private readonly threads: Threads,
+    private readonly states: StateViews,
   ) {}
 
   /** Admits a run on the thread: the send of our run machinery. */
@@ -183,7 +185,7 @@ export class Runs {
     const checkpointId = startCheckpoint(body);
     const session = await this.thread(threadId, body.if_not_exists, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
-    if (checkpointId !== undefined && !(await this.threads.hasCheckpoint(session, checkpointId))) {
+    if (checkpointId !== undefined && !(await this.states.hasCheckpoint(session, checkpointId))) {
       throw new LangGraphHttpError(404, 'Checkpoint not found');
     }
     if (target.kind === 'graph') {
