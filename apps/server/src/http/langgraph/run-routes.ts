@@ -350,6 +350,15 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     }),
   );
 
+  app.delete(
+    '/threads/:id/runs/:run',
+    handle(async (req, res, caller) => {
+      const { id, run: runId = '' } = params(req);
+      await runs.delete(id, runId, caller.scope);
+      res.status(204).end();
+    }),
+  );
+
   app.get(
     '/threads/:id/runs/:run/join',
     handle(async (req, res, caller) => {

@@ -1,6 +1,7 @@
 import type { ApiServices } from '@cognition/api';
 import type { AgentEventEnvelope, Run, Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
+import { isStorageError } from '@cognition/storage';
 import { z } from 'zod';
 import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX } from './assistants';
@@ -9,7 +10,7 @@ import { parseCommand, resumeThread } from './resume';
 import { STREAM_MODES } from './run-stream';
 import type { StateViews } from './state-views';
 import type { Threads } from './threads';
-import { JsonObject, LangGraphHttpError, notFound } from './wire';
+import { GRAPH_KEY, JsonObject, LangGraphHttpError, notFound } from './wire';
 
 /**
  * Runs (docs/langgraph-api.md, "How it maps"): a LangGraph run is a run of our machinery. An
@@ -333,6 +334,36 @@ export class Runs {
       }
     }
     return failure;
+  }
+
+  /**
+   * `DELETE /threads/{id}/runs/{run_id}`: an ended run goes (its callback records with it); one
+   * that has not ended is a 409 — cancel it first. Its events, messages and checkpoints are the
+   * thread's and stay. A graph thread whose last graph run goes remembers its graph (as a copy
+   * does), so its state is still read as that graph's.
+   */
+  async delete(threadId: string, runId: string, scope: Scope): Promise<void> {
+    const { run, session } = await this.get(threadId, runId, scope);
+    const graphId = run.kwargs?.graph_id;
+    if (graphId !== undefined && session.metadata[GRAPH_KEY] === undefined) {
+      const runs = await this.services.storage.runs.list(session.id);
+      if (!runs.some((other) => other.id !== run.id && other.kwargs !== null)) {
+        await this.services.sessions.update(
+          session.id,
+          { metadata: { ...session.metadata, [GRAPH_KEY]: graphId } },
+          scope,
+        );
+      }
+    }
+    try {
+      await this.services.storage.runs.delete(run.id);
+    } catch (error) {
+      if (!isStorageError(error) || error.code !== 'CONFLICT') throw error;
+      throw new LangGraphHttpError(
+        409,
+        `Run ${run.id} has not ended (${runStatus(run.status)}): cancel it first`,
+      );
+    }
   }
 
   async cancel(
