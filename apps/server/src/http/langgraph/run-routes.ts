@@ -4,6 +4,7 @@ import { isTerminalEvent } from '@cognition/contracts';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { requestLog } from '../request-log';
+import { PartialMessages } from './messages-mode';
 import { STREAM_MODES, openStream, partsOf, writePart } from './run-stream';
 import type { RunCreate, Runs } from './runs';
 import { CancelQuerySchema, RunCreateSchema, RunListQuerySchema, runView } from './runs';
@@ -140,19 +141,34 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       if (o.metadata) {
         await writePart(res, { event: 'metadata', data: { run_id: run.id, attempt: 1 } });
       }
+      // Partial messages fold in every event from the run's first: a rejoin then reads from
+      // there and sends only what follows its Last-Event-ID (messages-mode.ts).
+      const partial = o.modes.has('messages') ? new PartialMessages() : undefined;
+      const after = o.lastEventId;
+      const replay = partial !== undefined && after !== undefined;
       const events = await runs.events(run, {
         signal: gone.signal,
-        ...(o.lastEventId !== undefined ? { lastEventId: o.lastEventId } : {}),
+        ...(after !== undefined && !replay ? { lastEventId: after } : {}),
       });
       for await (const envelope of events) {
         if (gone.signal.aborted) break;
         // A pause for a decision ends the stream too (the values then show where it stopped).
         if (isTerminalEvent(envelope.event) || envelope.event.type === 'interrupt') ended = true;
-        for (const part of partsOf(envelope, o.modes)) await writePart(res, part);
+        const parts = [...partsOf(envelope, o.modes), ...(partial?.partsOf(envelope) ?? [])];
+        if (replay && envelope.id <= after) continue;
+        for (const part of parts) await writePart(res, part);
       }
-      // A graph run streamed its own values; an agent run's follow at its end.
-      if (ended && run.kwargs === null && o.modes.has('values') && !gone.signal.aborted) {
-        await writePart(res, { event: 'values', data: await states.values(session) });
+      // A graph run streamed its own values; an agent run's follow at its end (and its
+      // messages, complete).
+      if (
+        ended &&
+        run.kwargs === null &&
+        !gone.signal.aborted &&
+        (o.modes.has('values') || partial)
+      ) {
+        const values = await states.values(session);
+        if (o.modes.has('values')) await writePart(res, { event: 'values', data: values });
+        for (const part of partial?.complete(values) ?? []) await writePart(res, part);
       }
     } catch (error) {
       requestLog(req).error({ err: error, runId: run.id }, 'LangGraph run stream failed');
