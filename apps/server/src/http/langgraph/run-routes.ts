@@ -194,9 +194,9 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/threads/:id/runs',
     deps.json,
     handle(async (req, res, caller) => {
-      const { run, assistantId } = await create(req, caller);
+      const { run, session, assistantId } = await create(req, caller);
       res.setHeader('Content-Location', location(run));
-      res.status(200).json(runView(run, assistantId));
+      res.status(200).json(runView(run, assistantId, await runs.metadataOf(run, session)));
     }),
   );
 
@@ -293,9 +293,9 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/runs',
     deps.json,
     handle(async (req, res, caller) => {
-      const { run, assistantId } = await createStateless(req, caller, true);
+      const { run, session, assistantId } = await createStateless(req, caller, true);
       res.setHeader('Content-Location', location(run));
-      res.status(200).json(runView(run, assistantId));
+      res.status(200).json(runView(run, assistantId, await runs.metadataOf(run, session)));
     }),
   );
 
@@ -313,7 +313,11 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       for (const [index, entry] of entries.entries()) {
         created.push(await createStateless(req, caller, true, entry, `body.${index}`));
       }
-      res.status(200).json(created.map(({ run, assistantId }) => runView(run, assistantId)));
+      const views = [];
+      for (const { run, session, assistantId } of created) {
+        views.push(runView(run, assistantId, await runs.metadataOf(run, session)));
+      }
+      res.status(200).json(views);
     }),
   );
 
@@ -342,8 +346,10 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/threads/:id/runs',
     handle(async (req, res, caller) => {
       const query = parsePart(RunListQuerySchema, req.query, 'query');
-      const list = await runs.list(params(req).id, query, caller.scope);
-      res.status(200).json(list.map((run) => runView(run, null)));
+      const { runs: list, session } = await runs.list(params(req).id, query, caller.scope);
+      const views = [];
+      for (const run of list) views.push(runView(run, null, await runs.metadataOf(run, session)));
+      res.status(200).json(views);
     }),
   );
 
@@ -351,8 +357,8 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/threads/:id/runs/:run',
     handle(async (req, res, caller) => {
       const { id, run: runId = '' } = params(req);
-      const { run } = await runs.get(id, runId, caller.scope);
-      res.status(200).json(runView(run, null));
+      const { run, session } = await runs.get(id, runId, caller.scope);
+      res.status(200).json(runView(run, null, await runs.metadataOf(run, session)));
     }),
   );
 

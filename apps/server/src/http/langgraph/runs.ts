@@ -10,7 +10,14 @@ import { parseCommand, resumeThread } from './resume';
 import { STREAM_MODES } from './run-stream';
 import type { StateViews } from './state-views';
 import type { Threads } from './threads';
-import { GRAPH_KEY, JsonObject, LangGraphHttpError, notFound } from './wire';
+import {
+  GRAPH_KEY,
+  JsonObject,
+  LangGraphHttpError,
+  decodeMetadata,
+  encodeMetadata,
+  notFound,
+} from './wire';
 
 /**
  * Runs (docs/langgraph-api.md, "How it maps"): a LangGraph run is a run of our machinery. An
@@ -131,7 +138,11 @@ function runStatus(status: Run['status']): LangGraphRunStatus {
   }
 }
 
-export function runView(run: Run, assistantId: string | null): Record<string, unknown> {
+export function runView(
+  run: Run,
+  assistantId: string | null,
+  metadata: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     run_id: run.id,
     thread_id: run.sessionId,
@@ -140,7 +151,7 @@ export function runView(run: Run, assistantId: string | null): Record<string, un
     status: runStatus(run.status),
     created_at: run.createdAt.toISOString(),
     updated_at: run.updatedAt.toISOString(),
-    metadata: {},
+    metadata,
     multitask_strategy: run.multitaskStrategy ?? 'reject',
     kwargs: run.kwargs ?? {},
   };
@@ -244,6 +255,8 @@ export class Runs {
       sessionId: agentSession.id,
       scope,
       content,
+      // An agent run's metadata is its input message's (encoded as thread metadata is).
+      ...(body.metadata !== undefined ? { metadata: encodeMetadata(body.metadata) } : {}),
       ...(body.multitask_strategy ? { multitaskStrategy: body.multitask_strategy } : {}),
       ...(body.webhook ? { callbackUrl: body.webhook } : {}),
     });
@@ -293,6 +306,21 @@ export class Runs {
     return this.services.sessions.update(session.id, { agentName: agent }, scope);
   }
 
+  /**
+   * The run's metadata as it was sent: a graph run keeps it with its kwargs, an agent run's is
+   * its input message's (or, while it waits in the queue, the message it will send).
+   */
+  async metadataOf(run: Run, session: Session): Promise<Record<string, unknown>> {
+    if (run.kwargs) return run.kwargs.metadata ?? {};
+    const message =
+      run.inputMessageId !== null
+        ? await this.services.storage.messages.get(session.id, run.inputMessageId, session.scopes)
+        : null;
+    const stored =
+      message?.metadata ?? (await this.services.storage.runs.pendingInput(run.id))?.metadata;
+    return stored ? decodeMetadata(stored) : {};
+  }
+
   /** The run `runId` of the thread, in the caller's scope; 404 otherwise. */
   async get(
     threadId: string,
@@ -309,12 +337,13 @@ export class Runs {
     threadId: string,
     query: z.output<typeof RunListQuerySchema>,
     scope: Scope,
-  ): Promise<Run[]> {
+  ): Promise<{ runs: Run[]; session: Session }> {
     const session = await this.threads.session(threadId, scope);
     const runs = await this.services.storage.runs.list(session.id);
-    return runs
+    const page = runs
       .filter((run) => query.status === undefined || runStatus(run.status) === query.status)
       .slice(query.offset, query.offset + query.limit);
+    return { runs: page, session };
   }
 
   /** The run's events from the start (or after `lastEventId`) to its terminal event. */
