@@ -13,6 +13,7 @@ import type {
   SearchStore,
 } from '@cognition/storage';
 import {
+  ENDED_RUN_STATUSES,
   ROOT_CHECKPOINT_NS,
   RunFencedError,
   StorageError,
@@ -179,6 +180,17 @@ export class MemoryStorage implements StorageBackend {
       fenceOf: (id) => this.run(() => runs.fenceOf(id)),
       get: (id) => this.run(() => runs.get(id)),
       list: (sessionId) => this.run(() => runs.list(sessionId)),
+      delete: (id) =>
+        this.run(() => {
+          const run = runs.get(id);
+          if (!run) return false;
+          if (!ENDED_RUN_STATUSES.includes(run.status)) {
+            throw new StorageError('CONFLICT', `Run ${id} has not ended (${run.status})`);
+          }
+          runs.delete(id);
+          this.pendingCallbacks.deleteRun(id);
+          return true;
+        }),
       getActive: (sessionId) => this.run(() => runs.getActive(sessionId)),
       getActiveAndPending: (sessionId) => this.run(() => runs.getActiveAndPending(sessionId)),
       listActive: () => this.run(() => runs.listActive()),

@@ -244,6 +244,8 @@ export const GraphRunKwargsSchema = z
      * thread's history forks there. Absent: the thread's head.
      */
     checkpoint_id: z.string().min(1).optional(),
+    /** The run's own metadata (the LangGraph API's run `metadata`): kept and answered as sent. */
+    metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type GraphRunKwargs = z.infer<typeof GraphRunKwargsSchema>;

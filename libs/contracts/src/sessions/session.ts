@@ -60,6 +60,13 @@ export const CheckpointRetentionSchema = z
 
 export const SESSION_TITLE_MAX = 200;
 
+/**
+ * The session metadata key that marks a LangGraph API stateless run's thread: the server deletes
+ * such a session once its runs ended. Only the server writes it; a caller of the session API
+ * that sends it is refused (422 naming it), so no caller can have its session swept.
+ */
+export const STATELESS_RUN_METADATA_KEY = 'langgraph.stateless';
+
 /** Per-session LLM overrides; every field optional, unset means "server default". */
 export const SessionConfigSchema = z
   .object({

@@ -6,7 +6,7 @@ import {
   UpdateRunInputSchema,
 } from '@cognition/contracts';
 import type { PendingCallback, RunFence, RunStore, SettlePausedChange } from '@cognition/storage';
-import { parseInput, RunFencedError, StorageError } from '@cognition/storage';
+import { ENDED_RUN_STATUSES, parseInput, RunFencedError, StorageError } from '@cognition/storage';
 import { applyRunUsage, lockRunRow } from '../analytics/usage-records';
 import type { PrismaDb } from '../db/db';
 import type { DatabaseProvider } from '../db/migrate';
@@ -339,6 +339,19 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
   async list(sessionId: string): Promise<Run[]> {
     return guard('list runs', async () => {
       return readRuns(this.raw, RUN_READS.bySession, [sessionId]);
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return guard('delete run', async () => {
+      // One conditional statement: a run that has not ended is never deleted, whatever races it.
+      const deleted = await this.db.run.deleteMany({
+        where: { id, status: { in: [...ENDED_RUN_STATUSES] } },
+      });
+      if (deleted.count > 0) return true;
+      const run = await this.db.run.findUnique({ where: { id }, select: { status: true } });
+      if (!run) return false;
+      throw new StorageError('CONFLICT', `Run ${id} has not ended (${run.status})`);
     });
   }
 

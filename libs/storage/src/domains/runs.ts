@@ -8,6 +8,14 @@ import type {
 } from '@cognition/contracts';
 import { StorageError } from '../errors';
 
+/** The statuses of a run that has ended: nothing executes it again (`RunStore.delete`). */
+export const ENDED_RUN_STATUSES: readonly Run['status'][] = [
+  'completed',
+  'failed',
+  'aborted',
+  'interrupted',
+];
+
 /**
  * A completion-callback delivery not yet finished (delivered, or given up): what the next
  * process needs to go on with it after a restart.
@@ -151,6 +159,14 @@ export interface RunStore {
   get(id: string): Promise<Run | null>;
   /** Runs of a session, newest first. */
   list(sessionId: string): Promise<Run[]>;
+  /**
+   * Deletes a run that has ended (`completed`, `failed`, `aborted`, `interrupted`) with its
+   * callback attempts and pending deliveries, atomically: true when it went, false for an
+   * unknown run; CONFLICT (nothing deleted) for one that has not ended (pending, queued,
+   * running, paused for a decision). Its events, messages and checkpoints are its session's
+   * and stay.
+   */
+  delete(id: string): Promise<boolean>;
   /**
    * The run holding the session (see `holdsSession`): its active run, or the run paused for a
    * decision. At most one.

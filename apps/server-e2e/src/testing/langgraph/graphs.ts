@@ -205,3 +205,28 @@ export const runtime = Promise.resolve(
     .addEdge('use_context', END)
     .compile(),
 );
+
+const Draft = Annotation.Root({
+  topic: Annotation<string>,
+  notes: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+});
+
+/** The subgraph of `nested`: one node drafting a note on the topic. */
+const drafting = new StateGraph(Draft)
+  .addNode('draft', (state: typeof Draft.State) => ({ notes: [`draft on ${state.topic}`] }))
+  .addEdge(START, 'draft')
+  .addEdge('draft', END)
+  .compile();
+
+/** A zod state (its JSON Schemas are the graph's own) with a subgraph as its first node. */
+const Topic = z.object({
+  topic: z.string().describe('what to write about'),
+  notes: z.array(z.string()).default([]),
+});
+export const nested = new StateGraph(Topic)
+  .addNode('research', drafting)
+  .addNode('finish', (state: z.infer<typeof Topic>) => ({ notes: [...state.notes, 'done'] }))
+  .addEdge(START, 'research')
+  .addEdge('research', 'finish')
+  .addEdge('finish', END)
+  .compile();

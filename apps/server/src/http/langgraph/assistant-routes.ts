@@ -13,7 +13,19 @@ import {
   searchPage,
   versionView,
 } from './assistants';
+import { assistantSchemas, schemasView, subgraphSchemas } from './schemas';
 import { JsonObject, LangGraphHttpError, parsePart } from './wire';
+
+/** A boolean query flag as the SDK sends it (`true`/`false`; `1`/`0` taken too). */
+const Flag = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+/** `xray`: a flag, or how many levels of subgraphs to draw (LangGraph's number form). */
+const XRay = z
+  .union([z.enum(['true', 'false']), z.string().regex(/^\d+$/, 'expected true, false or a depth')])
+  .optional()
+  .transform((v) => (v === undefined || v === 'false' ? false : v === 'true' ? true : Number(v)));
 
 /**
  * The assistant routes of the LangGraph API (docs/langgraph-api.md): the system assistants of
@@ -146,26 +158,28 @@ export function mountAssistantRoutes(route: Route, deps: AssistantRoutesDeps): v
     return (await assistants.get(changed.id, caller.scope)).assistant;
   });
   route('get', '/assistants/:id/graph', async (req, caller) => {
-    const { xray } = parsePart(
-      z.object({ xray: z.enum(['true', 'false', '1', '0']).optional() }).strict(),
-      req.query,
-      'query',
-    );
+    const { xray } = parsePart(z.object({ xray: XRay }).strict(), req.query, 'query');
     const found = await assistants.get(idOf(req), caller.scope);
-    return drawGraph(found.target, xray === 'true' || xray === '1');
+    return drawGraph(found.target, xray);
   });
+  // LangGraph's server reads an optional `config` body on this GET; the schemas here do not
+  // depend on a run's config (a factory graph is described as loaded at start).
   route('get', '/assistants/:id/schemas', async (req, caller) => {
     const found = await assistants.get(idOf(req), caller.scope);
-    // JSON Schemas are not extracted yet (docs/langgraph-api.md): null means "not described".
-    return {
-      graph_id: found.assistant.graph_id,
-      input_schema: null,
-      output_schema: null,
-      state_schema: null,
-      config_schema: null,
-      context_schema: null,
-    };
+    return schemasView(found.assistant.graph_id, assistantSchemas(found.target));
   });
+  const subgraphs = async (req: Request, caller: Caller) => {
+    const { namespace } = parsePart(
+      z.object({ id: z.string(), namespace: z.string().min(1).optional() }),
+      req.params,
+      'path',
+    );
+    const { recurse } = parsePart(z.object({ recurse: Flag }).strict(), req.query, 'query');
+    const found = await assistants.get(idOf(req), caller.scope);
+    return subgraphSchemas(found.target, namespace, recurse);
+  };
+  route('get', '/assistants/:id/subgraphs', subgraphs);
+  route('get', '/assistants/:id/subgraphs/:namespace', subgraphs);
 }
 
 /** `POST /assistants`: a stored assistant of the caller's tenant, at version 1. */

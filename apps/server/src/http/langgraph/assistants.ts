@@ -259,7 +259,7 @@ export function searchPage(
 }
 
 /** The graph's nodes and edges, as `getGraphAsync().toJSON()` draws them; null for an agent. */
-export async function drawGraph(target: AssistantTarget, xray: boolean): Promise<unknown> {
+export async function drawGraph(target: AssistantTarget, xray: boolean | number): Promise<unknown> {
   if (target.kind !== 'graph') return null;
   const graph = target.graph.loaded;
   const drawable = (await (graph.getGraphAsync

@@ -34,6 +34,7 @@ export interface GraphRunBody {
   stream_subgraphs?: boolean;
   interrupt_before?: '*' | string[];
   interrupt_after?: '*' | string[];
+  metadata?: Record<string, unknown>;
 }
 
 /** What a stored assistant sets for its runs (a system assistant's are empty). */
@@ -94,6 +95,7 @@ export function graphKwargs(
     ...(interruptBefore !== undefined ? { interrupt_before: interruptBefore } : {}),
     ...(interruptAfter !== undefined ? { interrupt_after: interruptAfter } : {}),
     ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
   };
 }
 

@@ -11,10 +11,10 @@ import { z } from 'zod';
 import { requestIdOf } from '../request-log';
 import { mountAssistantRoutes } from './assistant-routes';
 import { Assistants } from './assistants';
+import { ThreadHistorySchema, StateViews } from './state-views';
 import {
   ThreadCountSchema,
   ThreadCreateSchema,
-  ThreadHistorySchema,
   ThreadPatchSchema,
   ThreadSearchSchema,
   Threads,
@@ -69,7 +69,8 @@ const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
-  const threads = new Threads(services, options.checkpointer, options.graphs);
+  const states = new StateViews(services, options.checkpointer, options.graphs);
+  const threads = new Threads(services, states);
   const assistants = new Assistants(
     options.graphs,
     () => services.registry.listAgents(),
@@ -150,9 +151,9 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     return undefined;
   });
   route('get', '/threads/:id/state', async (req, caller) =>
-    threads.state(graphId(req), caller.scope),
+    states.state(await threads.session(graphId(req), caller.scope)),
   );
-  const state = new ThreadState(services, threads, options.graphs, options.checkpointer);
+  const state = new ThreadState(services, threads, states, options.checkpointer);
   route('get', '/threads/:id/state/:checkpoint', async (req, caller) => {
     const params = parsePart(CheckpointParams, req.params, 'path');
     return state.at(params.id, params.checkpoint, caller.scope);
@@ -161,7 +162,7 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     const body = parsePart(StateAtCheckpointSchema, req.body, 'body');
     const { checkpoint_id: checkpointId } = body.checkpoint;
     return checkpointId === undefined
-      ? threads.state(graphId(req), caller.scope)
+      ? states.state(await threads.session(graphId(req), caller.scope))
       : state.at(graphId(req), checkpointId, caller.scope);
   });
   route('post', '/threads/:id/state', async (req, caller) =>
@@ -207,7 +208,7 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
       if (deleted < batch) return true;
     }
   };
-  const runs = new Runs(services, assistants, threads);
+  const runs = new Runs(services, assistants, threads, states);
   const crons = new Crons(services, assistants, threads, runs);
   route('post', '/runs/crons', async (req, caller) =>
     crons.create(null, parsePart(CronCreateSchema, req.body, 'body'), caller.scope),
@@ -240,8 +241,9 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     void stateless.cleanUp(run.sessionId, { sweep: false });
   });
   stateless.start();
-  mountRunRoutes(app, { auth, services, threads, runs, json, deleteThread });
-  route('post', '/threads/:id/history', async (req, caller) =>
-    threads.history(graphId(req), parsePart(ThreadHistorySchema, req.body, 'body'), caller.scope),
-  );
+  mountRunRoutes(app, { auth, services, states, runs, json, deleteThread, threads });
+  route('post', '/threads/:id/history', async (req, caller) => {
+    const body = parsePart(ThreadHistorySchema, req.body, 'body');
+    return states.history(await threads.session(graphId(req), caller.scope), body);
+  });
 }

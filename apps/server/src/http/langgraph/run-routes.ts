@@ -4,9 +4,11 @@ import { isTerminalEvent } from '@cognition/contracts';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { requestLog } from '../request-log';
+import { PartialMessages } from './messages-mode';
 import { STREAM_MODES, openStream, partsOf, writePart } from './run-stream';
 import type { RunCreate, Runs } from './runs';
 import { CancelQuerySchema, RunCreateSchema, RunListQuerySchema, runView } from './runs';
+import type { StateViews } from './state-views';
 import type { Threads } from './threads';
 import { ThreadCreateSchema } from './threads';
 import { StatelessThreads } from './stateless';
@@ -78,13 +80,14 @@ export interface RunRoutesDeps {
   services: ApiServices;
   runs: Runs;
   threads: Threads;
+  states: StateViews;
   json: RequestHandler;
   /** Deletes a thread as `DELETE /threads/{id}` does (a stateless run's, after it). */
   deleteThread(threadId: string, req: Request, caller: Caller): Promise<void>;
 }
 
 export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
-  const { runs, threads, services } = deps;
+  const { runs, threads, states, services } = deps;
   const handle =
     (fn: (req: Request, res: Response, caller: Caller) => Promise<void>): RequestHandler =>
     async (req, res) => {
@@ -99,7 +102,7 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
 
   const values = async (session: Session, run: Run, signal?: AbortSignal) => {
     const failure = await runs.settle(run, signal);
-    const state = await threads.values(session, run.kwargs !== null);
+    const state = await states.values(session, run.kwargs !== null);
     return failure ? { ...state, __error__: failure } : state;
   };
 
@@ -138,19 +141,34 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       if (o.metadata) {
         await writePart(res, { event: 'metadata', data: { run_id: run.id, attempt: 1 } });
       }
+      // Partial messages fold in every event from the run's first: a rejoin then reads from
+      // there and sends only what follows its Last-Event-ID (messages-mode.ts).
+      const partial = o.modes.has('messages') ? new PartialMessages() : undefined;
+      const after = o.lastEventId;
+      const replay = partial !== undefined && after !== undefined;
       const events = await runs.events(run, {
         signal: gone.signal,
-        ...(o.lastEventId !== undefined ? { lastEventId: o.lastEventId } : {}),
+        ...(after !== undefined && !replay ? { lastEventId: after } : {}),
       });
       for await (const envelope of events) {
         if (gone.signal.aborted) break;
         // A pause for a decision ends the stream too (the values then show where it stopped).
         if (isTerminalEvent(envelope.event) || envelope.event.type === 'interrupt') ended = true;
-        for (const part of partsOf(envelope, o.modes)) await writePart(res, part);
+        const parts = [...partsOf(envelope, o.modes), ...(partial?.partsOf(envelope) ?? [])];
+        if (replay && envelope.id <= after) continue;
+        for (const part of parts) await writePart(res, part);
       }
-      // A graph run streamed its own values; an agent run's follow at its end.
-      if (ended && run.kwargs === null && o.modes.has('values') && !gone.signal.aborted) {
-        await writePart(res, { event: 'values', data: await threads.values(session) });
+      // A graph run streamed its own values; an agent run's follow at its end (and its
+      // messages, complete).
+      if (
+        ended &&
+        run.kwargs === null &&
+        !gone.signal.aborted &&
+        (o.modes.has('values') || partial)
+      ) {
+        const values = await states.values(session);
+        if (o.modes.has('values')) await writePart(res, { event: 'values', data: values });
+        for (const part of partial?.complete(values) ?? []) await writePart(res, part);
       }
     } catch (error) {
       requestLog(req).error({ err: error, runId: run.id }, 'LangGraph run stream failed');
@@ -176,9 +194,9 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/threads/:id/runs',
     deps.json,
     handle(async (req, res, caller) => {
-      const { run, assistantId } = await create(req, caller);
+      const { run, session, assistantId } = await create(req, caller);
       res.setHeader('Content-Location', location(run));
-      res.status(200).json(runView(run, assistantId));
+      res.status(200).json(runView(run, assistantId, await runs.metadataOf(run, session)));
     }),
   );
 
@@ -275,9 +293,9 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/runs',
     deps.json,
     handle(async (req, res, caller) => {
-      const { run, assistantId } = await createStateless(req, caller, true);
+      const { run, session, assistantId } = await createStateless(req, caller, true);
       res.setHeader('Content-Location', location(run));
-      res.status(200).json(runView(run, assistantId));
+      res.status(200).json(runView(run, assistantId, await runs.metadataOf(run, session)));
     }),
   );
 
@@ -295,7 +313,11 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       for (const [index, entry] of entries.entries()) {
         created.push(await createStateless(req, caller, true, entry, `body.${index}`));
       }
-      res.status(200).json(created.map(({ run, assistantId }) => runView(run, assistantId)));
+      const views = [];
+      for (const { run, session, assistantId } of created) {
+        views.push(runView(run, assistantId, await runs.metadataOf(run, session)));
+      }
+      res.status(200).json(views);
     }),
   );
 
@@ -324,8 +346,10 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/threads/:id/runs',
     handle(async (req, res, caller) => {
       const query = parsePart(RunListQuerySchema, req.query, 'query');
-      const list = await runs.list(params(req).id, query, caller.scope);
-      res.status(200).json(list.map((run) => runView(run, null)));
+      const { runs: list, session } = await runs.list(params(req).id, query, caller.scope);
+      const views = [];
+      for (const run of list) views.push(runView(run, null, await runs.metadataOf(run, session)));
+      res.status(200).json(views);
     }),
   );
 
@@ -333,8 +357,8 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
     '/threads/:id/runs/:run',
     handle(async (req, res, caller) => {
       const { id, run: runId = '' } = params(req);
-      const { run } = await runs.get(id, runId, caller.scope);
-      res.status(200).json(runView(run, null));
+      const { run, session } = await runs.get(id, runId, caller.scope);
+      res.status(200).json(runView(run, null, await runs.metadataOf(run, session)));
     }),
   );
 
@@ -345,6 +369,15 @@ export function mountRunRoutes(app: Express, deps: RunRoutesDeps): void {
       const { id, run: runId = '' } = params(req);
       await runs.cancel(id, runId, parsePart(CancelQuerySchema, req.query, 'query'), caller.scope);
       res.status(202).end();
+    }),
+  );
+
+  app.delete(
+    '/threads/:id/runs/:run',
+    handle(async (req, res, caller) => {
+      const { id, run: runId = '' } = params(req);
+      await runs.delete(id, runId, caller.scope);
+      res.status(204).end();
     }),
   );
 

@@ -1,14 +1,23 @@
 import type { ApiServices } from '@cognition/api';
 import type { AgentEventEnvelope, Run, Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
+import { isStorageError } from '@cognition/storage';
 import { z } from 'zod';
 import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX } from './assistants';
 import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import { STREAM_MODES } from './run-stream';
+import type { StateViews } from './state-views';
 import type { Threads } from './threads';
-import { JsonObject, LangGraphHttpError, notFound } from './wire';
+import {
+  GRAPH_KEY,
+  JsonObject,
+  LangGraphHttpError,
+  decodeMetadata,
+  encodeMetadata,
+  notFound,
+} from './wire';
 
 /**
  * Runs (docs/langgraph-api.md, "How it maps"): a LangGraph run is a run of our machinery. An
@@ -129,7 +138,11 @@ function runStatus(status: Run['status']): LangGraphRunStatus {
   }
 }
 
-export function runView(run: Run, assistantId: string | null): Record<string, unknown> {
+export function runView(
+  run: Run,
+  assistantId: string | null,
+  metadata: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     run_id: run.id,
     thread_id: run.sessionId,
@@ -138,7 +151,7 @@ export function runView(run: Run, assistantId: string | null): Record<string, un
     status: runStatus(run.status),
     created_at: run.createdAt.toISOString(),
     updated_at: run.updatedAt.toISOString(),
-    metadata: {},
+    metadata,
     multitask_strategy: run.multitaskStrategy ?? 'reject',
     kwargs: run.kwargs ?? {},
   };
@@ -171,6 +184,7 @@ export class Runs {
     private readonly services: ApiServices,
     private readonly assistants: Assistants,
     private readonly threads: Threads,
+    private readonly states: StateViews,
   ) {}
 
   /** Admits a run on the thread: the send of our run machinery. */
@@ -183,7 +197,7 @@ export class Runs {
     const checkpointId = startCheckpoint(body);
     const session = await this.thread(threadId, body.if_not_exists, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
-    if (checkpointId !== undefined && !(await this.threads.hasCheckpoint(session, checkpointId))) {
+    if (checkpointId !== undefined && !(await this.states.hasCheckpoint(session, checkpointId))) {
       throw new LangGraphHttpError(404, 'Checkpoint not found');
     }
     if (target.kind === 'graph') {
@@ -241,6 +255,8 @@ export class Runs {
       sessionId: agentSession.id,
       scope,
       content,
+      // An agent run's metadata is its input message's (encoded as thread metadata is).
+      ...(body.metadata !== undefined ? { metadata: encodeMetadata(body.metadata) } : {}),
       ...(body.multitask_strategy ? { multitaskStrategy: body.multitask_strategy } : {}),
       ...(body.webhook ? { callbackUrl: body.webhook } : {}),
     });
@@ -290,6 +306,21 @@ export class Runs {
     return this.services.sessions.update(session.id, { agentName: agent }, scope);
   }
 
+  /**
+   * The run's metadata as it was sent: a graph run keeps it with its kwargs, an agent run's is
+   * its input message's (or, while it waits in the queue, the message it will send).
+   */
+  async metadataOf(run: Run, session: Session): Promise<Record<string, unknown>> {
+    if (run.kwargs) return run.kwargs.metadata ?? {};
+    const message =
+      run.inputMessageId !== null
+        ? await this.services.storage.messages.get(session.id, run.inputMessageId, session.scopes)
+        : null;
+    const stored =
+      message?.metadata ?? (await this.services.storage.runs.pendingInput(run.id))?.metadata;
+    return stored ? decodeMetadata(stored) : {};
+  }
+
   /** The run `runId` of the thread, in the caller's scope; 404 otherwise. */
   async get(
     threadId: string,
@@ -306,12 +337,13 @@ export class Runs {
     threadId: string,
     query: z.output<typeof RunListQuerySchema>,
     scope: Scope,
-  ): Promise<Run[]> {
+  ): Promise<{ runs: Run[]; session: Session }> {
     const session = await this.threads.session(threadId, scope);
     const runs = await this.services.storage.runs.list(session.id);
-    return runs
+    const page = runs
       .filter((run) => query.status === undefined || runStatus(run.status) === query.status)
       .slice(query.offset, query.offset + query.limit);
+    return { runs: page, session };
   }
 
   /** The run's events from the start (or after `lastEventId`) to its terminal event. */
@@ -331,6 +363,36 @@ export class Runs {
       }
     }
     return failure;
+  }
+
+  /**
+   * `DELETE /threads/{id}/runs/{run_id}`: an ended run goes (its callback records with it); one
+   * that has not ended is a 409 — cancel it first. Its events, messages and checkpoints are the
+   * thread's and stay. A graph thread whose last graph run goes remembers its graph (as a copy
+   * does), so its state is still read as that graph's.
+   */
+  async delete(threadId: string, runId: string, scope: Scope): Promise<void> {
+    const { run, session } = await this.get(threadId, runId, scope);
+    const graphId = run.kwargs?.graph_id;
+    if (graphId !== undefined && session.metadata[GRAPH_KEY] === undefined) {
+      const runs = await this.services.storage.runs.list(session.id);
+      if (!runs.some((other) => other.id !== run.id && other.kwargs !== null)) {
+        await this.services.sessions.update(
+          session.id,
+          { metadata: { ...session.metadata, [GRAPH_KEY]: graphId } },
+          scope,
+        );
+      }
+    }
+    try {
+      await this.services.storage.runs.delete(run.id);
+    } catch (error) {
+      if (!isStorageError(error) || error.code !== 'CONFLICT') throw error;
+      throw new LangGraphHttpError(
+        409,
+        `Run ${run.id} has not ended (${runStatus(run.status)}): cancel it first`,
+      );
+    }
   }
 
   async cancel(

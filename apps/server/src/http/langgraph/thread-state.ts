@@ -1,11 +1,12 @@
 import type { ApiServices } from '@cognition/api';
 import type { Session } from '@cognition/contracts';
-import type { UserGraph, UserGraphs } from '@cognition/runtime';
+import type { UserGraph } from '@cognition/runtime';
 import { graphOnStorage } from '@cognition/runtime';
 import type { Scope } from '@cognition/storage';
 import { rootCheckpoint } from '@cognition/storage';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { z } from 'zod';
+import type { StateViews } from './state-views';
 import type { Threads } from './threads';
 import { JsonObject, LangGraphHttpError } from './wire';
 
@@ -56,14 +57,14 @@ export class ThreadState {
   constructor(
     private readonly services: ApiServices,
     private readonly threads: Threads,
-    private readonly graphs: UserGraphs,
+    private readonly states: StateViews,
     private readonly checkpointer: BaseCheckpointSaver,
   ) {}
 
   /** The state at one checkpoint of the thread; 404 "Checkpoint not found" when it has none such. */
   async at(threadId: string, checkpointId: string, scope: Scope): Promise<Record<string, unknown>> {
     const session = await this.threads.session(threadId, scope);
-    const state = await this.threads.snapshot(session, checkpointId);
+    const state = await this.states.snapshot(session, checkpointId);
     if (!state) throw new LangGraphHttpError(404, 'Checkpoint not found');
     return state;
   }
@@ -120,7 +121,7 @@ export class ThreadState {
    * created with. An agent's thread is updated by its runs only (409).
    */
   private async graphOf(session: Session): Promise<UserGraph> {
-    const graph = await this.threads.graphOf(session);
+    const graph = await this.states.graphOf(session);
     if (!graph) {
       throw new LangGraphHttpError(
         409,

@@ -1,14 +1,10 @@
 import type { ApiServices } from '@cognition/api';
-import type { Run, Session } from '@cognition/contracts';
-import type { CompiledUserGraph, UserGraph, UserGraphs } from '@cognition/runtime';
-import { graphOnStorage } from '@cognition/runtime';
+import type { Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
-import type { RunnableConfig } from '@langchain/core/runnables';
-import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
-import { INTERRUPT } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AGENT_GRAPH_PREFIX } from './assistants';
-import { snapshotState } from './snapshots';
+import type { StateViews } from './state-views';
+import { valuesOf } from './state-views';
 import {
   JsonObject,
   LangGraphHttpError,
@@ -18,13 +14,13 @@ import {
   encodeMetadata,
   notFound,
   reservedMetadata,
-  toWire,
 } from './wire';
 
 /**
- * Threads are sessions (docs/langgraph-api.md, "How it maps"): `thread_id` is the session id,
- * metadata is the session's, the values are those of the session's checkpoint thread. Every
- * read and write goes through the caller's scope, so another tenant's thread is not found.
+ * Thread records (docs/langgraph-api.md, "How it maps"): threads are sessions — `thread_id` is
+ * the session id, metadata is the session's — made, found, searched, counted, patched, copied
+ * and deleted here; their values, state and history are state-views.ts'. Every read and write
+ * goes through the caller's scope, so another tenant's thread is not found.
  */
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
@@ -73,37 +69,14 @@ export const ThreadSearchSchema = ThreadCountSchema.extend({
   select: z.array(z.string()).optional(),
 }).strict();
 
-export const ThreadHistorySchema = z
-  .object({
-    limit: z.number().int().min(1).max(1000).default(10),
-    before: z.union([z.string(), JsonObject]).optional(),
-    metadata: JsonObject.optional(),
-    checkpoint: JsonObject.optional(),
-  })
-  .strict();
-
 /** Most sessions a search with a status filter reads (the status is not a stored column). */
 const STATUS_SCAN_LIMIT = 500;
 
 export class Threads {
   constructor(
     private readonly services: ApiServices,
-    private readonly checkpointer: BaseCheckpointSaver,
-    private readonly graphs: UserGraphs,
+    private readonly states: StateViews,
   ) {}
-
-  /**
-   * The `langgraph.json` graph whose state the thread holds: the one its runs ran, else (no
-   * run yet) the `graph_id` it was created with; undefined for an agent's thread.
-   */
-  async graphOf(session: Session, runs?: readonly Run[]): Promise<UserGraph | undefined> {
-    const listed = runs ?? (await this.services.storage.runs.list(session.id));
-    const ran = listed.find((run) => run.kwargs !== null)?.kwargs?.graph_id;
-    // A copy holds its source's graph's state before its first run.
-    const named = session.metadata[GRAPH_KEY] ?? decodeMetadata(session.metadata)['graph_id'];
-    const graphId = ran ?? (listed.length === 0 && typeof named === 'string' ? named : undefined);
-    return graphId !== undefined ? this.graphs.get(graphId) : undefined;
-  }
 
   /**
    * A copy of the thread (`POST /threads/{id}/copy`): our session fork with its history (every
@@ -111,7 +84,7 @@ export class Threads {
    */
   async copy(threadId: string, scope: Scope): Promise<Thread> {
     const source = await this.session(threadId, scope);
-    const graph = await this.graphOf(source);
+    const graph = await this.states.graphOf(source);
     let copy = await this.services.sessions.fork(source.id, { history: true }, scope);
     // The copy is no stateless run's thread, whatever its source was.
     const { [STATELESS_KEY]: stateless, ...metadata } = copy.metadata;
@@ -124,71 +97,6 @@ export class Threads {
     }
     return this.view(copy);
   }
-
-  /** Whether the thread has this root checkpoint. */
-  async hasCheckpoint(session: Session, checkpointId: string): Promise<boolean> {
-    const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
-    return tuple?.checkpoint.id === checkpointId;
-  }
-
-  /** The thread's graph bound to our checkpointer, for `config` (the session's thread). */
-  async compiled(session: Session, graph: UserGraph, checkpointId?: string) {
-    const config = threadConfig(session, checkpointId);
-    return { config, graph: await graphOnStorage(graph, this.checkpointer, config) };
-  }
-
-  /**
-   * The state at the thread's head (or at `checkpointId`), as LangGraph answers it: a graph's
-   * thread through the graph's own `getState` (`next`, `tasks`, `interrupts`); an agent's from
-   * its checkpoint. Undefined for a checkpoint the thread does not have.
-   */
-  async snapshot(
-    session: Session,
-    checkpointId?: string,
-    runs?: readonly Run[],
-  ): Promise<Record<string, unknown> | undefined> {
-    if (checkpointId !== undefined && !(await this.hasCheckpoint(session, checkpointId))) {
-      return undefined;
-    }
-    const graph = await this.graphOf(session, runs);
-    if (graph) {
-      const { config, graph: compiled } = await this.compiled(session, graph, checkpointId);
-      return snapshotState(session, await compiled.getState(config));
-    }
-    const tuple = await this.checkpointer.getTuple(threadConfig(session, checkpointId));
-    if (checkpointId !== undefined && tuple?.checkpoint.id !== checkpointId) return undefined;
-    return this.withPause(session, stateOf(session, tuple), runs);
-  }
-
-  /**
-   * An agent's thread whose last run waits for a decision: its head's `next` is the tools step,
-   * with one task whose interrupt is what the thread's `interrupts` hold under the run's id (what
-   * `useStream` reads from the thread's head to show a pending interrupt after a reload).
-   */
-  private async withPause(
-    session: Session,
-    state: Record<string, unknown>,
-    runs?: readonly Run[],
-  ): Promise<Record<string, unknown>> {
-    const [latest] = runs ?? (await this.services.storage.runs.list(session.id));
-    if (latest?.status !== 'requires_action' || !latest.pendingAction) return state;
-    const head = await this.checkpointer.getTuple(threadConfig(session));
-    const at = (state['checkpoint'] as { checkpoint_id?: string } | null)?.checkpoint_id;
-    if (!head || at !== head.checkpoint.id) return state;
-    const interrupts = [{ value: latest.pendingAction, id: latest.id }];
-    const task = {
-      id: latest.id,
-      name: 'tools',
-      path: ['__pregel_pull', 'tools'],
-      error: null,
-      interrupts,
-      checkpoint: null,
-      state: null,
-      result: null,
-    };
-    return { ...state, next: ['tools'], tasks: [task], interrupts };
-  }
-
   async create(
     body: z.output<typeof ThreadCreateSchema>,
     scope: Scope,
@@ -315,80 +223,16 @@ export class Threads {
   async delete(threadId: string, scope: Scope): Promise<Session> {
     return this.session(threadId, scope);
   }
-
-  /** `GET /threads/{id}/state`: the latest checkpoint of the session's thread. */
-  async state(threadId: string, scope: Scope): Promise<Record<string, unknown>> {
-    const session = await this.session(threadId, scope);
-    return (await this.snapshot(session)) ?? stateOf(session, undefined);
-  }
-
-  async history(
-    threadId: string,
-    body: z.output<typeof ThreadHistorySchema>,
-    scope: Scope,
-  ): Promise<Record<string, unknown>[]> {
-    const session = await this.session(threadId, scope);
-    const before =
-      typeof body.before === 'string'
-        ? { configurable: { checkpoint_id: body.before } }
-        : body.before;
-    const states: Record<string, unknown>[] = [];
-    // `checkpoint` narrows the listing as LangGraph's does: its keys (a `checkpoint_id`) join
-    // the thread's config, so the checkpointer lists that checkpoint.
-    const at = body.checkpoint?.['checkpoint_id'];
-    const config = threadConfig(session, typeof at === 'string' ? at : undefined);
-    const options = {
-      limit: body.limit,
-      ...(before ? { before: before as RunnableConfig } : {}),
-      ...(body.metadata ? { filter: body.metadata } : {}),
-    };
-    // A graph's thread: LangGraph's own history, each entry with its `next`, tasks, interrupts.
-    const graph = await this.graphOf(session);
-    const compiled: CompiledUserGraph | undefined = graph
-      ? (await this.compiled(session, graph)).graph
-      : undefined;
-    if (compiled?.getStateHistory) {
-      for await (const snapshot of compiled.getStateHistory(config, options)) {
-        states.push(snapshotState(session, snapshot));
-      }
-      return states;
-    }
-    const runs = await this.services.storage.runs.list(session.id);
-    for await (const tuple of this.checkpointer.list(config, options)) {
-      states.push(await this.withPause(session, stateOf(session, tuple), runs));
-    }
-    return states;
-  }
-
-  /**
-   * The thread's current values (the session's checkpoint), `{}` before its first run. With
-   * `interrupts` (a graph run's answer), what its `interrupt()` calls wait on, as LangGraph
-   * answers them: under `__interrupt__`.
-   */
-  async values(session: Session, interrupts = false): Promise<Record<string, unknown>> {
-    const tuple = await this.checkpointer.getTuple({
-      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
-    });
-    if (!tuple) return {};
-    const waiting = interrupts ? pendingInterrupts(tuple) : [];
-    return {
-      ...valuesOf(tuple),
-      ...(waiting.length > 0 ? { __interrupt__: waiting.map((i) => i.interrupt) } : {}),
-    };
-  }
-
   private async view(session: Session): Promise<Thread> {
     const runs = await this.services.storage.runs.list(session.id);
     const [latest] = runs;
-    const tuple = await this.checkpointer.getTuple({
-      configurable: { thread_id: session.threadId, checkpoint_ns: '' },
-    });
+    const tuple = await this.states.head(session);
     // A graph run that ended with steps left (`interrupt()`, `interrupt_before`/`_after`):
     // the thread is interrupted, and waits on its tasks' interrupts, per task (LangGraph's rule).
     const interrupts: Record<string, unknown[]> = {};
     let pending = false;
     if (latest?.kwargs && latest.status === 'completed' && tuple) {
-      const state = await this.snapshot(session, undefined, runs);
+      const state = await this.states.snapshot(session, undefined, runs);
       const tasks = (state?.['tasks'] ?? []) as { id: string; interrupts: unknown[] }[];
       pending = ((state?.['next'] ?? []) as unknown[]).length > 0;
       for (const task of tasks) {
@@ -412,64 +256,9 @@ export class Threads {
   }
 }
 
-/** The config of the session's checkpoint thread (at `checkpointId`, or its head). */
-function threadConfig(session: Session, checkpointId?: string): RunnableConfig {
-  return {
-    configurable: {
-      thread_id: session.threadId,
-      checkpoint_ns: '',
-      ...(checkpointId !== undefined ? { checkpoint_id: checkpointId } : {}),
-    },
-  };
-}
-
 function statusOf(run: string | undefined): ThreadStatus {
   if (run === 'queued' || run === 'running' || run === 'pending') return 'busy';
   if (run === 'requires_action') return 'interrupted';
   if (run === 'failed') return 'error';
   return 'idle';
-}
-
-/** What `interrupt()` calls wait on at a checkpoint: its pending interrupt writes, per task. */
-function pendingInterrupts(tuple: CheckpointTuple): { task: string; interrupt: unknown }[] {
-  return (tuple.pendingWrites ?? [])
-    .filter(([, channel]) => channel === INTERRUPT)
-    .flatMap(([task, , value]) =>
-      (Array.isArray(value) ? value : [value]).map((interrupt) => ({
-        task,
-        interrupt: toWire(interrupt),
-      })),
-    );
-}
-
-/** The state channels of a checkpoint (LangGraph's own `__…__` channels left out). */
-function valuesOf(tuple: CheckpointTuple): Record<string, unknown> {
-  const values = Object.entries(tuple.checkpoint.channel_values).filter(
-    ([key]) => !key.startsWith('__') && !key.startsWith('branch:'),
-  );
-  return toWire(Object.fromEntries(values)) as Record<string, unknown>;
-}
-
-export function stateOf(
-  session: Session,
-  tuple: CheckpointTuple | undefined,
-): Record<string, unknown> {
-  const point = (t: CheckpointTuple['config'] | undefined) =>
-    t?.configurable?.['checkpoint_id']
-      ? {
-          thread_id: session.id,
-          checkpoint_ns: '',
-          checkpoint_id: t.configurable['checkpoint_id'] as string,
-        }
-      : null;
-  return {
-    values: tuple ? valuesOf(tuple) : {},
-    next: [],
-    tasks: [],
-    checkpoint: point(tuple?.config),
-    parent_checkpoint: point(tuple?.parentConfig),
-    metadata: tuple?.metadata ?? {},
-    created_at: tuple?.checkpoint.ts ?? null,
-    interrupts: [],
-  };
 }

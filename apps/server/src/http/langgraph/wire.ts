@@ -1,5 +1,6 @@
 import type { AuthConfig, Caller } from '@cognition/api';
 import { resolveCaller, toHttpError } from '@cognition/api';
+import { STATELESS_RUN_METADATA_KEY } from '@cognition/contracts';
 import type { Request, Response } from 'express';
 import { requestLog } from '../request-log';
 import { z } from 'zod';
@@ -65,7 +66,7 @@ export const JsonObject = z.record(z.string(), z.unknown());
  */
 const JSON_KEYS = 'langgraph.json_keys';
 /** Marks a stateless run's thread (stateless.ts); our own, never part of its metadata. */
-export const STATELESS_KEY = 'langgraph.stateless';
+export const STATELESS_KEY = STATELESS_RUN_METADATA_KEY;
 /** The graph a copied thread holds the state of (its runs name it otherwise); our own too. */
 export const GRAPH_KEY = 'langgraph.graph_id';
 /** Our own keys in a thread's session metadata: never taken from a caller nor shown. */

@@ -1,4 +1,5 @@
 import {
+  STATELESS_RUN_METADATA_KEY,
   CreateSessionInputSchema,
   IdSchema,
   ListSessionsQuerySchema,
@@ -7,6 +8,22 @@ import {
   UpdateSessionInputSchema,
 } from '@cognition/contracts';
 import { z } from 'zod';
+
+const RESERVED_MESSAGE = 'reserved for the LangGraph API (its stateless runs); not writable';
+
+/** The server's own metadata key is never taken from a caller (422 naming it). */
+function refuseReservedKey(
+  input: { metadata?: Record<string, string> | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.metadata && Object.hasOwn(input.metadata, STATELESS_RUN_METADATA_KEY)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['metadata', STATELESS_RUN_METADATA_KEY],
+      message: RESERVED_MESSAGE,
+    });
+  }
+}
 
 /** Inputs are strict: an unknown field is a 422, never silently dropped. */
 export const CreateSessionApiInputSchema = CreateSessionInputSchema.pick({
@@ -18,7 +35,9 @@ export const CreateSessionApiInputSchema = CreateSessionInputSchema.pick({
   task: true,
   expiresAt: true,
   checkpointRetention: true,
-}).strict();
+})
+  .strict()
+  .superRefine(refuseReservedKey);
 export type CreateSessionApiInput = z.output<typeof CreateSessionApiInputSchema>;
 
 export const SessionIdInputSchema = z.object({ id: IdSchema }).strict();
@@ -31,7 +50,8 @@ export type ListSessionsApiInput = z.output<typeof ListSessionsApiInputSchema>;
 /** PATCH: `endedAt` is the pipeline's (set by a terminal status), never the caller's. */
 export const UpdateSessionApiInputSchema = UpdateSessionInputSchema.omit({ endedAt: true })
   .extend({ id: IdSchema })
-  .strict();
+  .strict()
+  .superRefine(refuseReservedKey);
 export type UpdateSessionApiInput = z.output<typeof UpdateSessionApiInputSchema>;
 
 const ExpectedVersion = z.number().int().min(1).optional();
@@ -79,7 +99,9 @@ export const RewindSessionApiInputSchema = z
   });
 export type RewindSessionApiInput = z.output<typeof RewindSessionApiInputSchema>;
 
-const MetadataKey = StringMapSchema.keyType;
+const MetadataKey = StringMapSchema.keyType.refine((key) => key !== STATELESS_RUN_METADATA_KEY, {
+  message: RESERVED_MESSAGE,
+});
 
 export const SetMetadataApiInputSchema = z
   .object({

@@ -33,16 +33,20 @@ export interface GraphRunInput {
 
 /**
  * The graph's own stream modes for the SDK's: `messages-tuple` is LangGraph.js's `messages`;
- * `messages` (partial) and `events` have no graph mode and yield nothing.
+ * `messages` (partial) is made from the model's chunks and the state's messages (`messages` and
+ * `values`, as LangGraph's server makes it; the LangGraph API turns them into
+ * `messages/partial` and `messages/complete` parts); `events` has no graph mode and yields
+ * nothing.
  */
-const GRAPH_MODES: Readonly<Record<string, string>> = {
-  values: 'values',
-  updates: 'updates',
-  'messages-tuple': 'messages',
-  custom: 'custom',
-  debug: 'debug',
-  tasks: 'tasks',
-  checkpoints: 'checkpoints',
+const GRAPH_MODES: Readonly<Record<string, readonly string[]>> = {
+  values: ['values'],
+  updates: ['updates'],
+  'messages-tuple': ['messages'],
+  messages: ['messages', 'values'],
+  custom: ['custom'],
+  debug: ['debug'],
+  tasks: ['tasks'],
+  checkpoints: ['checkpoints'],
 };
 
 /** Executes the graph run; answers its outcome (never throws for a failure of the run). */

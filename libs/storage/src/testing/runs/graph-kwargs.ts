@@ -1,6 +1,6 @@
 import type { GraphRunKwargs } from '@cognition/contracts';
 import type { SuiteContext } from '../context';
-import { expectValidationError } from '../helpers';
+import { expectStorageError, expectValidationError } from '../helpers';
 
 function kwargs(input: unknown): GraphRunKwargs {
   return {
@@ -56,6 +56,32 @@ export function graphRunTests(ctx: SuiteContext): void {
       const promoted = await ctx.backend.runs.promote(pending.id);
       expect(promoted).toMatchObject({ status: 'queued', inputMessageId: null, kwargs: made });
       expect((await ctx.backend.runs.getActive(session.id))?.id).toBe(pending.id);
+    });
+
+    it('deletes an ended run only, with its callback attempts; a live one is a CONFLICT', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run } = await ctx.backend.runs.create({ sessionId: session.id, kwargs: kwargs(1) });
+      await expectStorageError(ctx.backend.runs.delete(run.id), 'CONFLICT');
+      expect((await ctx.backend.runs.get(run.id))?.status).toBe('queued');
+      await ctx.backend.runs.update(run.id, { status: 'completed', finishedAt: new Date() });
+      await ctx.backend.runs.recordCallbackAttempt({
+        runId: run.id,
+        deliveryId: `dlv_${run.id}`,
+        url: 'https://example.test/hook',
+        attempt: 1,
+        startedAt: new Date(),
+        durationMs: 5,
+        status: 200,
+        ok: true,
+        error: null,
+      });
+      const { run: next } = await ctx.backend.runs.create({ sessionId: session.id });
+      expect(await ctx.backend.runs.delete(run.id)).toBe(true);
+      expect(await ctx.backend.runs.get(run.id)).toBeNull();
+      expect(await ctx.backend.runs.listCallbackAttempts(run.id)).toEqual([]);
+      expect((await ctx.backend.runs.list(session.id)).map((r) => r.id)).toEqual([next.id]);
+      expect(await ctx.backend.runs.delete(run.id)).toBe(false);
+      expect(await ctx.backend.sessions.get(session.id, {})).not.toBeNull();
     });
 
     it('refuses kwargs without a graph or stream mode, naming the field', async () => {
