@@ -146,10 +146,15 @@ export function encodeVector(vector: Float32Array): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 export function decodeVector(bytes: Uint8Array): Float32Array {
+  const length = Math.floor(bytes.byteLength / 4);
+  // The common case: a copy of the bytes is already the array (one memcpy, no per-value call).
+  if (LITTLE_ENDIAN) return new Float32Array(bytes.slice(0, length * 4).buffer);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const vector = new Float32Array(Math.floor(bytes.byteLength / 4));
-  for (let i = 0; i < vector.length; i += 1) vector[i] = view.getFloat32(i * 4, true);
+  const vector = new Float32Array(length);
+  for (let i = 0; i < length; i += 1) vector[i] = view.getFloat32(i * 4, true);
   return vector;
 }
 
