@@ -91,7 +91,7 @@ describe('EndpointEmbedder', () => {
     });
     await expect(embedder.embedQuery('x')).rejects.toThrow(
       new RegExp(
-        `embeddings endpoint http://127.0.0.1:${port}/v1/embeddings \\(provider "p", model "m"\\): fetch failed: .*ECONNREFUSED`,
+        `embeddings endpoint http://127.0.0.1:${port}/v1/embeddings \\(provider "p", model "m"\\): unreachable \\(connection refused\\)$`,
       ),
     );
   });

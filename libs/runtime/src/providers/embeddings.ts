@@ -75,16 +75,31 @@ export function resolveEmbeddings(
   };
 }
 
-/** The message of an error and of its cause (fetch's "fetch failed" hides ECONNREFUSED there). */
-function describe(error: unknown): string {
-  // Duck-typed: fetch's errors may come from another realm than this module's `Error`.
-  const messageOf = (value: unknown): string | undefined =>
-    typeof value === 'object' && value !== null && 'message' in value
-      ? String((value as { message: unknown }).message)
-      : undefined;
-  const message = messageOf(error) ?? String(error);
-  const cause = messageOf((error as { cause?: unknown } | null)?.cause);
-  return cause ? `${message}: ${cause}` : message;
+/** Network failures by their code, in words. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'connect timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+};
+
+/**
+ * Why a request got no answer, in words. Not fetch's own text: the LangGraph SDK takes any error
+ * whose message holds "fetch failed" or "ECONNREFUSED" for its own server being unreachable, so
+ * our 503 naming the embeddings endpoint would reach its caller as "Unable to connect to
+ * LangGraph server".
+ */
+function networkReason(error: unknown, timeoutMs: number): string {
+  // Duck-typed: fetch's errors come from another realm than this module's `Error` under jest.
+  const e = error as { name?: string; cause?: { code?: unknown; message?: unknown } } | null;
+  if (e?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const code = typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  const reason =
+    (code && NETWORK_REASONS[code]) ?? code ?? String(e?.cause?.message ?? 'no answer');
+  return `unreachable (${reason.replace(/ECONNREFUSED|fetch failed/gi, 'refused')})`;
 }
 
 class Retryable extends Error {}
@@ -114,7 +129,7 @@ export class EndpointEmbedder implements StoreEmbedder {
         return await this.once(input);
       } catch (error) {
         if (!(error instanceof Retryable) || attempt >= maxRetries) {
-          throw new Error(`${where}: ${describe(error)}`);
+          throw new Error(`${where}: ${error instanceof Error ? error.message : String(error)}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
       }
@@ -135,7 +150,7 @@ export class EndpointEmbedder implements StoreEmbedder {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new Retryable(describe(error));
+      throw new Retryable(networkReason(error, timeoutMs));
     }
     if (!response.ok) {
       const body = (await response.text().catch(() => '')).slice(0, 300);
