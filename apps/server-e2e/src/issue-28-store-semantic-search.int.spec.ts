@@ -24,17 +24,17 @@ const DIMS = 256;
 
 /** An OpenAI-compatible `/v1/embeddings` answering `fakeEmbedding`s; `down` drops connections. */
 class FakeEmbeddings {
-  down = false;
-  readonly inputs: string[] = [];
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    /** `down`: connections are dropped; `inputs`: every text embedded. */
+    readonly state: { down: boolean; inputs: string[] },
   ) {}
 
   static async start(): Promise<FakeEmbeddings> {
-    let fake: FakeEmbeddings | undefined;
+    const state = { down: false, inputs: [] as string[] };
     const server = createServer((req, res) => {
-      if (fake?.down) {
+      if (state.down) {
         req.socket.destroy();
         return;
       }
@@ -46,7 +46,7 @@ class FakeEmbeddings {
           res.writeHead(404).end();
           return;
         }
-        fake?.inputs.push(...input);
+        state.inputs.push(...input);
         res.setHeader('content-type', 'application/json');
         res.end(
           JSON.stringify({
@@ -57,8 +57,7 @@ class FakeEmbeddings {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    fake = new FakeEmbeddings(server, `http://127.0.0.1:${port}/v1`);
-    return fake;
+    return new FakeEmbeddings(server, `http://127.0.0.1:${port}/v1`, state);
   }
 
   stop(): Promise<void> {
@@ -141,8 +140,8 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
     const second = await store.searchItems(['docs'], { query: 'green tea', limit: 1, offset: 1 });
     expect(second.items.map((item) => item.key)).toEqual(['pot']);
     // Only the `text` field is embedded (langgraph.json's fields), once per distinct text.
-    expect(embeddings.inputs).toContain('green tea leaves');
-    expect(embeddings.inputs.some((input) => input.includes('drink'))).toBe(false);
+    expect(embeddings.state.inputs).toContain('green tea leaves');
+    expect(embeddings.state.inputs.some((input) => input.includes('drink'))).toBe(false);
   });
 
   it('does not find an item put with index: false; a re-put re-embeds', async () => {
@@ -151,7 +150,7 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
     await store.putItem(['mem'], 'k', { text: 'ripe apples' });
     const apples = await store.searchItems(['mem'], { query: 'orchard apples' });
     expect(apples.items.map((item) => item.key)).toEqual(['k']);
-    expect(embeddings.inputs).not.toContain('secret orchard apples');
+    expect(embeddings.state.inputs).not.toContain('secret orchard apples');
     await store.putItem(['mem'], 'k', { text: 'fresh oranges' });
     const again = await store.searchItems(['mem'], { query: 'ripe apples' });
     expect((again.items[0] as { score?: number }).score).toBe(0);
@@ -186,7 +185,7 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
   });
 
   it('answers 503 naming the embeddings endpoint when it is down, and nothing is written', async () => {
-    embeddings.down = true;
+    embeddings.state.down = true;
     try {
       const put = await send('PUT', '/store/items', {
         namespace: ['down'],
@@ -215,7 +214,7 @@ describe.each<[string, () => Promise<ServerDatabase>]>([
         'plain',
       ]);
     } finally {
-      embeddings.down = false;
+      embeddings.state.down = false;
     }
     await alice.store.putItem(['down'], 'k', { text: 'anything' });
     expect((await alice.store.searchItems(['down'], { query: 'anything' })).items[0]?.key).toBe(

@@ -44,7 +44,11 @@ describe('EndpointEmbedder', () => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        seen.push({ auth: req.headers.authorization, url: req.url, body: JSON.parse(body) });
+        seen.push({
+          auth: req.headers.authorization,
+          url: req.url,
+          body: JSON.parse(body) as unknown,
+        });
         const { input } = JSON.parse(body) as { input: string[] };
         const data = input.map((text, index) => ({ index, embedding: [text.length, 1] }));
         res.setHeader('content-type', 'application/json');

@@ -97,8 +97,8 @@ function networkReason(error: unknown, timeoutMs: number): string {
   const e = error as { name?: string; cause?: { code?: unknown; message?: unknown } } | null;
   if (e?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const code = typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  const reason =
-    (code && NETWORK_REASONS[code]) ?? code ?? String(e?.cause?.message ?? 'no answer');
+  const message = typeof e?.cause?.message === 'string' ? e.cause.message : 'no answer';
+  const reason = (code && NETWORK_REASONS[code]) ?? code ?? message;
   return `unreachable (${reason.replace(/ECONNREFUSED|fetch failed/gi, 'refused')})`;
 }
 

@@ -151,7 +151,8 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 export function decodeVector(bytes: Uint8Array): Float32Array {
   const length = Math.floor(bytes.byteLength / 4);
   // The common case: a copy of the bytes is already the array (one memcpy, no per-value call).
-  if (LITTLE_ENDIAN) return new Float32Array(bytes.slice(0, length * 4).buffer);
+  // `new Uint8Array(view)` copies; a Buffer's `slice` would not (it shares the driver's pool).
+  if (LITTLE_ENDIAN) return new Float32Array(new Uint8Array(bytes.subarray(0, length * 4)).buffer);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const vector = new Float32Array(length);
   for (let i = 0; i < length; i += 1) vector[i] = view.getFloat32(i * 4, true);
