@@ -14,6 +14,7 @@ export * from './providers/pricing';
 export type { ParsedPrices } from './providers/prices-file';
 export { parsePricesFile, PricesFileSchema, PRICES_FILE_ENV } from './providers/prices-file';
 export * from './providers/chat-model';
+export * from './providers/embeddings';
 export { UsageMeter, estimateTokens } from './providers/usage';
 export * from './tools/names';
 export type {
@@ -89,7 +90,7 @@ export { UserGraphs, langGraphConfigPath, loadUserGraphs } from './user-graphs/u
 export { graphOnStorage } from './runs/execution/graph-run';
 export type { CompiledUserGraph, UserGraph } from './user-graphs/user-graphs';
 export { parseLangGraphConfig } from './user-graphs/langgraph-config';
-export type { GraphSpec, LangGraphConfig } from './user-graphs/langgraph-config';
+export type { GraphSpec, LangGraphConfig, StoreIndexSpec } from './user-graphs/langgraph-config';
 export { parseCron, checkTimeZone } from './schedules/cron';
 export type { CronTimes } from './schedules/cron';
 export { nextOccurrence, SYSTEM_CLOCK } from './schedules/schedule-times';

@@ -1,2 +1,2 @@
-export { createMemoryStorage } from './memory-storage';
+export { createMemoryStorage, type MemoryStorageOptions } from './memory-storage';
 export { MemoryStore } from './langgraph/memory-store';

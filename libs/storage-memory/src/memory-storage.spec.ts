@@ -1,5 +1,9 @@
 import type { ProjectionTamper, StorageConformanceHarness } from '@cognition/storage/testing';
-import { runCheckpointValidation, runStorageConformance } from '@cognition/storage/testing';
+import {
+  runCheckpointValidation,
+  runStorageConformance,
+  runStoreIndexConformance,
+} from '@cognition/storage/testing';
 import { MemoryStorage } from './memory-storage';
 
 function tamperOf(backend: MemoryStorage): ProjectionTamper {
@@ -32,3 +36,7 @@ function harness(): Promise<StorageConformanceHarness> {
 
 runStorageConformance('memory', harness);
 runCheckpointValidation('memory', harness);
+runStoreIndexConformance('memory', (index) => {
+  const backend = new MemoryStorage({ storeIndex: index });
+  return Promise.resolve({ store: backend.store, cleanup: () => backend.close() });
+});

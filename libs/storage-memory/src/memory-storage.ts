@@ -11,6 +11,7 @@ import type {
   UsageStore,
   FeedbackStore,
   SearchStore,
+  StoreIndexConfig,
 } from '@cognition/storage';
 import {
   ENDED_RUN_STATUSES,
@@ -87,7 +88,7 @@ export class MemoryStorage implements StorageBackend {
   private readonly now = monotonicClock();
   private closed = false;
 
-  constructor(options: { artifacts?: ArtifactStoreOptions } = {}) {
+  constructor(options: MemoryStorageOptions = {}) {
     this.artifacts = new MemoryArtifactStore(
       {
         sessionScopes: (id) => this.state.sessions.get(id)?.session.scopes,
@@ -102,7 +103,7 @@ export class MemoryStorage implements StorageBackend {
         this.messageRows.applyProjection(sessionId, checkpointId, messages, base),
       fenceHolds: (fence) => this.runRows.fenceHolds(fence),
     });
-    this.store = new MemoryStore(() => new Date());
+    this.store = new MemoryStore(() => new Date(), options.storeIndex);
     this.registry = new MemoryRegistryStore(this.now);
     this.schedules = new MemoryScheduleStore(this.now, (firings, recordRun) => {
       const rows = {
@@ -330,8 +331,12 @@ export class MemoryStorage implements StorageBackend {
  * Creates an empty in-process storage backend (kind `memory`): for tests and ephemeral use;
  * nothing survives the process.
  */
-export function createMemoryStorage(options?: {
+export interface MemoryStorageOptions {
   artifacts?: ArtifactStoreOptions;
-}): StorageBackend {
+  /** The store's semantic index (`langgraph.json`'s `store.index`); none by default. */
+  storeIndex?: StoreIndexConfig;
+}
+
+export function createMemoryStorage(options?: MemoryStorageOptions): StorageBackend {
   return new MemoryStorage(options);
 }

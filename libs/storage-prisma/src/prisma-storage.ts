@@ -5,6 +5,7 @@ import type {
   StorageBackend,
   StorageBackendKind,
   StorageHealth,
+  StoreIndexConfig,
 } from '@cognition/storage';
 import {
   checkpointMessages,
@@ -39,7 +40,8 @@ import type { PolicyRef } from './mapping';
  * Where the Prisma backend keeps its data. `path` is a SQLite file (the server defaults it to
  * `<workspace>/.cognition/state.db`); `poolSize` bounds the Postgres connections of this process.
  * `migrationsDir` overrides where the committed migrations are read (see `migrate.ts`).
- * `artifactMaxBytes` bounds an artifact's decoded content (default 10 MiB).
+ * `artifactMaxBytes` bounds an artifact's decoded content (default 10 MiB). `storeIndex` is the
+ * LangGraph store's semantic index (`langgraph.json`'s `store.index`; none by default).
  */
 export type PrismaStorageConfig =
   | ({ provider: 'sqlite'; path: string } & OpenOptions & ArtifactOptions)
@@ -47,6 +49,7 @@ export type PrismaStorageConfig =
 
 interface ArtifactOptions {
   artifactMaxBytes?: number;
+  storeIndex?: StoreIndexConfig;
 }
 
 /** Concurrent rebuilds lose to a checkpoint written meanwhile; they retry this many times. */
@@ -59,12 +62,14 @@ class StaleProjection extends Error {}
  * to nothing; `initialize()` migrates, connects and repairs drifted projections.
  */
 export function createPrismaStorage(config: PrismaStorageConfig): StorageBackend {
-  const parsed = parseInput(PrismaStorageConfigSchema, config, 'storage config');
+  // The index holds the embedder (an object with methods): it is passed on, not parsed.
+  const { storeIndex, ...plain } = config;
+  const parsed = parseInput(PrismaStorageConfigSchema, plain, 'storage config');
   const handle =
     parsed.provider === 'sqlite'
       ? createSqliteHandle(parsed.path, parsed)
       : createPostgresHandle(parsed.url, parsed);
-  return new PrismaStorage(handle, { maxBytes: parsed.artifactMaxBytes });
+  return new PrismaStorage(handle, { maxBytes: parsed.artifactMaxBytes }, storeIndex);
 }
 
 const OpenOptionsSchema = {
@@ -113,6 +118,7 @@ class PrismaStorage implements StorageBackend {
   constructor(
     private readonly handle: DatabaseHandle,
     artifacts: ArtifactStoreOptions,
+    storeIndex?: StoreIndexConfig,
   ) {
     this.db = handle.db;
     this.kind = handle.provider === 'sqlite' ? 'sqlite' : 'postgres';
@@ -135,7 +141,7 @@ class PrismaStorage implements StorageBackend {
       onRootCheckpoint: messageProjectionHook,
       provider: handle.provider,
     });
-    this.store = new PrismaStore(this.db);
+    this.store = new PrismaStore(this.db, storeIndex ? { index: storeIndex } : {});
     this.registry = new PrismaRegistryStore(this.db);
     this.schedules = new PrismaScheduleStore(this.db, handle.provider, this.policy);
     this.assistants = new PrismaAssistantStore(this.db);

@@ -25,3 +25,4 @@ export * from './checkpoints/retention';
 export * from './store/scoped-store';
 export * from './store/store-ttl';
 export * from './store/store-filter';
+export * from './store/store-index';

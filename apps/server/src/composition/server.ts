@@ -26,6 +26,7 @@ import { createSessionLifecycle } from './sessions';
 import { createSandbox } from './sandbox';
 import { createSecretCipher } from './secrets';
 import { createStorage } from './storage';
+import { storeIndexOf } from './store-index';
 import { answerClientErrors } from '../http/client-error';
 import { createServerTelemetry } from '../telemetry';
 import { VERSION } from '../version';
@@ -82,10 +83,15 @@ export async function startServer(
       `Loaded ${graphs.list().length} graph(s) from ${langgraphConfig}`,
     );
   }
+  // The store's semantic index (langgraph.json's store.index): its provider is checked now.
+  const storeIndex = await storeIndexOf(graphs.config, config.llm);
   const telemetry = await createServerTelemetry(config.telemetry, logger);
   const backend = telemetry.storage(
     options.storage ??
-      createStorage(config.persistence, { artifactMaxBytes: config.artifactMaxBytes }),
+      createStorage(config.persistence, {
+        artifactMaxBytes: config.artifactMaxBytes,
+        ...(storeIndex ? { storeIndex } : {}),
+      }),
   );
   try {
     await backend.initialize();

@@ -1,4 +1,4 @@
-import type { StorageBackend } from '@cognition/storage';
+import type { StorageBackend, StoreIndexConfig } from '@cognition/storage';
 import { createMemoryStorage } from '@cognition/storage-memory';
 import { createPrismaStorage, defaultMigrationsDir, migrate } from '@cognition/storage-prisma';
 import type { MigrateResult } from '@cognition/storage-prisma';
@@ -11,18 +11,22 @@ import type { PersistenceConfig } from '../config';
  */
 export function createStorage(
   persistence: PersistenceConfig,
-  options: { artifactMaxBytes?: number } = {},
+  options: { artifactMaxBytes?: number; storeIndex?: StoreIndexConfig } = {},
 ): StorageBackend {
-  const { artifactMaxBytes } = options;
+  const { artifactMaxBytes, storeIndex } = options;
   switch (persistence.backend) {
     case 'memory':
-      return createMemoryStorage({ artifacts: { maxBytes: artifactMaxBytes } });
+      return createMemoryStorage({
+        artifacts: { maxBytes: artifactMaxBytes },
+        ...(storeIndex ? { storeIndex } : {}),
+      });
     case 'sqlite':
       return createPrismaStorage({
         provider: 'sqlite',
         path: persistence.path,
         migrationsDir: defaultMigrationsDir('sqlite'),
         artifactMaxBytes,
+        ...(storeIndex ? { storeIndex } : {}),
       });
     case 'postgres':
       return createPrismaStorage({
@@ -31,6 +35,7 @@ export function createStorage(
         poolSize: persistence.poolSize,
         migrationsDir: defaultMigrationsDir('postgresql'),
         artifactMaxBytes,
+        ...(storeIndex ? { storeIndex } : {}),
       });
   }
 }

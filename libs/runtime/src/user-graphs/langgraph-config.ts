@@ -5,11 +5,26 @@ import { RuntimeError } from '../errors';
 /**
  * The part of `langgraph.json` (the file `langgraph dev` reads) this server uses: `graphs`
  * (`{ id: "./path.ts:exportName" }`), `env` (a file or a map, applied by the server before the
- * graphs load) and `store` (index settings, kept for the store slice). Other keys
+ * graphs load) and `store.index` (the store's semantic index: `embed`, `dims`, `fields`). Other keys
  * (`dependencies`, `node_version`, `dockerfile_lines`, `http`, `ui`...) describe a deployment
  * of the LangGraph platform and are accepted and ignored, as `langgraph dev` ignores most of them.
  */
 const GRAPH_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * `store.index`, as LangGraph's servers read it: `embed` names the embeddings model
+ * (`"<provider>:<model>"`, e.g. `"openai:text-embedding-3-small"`), `dims` their length, `fields`
+ * the JSON paths embedded (default `["$"]`, the whole value). Other keys of `store` (`ttl`...)
+ * are accepted and ignored.
+ */
+const StoreIndexSchema = z.object({
+  embed: z
+    .string()
+    .regex(/^[^:]+:.+$/, 'expected "<provider>:<model>", e.g. "openai:text-embedding-3-small"'),
+  dims: z.number().int().min(1).max(65_536),
+  fields: z.array(z.string().min(1)).min(1).optional(),
+});
+export type StoreIndexSpec = z.output<typeof StoreIndexSchema>;
 
 const ConfigFileSchema = z
   .object({
@@ -28,7 +43,7 @@ const ConfigFileSchema = z
       })
       .refine((graphs) => Object.keys(graphs).length > 0, 'lists no graph'),
     env: z.union([z.string().min(1), z.record(z.string(), z.string())]).optional(),
-    store: z.record(z.string(), z.unknown()).optional(),
+    store: z.object({ index: StoreIndexSchema.optional() }).passthrough().optional(),
   })
   .passthrough();
 
@@ -49,7 +64,8 @@ export interface LangGraphConfig {
   graphs: GraphSpec[];
   /** `env`: a `.env` file (absolute path) or the variables themselves. */
   env: string | Record<string, string> | null;
-  store: Record<string, unknown> | null;
+  /** `store.index`: the store's semantic index, null without one. */
+  storeIndex: StoreIndexSpec | null;
 }
 
 /**
@@ -84,7 +100,7 @@ export function parseLangGraphConfig(text: string, path: string): LangGraphConfi
     path,
     graphs,
     env: env === undefined ? null : typeof env === 'string' ? resolve(folder, env) : env,
-    store: parsed.data.store ?? null,
+    storeIndex: parsed.data.store?.index ?? null,
   };
 }
 

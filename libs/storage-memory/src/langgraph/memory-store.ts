@@ -9,9 +9,12 @@ import type {
   SearchItem,
   SearchOperation,
 } from '@langchain/langgraph-checkpoint';
+import type { ItemVector, StoreIndexConfig } from '@cognition/storage';
 import {
+  StoreIndex,
   TtlAwareStore,
   expiresAtFor,
+  rankByVectors,
   refreshesTtl,
   storeFilterMatches,
   ttlOfPut,
@@ -27,9 +30,12 @@ interface StoredItem {
   expiresAt: Date | null;
   /** The TTL it was written with (minutes), which a refreshing read restarts. */
   ttlMinutes: number | null;
+  /** Its vectors when the store has an index (one per embedded field path). */
+  vectors: ItemVector[];
 }
 
 const namespaceKey = (namespace: readonly string[]): string => JSON.stringify(namespace);
+const itemId = (item: StoredItem): string => JSON.stringify([item.namespace, item.key]);
 
 function startsWith(namespace: readonly string[], prefix: readonly string[]): boolean {
   return (
@@ -55,24 +61,40 @@ function matches(namespace: readonly string[], condition: MatchCondition): boole
  * An in-process LangGraph `BaseStore` with TTL (`put(..., { ttl })`, minutes). Expired items are
  * invisible from the instant they expire and are swept on the next write. A read with
  * `{ refreshTtl: true }` moves the expiry of each item it returns to now + its TTL. Values are copied in
- * and out, so callers never share state with the store. Semantic `query` search is not
- * supported (no embeddings): a query is ignored and results are filtered and ordered only.
+ * and out, so callers never share state with the store. With an `index` (`StoreIndexConfig`), a
+ * put embeds its texts first (nothing is applied when that fails) and a search with `query`
+ * ranks the items that have vectors by cosine similarity (`score`); without one a query is
+ * ignored and results are filtered and ordered only.
  */
 export class MemoryStore extends TtlAwareStore {
   private readonly items = new Map<string, Map<string, StoredItem>>();
   private lastSweep = 0;
+  private readonly index: StoreIndex | null;
 
-  constructor(private readonly now: () => Date = () => new Date()) {
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    index?: StoreIndexConfig,
+  ) {
     super();
+    this.index = index ? new StoreIndex(index) : null;
   }
 
-  override batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
-    try {
-      const results = operations.map((operation) => this.apply(operation));
-      return Promise.resolve(results as OperationResults<Op>);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    // Embeddings first (the only asynchronous part): a failure leaves the store untouched.
+    const vectors = new Map<Operation, ItemVector[]>();
+    const queries = new Map<Operation, Float32Array>();
+    if (this.index) {
+      const puts = operations.filter((op): op is PutOperation => 'value' in op);
+      (await this.index.embedPuts(puts)).forEach((v, i) => vectors.set(puts[i] as Operation, v));
+      for (const op of operations) {
+        if ('namespacePrefix' in op && op.query) {
+          queries.set(op, await this.index.embedQuery(op.query));
+        }
+      }
     }
+    return operations.map((operation) =>
+      this.apply(operation, vectors.get(operation) ?? [], queries.get(operation)),
+    ) as OperationResults<Op>;
   }
 
   /** Deletes every item whose namespace contains `label` (a thread's items on session delete). */
@@ -88,10 +110,10 @@ export class MemoryStore extends TtlAwareStore {
     return deleted;
   }
 
-  private apply(operation: Operation): unknown {
-    if ('namespacePrefix' in operation) return this.searchItems(operation);
+  private apply(operation: Operation, vectors: ItemVector[], query?: Float32Array): unknown {
+    if ('namespacePrefix' in operation) return this.searchItems(operation, query);
     if ('namespace' in operation) {
-      return 'value' in operation ? this.putOne(operation) : this.getOne(operation);
+      return 'value' in operation ? this.putOne(operation, vectors) : this.getOne(operation);
     }
     return this.listNamespacesOf(operation);
   }
@@ -122,7 +144,7 @@ export class MemoryStore extends TtlAwareStore {
     if (item.ttlMinutes !== null) item.expiresAt = expiresAtFor(item.ttlMinutes, now);
   }
 
-  private putOne(operation: PutOperation): void {
+  private putOne(operation: PutOperation, vectors: ItemVector[]): void {
     const now = this.now();
     const ttl = operation.value === null ? null : ttlOfPut(operation);
     this.sweep(now);
@@ -142,6 +164,7 @@ export class MemoryStore extends TtlAwareStore {
       updatedAt: now,
       expiresAt: expiresAtFor(ttl, now),
       ttlMinutes: ttl,
+      vectors,
     });
     this.items.set(bucketKey, bucket);
   }
@@ -154,19 +177,32 @@ export class MemoryStore extends TtlAwareStore {
     return all;
   }
 
-  private searchItems(operation: SearchOperation): SearchItem[] {
+  private searchItems(operation: SearchOperation, query?: Float32Array): SearchItem[] {
     const now = this.now();
-    const found = this.liveItems(now)
+    const candidates = this.liveItems(now)
       .filter((item) => startsWith(item.namespace, operation.namespacePrefix))
-      .filter((item) => storeFilterMatches(item.value, operation.filter))
-      .sort(
-        (a, b) =>
-          b.updatedAt.getTime() - a.updatedAt.getTime() ||
-          namespaceKey(a.namespace).localeCompare(namespaceKey(b.namespace)) ||
-          a.key.localeCompare(b.key),
-      );
+      .filter((item) => storeFilterMatches(item.value, operation.filter));
     const offset = operation.offset ?? 0;
     const limit = operation.limit ?? 10;
+    if (query) {
+      // Only items with vectors are found by a query, best vector first (LangGraph's PostgresStore).
+      const byId = new Map(candidates.map((item) => [itemId(item), item]));
+      const ranked = rankByVectors(
+        query,
+        candidates.flatMap((item) =>
+          item.vectors.map((v) => ({ id: itemId(item), vector: v.vector })),
+        ),
+      ).slice(offset, offset + limit);
+      const page = ranked.map(({ id, score }) => ({ item: byId.get(id) as StoredItem, score }));
+      if (refreshesTtl(operation)) for (const { item } of page) this.refresh(item, now);
+      return page.map(({ item, score }) => ({ ...this.toItem(item), score }));
+    }
+    const found = candidates.sort(
+      (a, b) =>
+        b.updatedAt.getTime() - a.updatedAt.getTime() ||
+        namespaceKey(a.namespace).localeCompare(namespaceKey(b.namespace)) ||
+        a.key.localeCompare(b.key),
+    );
     const page = found.slice(offset, offset + limit);
     if (refreshesTtl(operation)) for (const item of page) this.refresh(item, now);
     return page.map((item) => this.toItem(item));

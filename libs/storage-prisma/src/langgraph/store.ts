@@ -1,6 +1,8 @@
 import type { FieldIssue } from '@cognition/contracts';
+import type { ItemVector, StoreIndexConfig } from '@cognition/storage';
 import {
   StorageError,
+  StoreIndex,
   TtlAwareStore,
   expiresAtFor,
   refreshesTtl,
@@ -27,6 +29,9 @@ import {
   encodeNamespace,
   namespaceHasPrefix,
 } from './namespace';
+import type { StoreRow } from './store-rows';
+import { ROW_SELECT, live, prefixCandidates, toItem } from './store-rows';
+import { replaceVectors, searchByVector } from './store-vectors';
 
 export interface PrismaStoreOptions {
   /**
@@ -36,20 +41,13 @@ export interface PrismaStoreOptions {
   sweepIntervalMinutes?: number;
   /** Clock, for tests. */
   now?: () => Date;
+  /** The semantic index (`langgraph.json`'s `store.index`); none: a `query` ranks nothing. */
+  index?: StoreIndexConfig;
 }
 
 /** Rows per query while a search walks its candidates (filters are applied in process). */
 const SEARCH_PAGE_SIZE = 256;
 const DEFAULT_SWEEP_INTERVAL_MINUTES = 5;
-
-interface StoreRow {
-  namespace: string;
-  key: string;
-  value: string;
-  createdAt: Date;
-  updatedAt: Date;
-  ttlMinutes: number | null;
-}
 
 interface PreparedPut {
   namespace: string;
@@ -57,16 +55,9 @@ interface PreparedPut {
   /** JSON text, or null for a delete. */
   value: string | null;
   ttlMinutes: number | null;
+  /** With an index: the item's vectors, which replace those it had; null without one. */
+  vectors: ItemVector[] | null;
 }
-
-const ROW_SELECT = {
-  namespace: true,
-  key: true,
-  value: true,
-  createdAt: true,
-  updatedAt: true,
-  ttlMinutes: true,
-} as const;
 
 /**
  * LangGraph `BaseStore` on the `store_items` table (SQLite or PostgreSQL), with the semantics of
@@ -83,15 +74,19 @@ const ROW_SELECT = {
  *   expiry of each item it returns to now + its TTL (only while the item is the version read);
  *   other reads leave it;
  * - search filters match top-level value fields exactly (deep equality) or with `$eq`, `$ne`,
- *   `$gt`, `$gte`, `$lt`, `$lte`; results are newest `updatedAt` first. There is no vector
- *   index: `query` is ignored and `score` is undefined, as in an InMemoryStore without
- *   embeddings.
+ *   `$gt`, `$gte`, `$lt`, `$lte`; results are newest `updatedAt` first;
+ * - with an `index`, a batch embeds its puts' texts before anything is written (a failing
+ *   embedder fails the batch, writing nothing), each put replaces the item's vectors in
+ *   `store_vectors`, and a search with `query` ranks by cosine similarity (`score`, see
+ *   `store-vectors.ts`); without one `query` is ignored and `score` is undefined, as in an
+ *   InMemoryStore without embeddings.
  */
 export class PrismaStore extends TtlAwareStore {
   private readonly now: () => Date;
   private readonly sweepIntervalMs: number;
   private lastSweep = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly index: StoreIndex | null;
 
   constructor(
     private readonly db: PrismaDb,
@@ -104,10 +99,18 @@ export class PrismaStore extends TtlAwareStore {
       throw invalid('sweepIntervalMinutes', 'must be a positive number of minutes');
     }
     this.sweepIntervalMs = minutes * 60_000;
+    this.index = options.index ? new StoreIndex(options.index) : null;
   }
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const prepared = operations.map((operation, index) => prepare(operation, index));
+    if (this.index) {
+      const puts = prepared.flatMap((p, i) => (p.kind === 'put' ? [[p.put, i] as const] : []));
+      const vectors = await this.index.embedPuts(
+        puts.map(([, i]) => operations[i] as PutOperation),
+      );
+      puts.forEach(([put], n) => (put.vectors = put.value === null ? null : (vectors[n] ?? [])));
+    }
     const now = this.now();
     const results = await Promise.all(
       prepared.map((operation): Promise<unknown> => {
@@ -209,6 +212,16 @@ export class PrismaStore extends TtlAwareStore {
     now: Date,
     refresh: boolean,
   ): Promise<SearchItem[]> {
+    if (this.index && operation.query) {
+      const query = await this.index.embedQuery(operation.query);
+      const ranked = await searchByVector(this.db, operation, prefix, query, now);
+      if (refresh)
+        await this.refreshTtls(
+          ranked.map(({ row }) => row),
+          now,
+        );
+      return ranked.map(({ row, score }) => ({ ...toItem(row), score }));
+    }
     const offset = operation.offset ?? 0;
     const limit = operation.limit ?? 10;
     if (limit <= 0) return [];
@@ -315,6 +328,7 @@ export class PrismaStore extends TtlAwareStore {
           select: { key: true },
         }),
       );
+      if (put.vectors) queries.push(...replaceVectors(this.db, id, put.vectors));
     }
     await guard('Cannot write store items', () => this.db.$transaction(queries));
     if (sweepDue) this.lastSweep = now.getTime();
@@ -358,7 +372,7 @@ function prepare(operation: Operation, index: number): PreparedOperation {
 function preparePut(operation: PutOperation, namespace: string, field: string): PreparedPut {
   if (namespace === '') throw invalid(`${field}.namespace`, 'must have at least one label');
   if (operation.value === null) {
-    return { namespace, key: operation.key, value: null, ttlMinutes: null };
+    return { namespace, key: operation.key, value: null, ttlMinutes: null, vectors: null };
   }
   const value: unknown = operation.value;
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -373,7 +387,13 @@ function preparePut(operation: PutOperation, namespace: string, field: string): 
       `must be JSON-serializable (${error instanceof Error ? error.message : String(error)})`,
     );
   }
-  return { namespace, key: operation.key, value: json, ttlMinutes: ttlOfPut(operation) };
+  return {
+    namespace,
+    key: operation.key,
+    value: json,
+    ttlMinutes: ttlOfPut(operation),
+    vectors: null,
+  };
 }
 
 function assertPaging(value: unknown, field: string): void {
@@ -381,31 +401,6 @@ function assertPaging(value: unknown, field: string): void {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw invalid(field, 'must be a non-negative integer');
   }
-}
-
-function live(now: Date): Prisma.StoreItemWhereInput {
-  return { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
-}
-
-/**
- * Rows whose namespace may lie under `prefix`: a superset (Prisma's `startsWith` is a LIKE that
- * SQLite matches case-insensitively and nobody escapes), refined with `namespaceHasPrefix`.
- */
-function prefixCandidates(prefix: string): Prisma.StoreItemWhereInput {
-  if (prefix === '') return {};
-  return {
-    OR: [{ namespace: prefix }, { namespace: { startsWith: prefix + NAMESPACE_SEPARATOR } }],
-  };
-}
-
-function toItem(row: StoreRow): Item {
-  return {
-    namespace: decodeNamespace(row.namespace),
-    key: row.key,
-    value: JSON.parse(row.value) as Record<string, unknown>,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
 }
 
 function matches(namespace: readonly string[], condition: MatchCondition): boolean {

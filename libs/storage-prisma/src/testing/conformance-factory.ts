@@ -19,6 +19,7 @@ const DATA_TABLES = [
   'sessions',
   'checkpoint_writes',
   'checkpoints',
+  'store_vectors',
   'store_items',
   'artifact_versions',
   'artifact_scopes',

@@ -1,5 +1,11 @@
 import { StorageError, threadNamespaceLabel } from '@cognition/storage';
-import { runStoreConformance } from '@cognition/storage/testing';
+import { decodeVector } from '@cognition/storage';
+import {
+  fakeEmbedder,
+  fakeEmbedding,
+  runStoreConformance,
+  runStoreIndexConformance,
+} from '@cognition/storage/testing';
 import type { GetOperation, PutOperation, SearchOperation } from '@langchain/langgraph-checkpoint';
 import type { DatabaseProvider, OpenedDatabase } from '../db/db';
 import { openPostgres, openSqlite } from '../db/db';
@@ -33,6 +39,12 @@ export function runPrismaStoreSpecs(provider: DatabaseProvider): void {
   runStoreConformance(`PrismaStore (${provider})`, async () => {
     await opened.db.storeItem.deleteMany();
     const store = new PrismaStore(opened.db);
+    return { store, cleanup: () => Promise.resolve(store.stop()) };
+  });
+
+  runStoreIndexConformance(`PrismaStore (${provider})`, async (index) => {
+    await opened.db.storeItem.deleteMany();
+    const store = new PrismaStore(opened.db, { index });
     return { store, cleanup: () => Promise.resolve(store.stop()) };
   });
 
@@ -245,6 +257,32 @@ export function runPrismaStoreSpecs(provider: DatabaseProvider): void {
           .sort(),
       ).toEqual(['case', 'partial', 'unrelated', 'wildcard']);
       expect(await deleteThreadItems(opened.db, 'Th_1')).toBe(0);
+    });
+
+    it('keeps float32 vectors per field in store_vectors, gone with their item however it goes', async () => {
+      const indexed = new PrismaStore(opened.db, {
+        now: () => clock,
+        index: { dims: 8, embed: fakeEmbedder(8), fields: ['a', 'b'] },
+      });
+      await indexed.put(['n'], 'k', { a: 'one two', b: 'three' });
+      const rows = await opened.db.storeVector.findMany({ orderBy: { field: 'asc' } });
+      expect(rows.map((row) => [row.field, [...decodeVector(row.vector)]])).toEqual([
+        ['a', fakeEmbedding('one two', 8)],
+        ['b', fakeEmbedding('three', 8)],
+      ]);
+      await indexed.delete(['n'], 'k');
+      expect(await opened.db.storeVector.count()).toBe(0);
+      await indexed.batch([
+        { namespace: ['n'], key: 'ttl', value: { a: 'x' }, ttl: 1 } as PutOperation,
+      ]);
+      minutes(2);
+      expect(await indexed.search(['n'], { query: 'x' })).toEqual([]);
+      await indexed.sweepExpired();
+      expect(await opened.db.storeVector.count()).toBe(0);
+      const label = threadNamespaceLabel('t1');
+      await indexed.put([label], 'k', { a: 'y' });
+      await deleteThreadItems(opened.db, 't1');
+      expect(await opened.db.storeVector.count()).toBe(0);
     });
 
     it('runs the periodic sweep between start() and stop()', () => {

@@ -8,3 +8,9 @@ export {
   nextCheckpointId,
   putMessagesCheckpoint,
 } from './helpers';
+export {
+  fakeEmbedder,
+  fakeEmbedding,
+  runStoreIndexConformance,
+  type IndexedStoreHarnessFactory,
+} from './store-index';

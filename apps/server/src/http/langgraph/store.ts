@@ -37,9 +37,10 @@ export const StorePutSchema = z
     namespace: Namespace,
     key: z.string().min(1),
     value: JsonObject,
-    // Which fields an embedding index would cover: no index is configured (see the docs), so it
-    // is taken and has no effect, as in LangGraph's servers without an index.
-    index: z.union([z.literal(false), z.array(z.string())]).nullish(),
+    // What the store's semantic index embeds of this item: `false` nothing (a query never finds
+    // it), a list of field paths instead of langgraph.json's `store.index.fields`; without an
+    // index configured it has no effect, as in LangGraph's servers.
+    index: z.union([z.literal(false), z.array(z.string().min(1))]).nullish(),
     ttl: Ttl.optional(),
   })
   .strict();
@@ -99,7 +100,7 @@ export class StoreApi {
 
   async put(req: Request, caller: Caller): Promise<undefined> {
     const body = parsePart(StorePutSchema, req.body, 'body');
-    await this.of(caller).put(body.namespace, body.key, body.value, undefined, {
+    await this.of(caller).put(body.namespace, body.key, body.value, body.index ?? undefined, {
       ttl: body.ttl ?? null,
     });
     return undefined;
@@ -126,7 +127,8 @@ export class StoreApi {
       ...(body.filter ? { filter: body.filter } : {}),
       limit: body.limit,
       offset: body.offset,
-      // Without an embedding index a query ranks nothing (LangGraph's own stores do the same).
+      // With langgraph.json's store.index a query ranks by similarity and answers `score`;
+      // without one it ranks nothing (LangGraph's own stores do the same).
       ...(body.query ? { query: body.query } : {}),
       refreshTtl: body.refresh_ttl === true,
     });

@@ -1,0 +1,11 @@
+-- CreateTable
+CREATE TABLE "store_vectors" (
+    "namespace" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "field" TEXT NOT NULL,
+    "vector" BLOB NOT NULL,
+
+    PRIMARY KEY ("namespace", "key", "field"),
+    CONSTRAINT "store_vectors_namespace_key_fkey" FOREIGN KEY ("namespace", "key") REFERENCES "store_items" ("namespace", "key") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
