@@ -141,23 +141,23 @@ describe.each([
 
   it("runs graphs written for LangGraph's server: runtime.context, LANGGRAPH_CONFIG, recursion_limit", async () => {
     // The reference suite's regressions (docs/langgraph-api.md, "The reference suite").
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const input = { text: '/a/b/c.txt' };
     // The system assistant's context comes from LANGGRAPH_CONFIG (langgraph.json's env).
-    expect(await alice.runs.wait(thread.thread_id, 'runtime', { input })).toEqual({
+    expect(await lg.alice.runs.wait(thread.thread_id, 'runtime', { input })).toEqual({
       text: 'c.txt from-env',
     });
     expect(
-      await alice.runs.wait(thread.thread_id, 'runtime', { input, context: { model: 'openai' } }),
+      await lg.alice.runs.wait(thread.thread_id, 'runtime', { input, context: { model: 'openai' } }),
     ).toEqual({ text: 'c.txt openai' });
-    const limited = await alice.threads.create();
+    const limited = await lg.alice.threads.create();
     await expect(
-      alice.runs.wait(limited.thread_id, 'chain', {
+      lg.alice.runs.wait(limited.thread_id, 'chain', {
         input: { text: 's' },
         config: { recursion_limit: 1 },
       }),
     ).rejects.toThrow(/GraphRecursionError/);
-    expect((await alice.threads.get(limited.thread_id)).status).toBe('error');
+    expect((await lg.alice.threads.get(limited.thread_id)).status).toBe('error');
   });
 
   it("bad input: 422 naming the field; another graph's or tenant's thread refused", async () => {
