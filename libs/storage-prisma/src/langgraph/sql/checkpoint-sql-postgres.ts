@@ -51,17 +51,27 @@ const CHANNEL_WRITES = {
     FROM checkpoint_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 AND channel = $4`,
 };
-const UPSERT_CHECKPOINT = {
-  name: 'cognition_upsert_checkpoint',
-  text: `
-  INSERT INTO checkpoints
+/**
+ * The checkpoint row's upsert ($1–$7: thread, namespace, id, parent, type, checkpoint, metadata),
+ * written only when `guard` (an SQL condition) holds, when one is given.
+ */
+function upsertCheckpointRow(guard?: string): string {
+  const source = guard
+    ? `SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea WHERE ${guard}`
+    : 'VALUES ($1, $2, $3, $4, $5, $6, $7)';
+  return `INSERT INTO checkpoints
     (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)
+  ${source}
   ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     type = excluded.type,
     checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata`,
+    metadata = excluded.metadata`;
+}
+const UPSERT_CHECKPOINT = {
+  name: 'cognition_upsert_checkpoint',
+  text: `
+  ${upsertCheckpointRow()}`,
 };
 
 /**
@@ -93,15 +103,7 @@ async function checkFence(client: pg.PoolClient, fence: RunFence | undefined): P
 const UPSERT_CHECKPOINT_FENCED = {
   name: 'cognition_upsert_checkpoint_fenced',
   text: `
-  INSERT INTO checkpoints
-    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea
-  WHERE ${fenceHolds(8)}
-  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
-    parent_checkpoint_id = excluded.parent_checkpoint_id,
-    type = excluded.type,
-    checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata
+  ${upsertCheckpointRow(fenceHolds(8))}
   RETURNING 1`,
 };
 
@@ -146,15 +148,7 @@ const UPSERT_CHECKPOINT_CARRYING = {
   text: `
   WITH fence AS (SELECT 1 AS held WHERE ${fenceHolds(8)}),
   ${carriedWritesCte(11, 'EXISTS (SELECT 1 FROM fence)')}
-  INSERT INTO checkpoints
-    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea
-  WHERE EXISTS (SELECT 1 FROM fence)
-  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
-    parent_checkpoint_id = excluded.parent_checkpoint_id,
-    type = excluded.type,
-    checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata
+  ${upsertCheckpointRow('EXISTS (SELECT 1 FROM fence)')}
   RETURNING 1`,
 };
 
@@ -175,15 +169,7 @@ function guardedPutSql(ctes: string): string {
   ),
   ${ctes},
   put AS (
-    INSERT INTO checkpoints
-      (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-    SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bytea, $7::bytea
-    WHERE EXISTS (SELECT 1 FROM guard)
-    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
-      parent_checkpoint_id = excluded.parent_checkpoint_id,
-      type = excluded.type,
-      checkpoint = excluded.checkpoint,
-      metadata = excluded.metadata
+    ${upsertCheckpointRow('EXISTS (SELECT 1 FROM guard)')}
   ),
   ${carriedWritesCte(12, 'EXISTS (SELECT 1 FROM guard)')}
   SELECT count(*)::int AS done, max(version) AS version FROM guard`;
