@@ -256,8 +256,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     async close() {
       if (!openApps.delete(testApp)) return;
-      await runs.shutdown(1000);
-      rmSync(workspace, { recursive: true, force: true });
+      try {
+        await runs.shutdown(5000);
+      } finally {
+        rmSync(workspace, { recursive: true, force: true });
+      }
     },
   };
   openApps.add(testApp);

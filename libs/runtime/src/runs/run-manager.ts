@@ -408,8 +408,11 @@ export class RunManager {
     } else {
       await this.leases.stop([]);
       for (const run of runs) await this.control.cancel(run.runId, 'interrupted');
-      await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
     }
+    // Handed off or cancelled, the executors still unwind (an aborted model call, a sandbox
+    // opened on the way out): whoever closes storage and the workspace after this must not pull
+    // them from under a run still stepping.
+    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), sleep(timeoutMs)]);
     this.closing.abort();
     await this.ctx.mcp.closeAll();
     await this.callbacks.close();

@@ -242,6 +242,18 @@ describe('resuming runs after a crash', () => {
     expect((await rt.storage.runs.get(run.id))?.status).toBe('completed');
   });
 
+  it('returns from a graceful shutdown once the handed-off executors have stopped', async () => {
+    // What closes storage and the workspace after `shutdown` must not pull them from under an
+    // executor still unwinding (it could recreate a removed workspace, or query a closed pool).
+    const model = new ScriptedChatModel([{ text: ['Long '], hang: true }]);
+    rt = await createTestRuntime({ chatModel: model });
+    const session = await rt.createSession();
+    await rt.runs.scheduler.send({ sessionId: session.id, scope: {}, content: 'essay' });
+    await waitFor(() => model.calls.length === 1);
+    await rt.runs.shutdown(5000);
+    expect(rt.runs.activeRunIds()).toEqual([]);
+  });
+
   it('fails a run resumed more than maxRecoveries times instead of looping', async () => {
     rt = await createTestRuntime({ chatModel: new ScriptedChatModel() });
     const session = await rt.createSession();
