@@ -7,7 +7,7 @@ import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX, systemAssistantId } from './assistants';
 import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
 import type { Runs } from './runs';
-import { RunCreateSchema, humanText } from './runs';
+import { RunCreateSchema, humanText } from './run-wire';
 import type { Threads } from './threads';
 import { JsonObject, LangGraphHttpError, decodeMetadata, encodeMetadata } from './wire';
 

@@ -26,7 +26,8 @@ import {
   CronSearchSchema,
   Crons,
 } from './crons';
-import { mountRunRoutes } from './run-routes';
+import { mountRunCreateRoutes } from './run-create-routes';
+import { mountRunReadRoutes } from './run-read-routes';
 import {
   PruneSchema,
   StateAtCheckpointSchema,
@@ -63,9 +64,9 @@ const CheckpointParams = z.object({ id: z.string(), checkpoint: z.string().min(1
 
 /**
  * Mounts the LangGraph API (docs/langgraph-api.md) beside the REST routes: `/ok`, `/info`,
- * `/assistants…` (assistant-routes.ts), `/threads…` and their runs (run-routes.ts), crons
- * (crons.ts), `/store…` (store.ts). Answers are JSON; errors are `{detail}` with the status the
- * SDK expects.
+ * `/assistants…` (assistant-routes.ts), `/threads…` and their runs (run-create-routes.ts,
+ * run-read-routes.ts), crons (crons.ts), `/store…` (store.ts). Answers are JSON; errors are
+ * `{detail}` with the status the SDK expects.
  */
 export function mountLangGraph(app: Express, options: LangGraphMountOptions): void {
   const { auth, services } = options;
@@ -241,7 +242,9 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     void stateless.cleanUp(run.sessionId, { sweep: false });
   });
   stateless.start();
-  mountRunRoutes(app, { auth, services, states, runs, json, deleteThread, threads });
+  const runRoutes = { auth, services, states, runs, json, deleteThread, threads };
+  mountRunCreateRoutes(app, runRoutes);
+  mountRunReadRoutes(app, runRoutes);
   route('post', '/threads/:id/history', async (req, caller) => {
     const body = parsePart(ThreadHistorySchema, req.body, 'body');
     return states.history(await threads.session(graphId(req), caller.scope), body);
