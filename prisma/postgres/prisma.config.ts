@@ -11,6 +11,8 @@ export default defineConfig({
   migrations: { path: path.join(__dirname, 'migrations') },
   adapter: async () =>
     new PrismaPg({
-      connectionString: process.env['COGNITION_PRISMA_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+      connectionString:
+        process.env['COGNITION_PRISMA_POSTGRES_URL'] ??
+        'postgresql://postgres@127.0.0.1:5432/postgres',
     }),
 });

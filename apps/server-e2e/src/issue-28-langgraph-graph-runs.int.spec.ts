@@ -148,7 +148,10 @@ describe.each([
       text: 'c.txt from-env',
     });
     expect(
-      await lg.alice.runs.wait(thread.thread_id, 'runtime', { input, context: { model: 'openai' } }),
+      await lg.alice.runs.wait(thread.thread_id, 'runtime', {
+        input,
+        context: { model: 'openai' },
+      }),
     ).toEqual({ text: 'c.txt openai' });
     const limited = await lg.alice.threads.create();
     await expect(

@@ -1,11 +1,5 @@
-import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
-import type { Client } from '@langchain/langgraph-sdk';
-import { fakeProviderEnv } from './testing/agent-server';
-import type { ServerDatabase } from './testing/postgres';
+import { langGraphServerForSpec } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { tempWorkspace } from './testing/server-process';
-import { startEchoModel, startLangGraphServer } from './testing/langgraph-sdk';
 
 /**
  * The `messages` stream mode (partial messages) over the LangGraph API (issue 28), with the
@@ -36,33 +30,17 @@ describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-lg-messages-')],
   ['PostgreSQL', postgresServerDatabase],
 ])('LangGraph API: the messages stream mode on %s (issue 28)', (_name, createDatabase) => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-  let fake: FakeOpenAIServer;
-
-  beforeAll(async () => {
-    fake = await startEchoModel();
-    database = await createDatabase();
-    workspace = tempWorkspace('cognition-e2e-lg-messages-ws-');
-    ({ server, alice } = await startLangGraphServer(
-      { alice: ALICE, bob: BOB },
-      { ...database.env, ...fakeProviderEnv(fake), COGNITION_WORKSPACE_ROOT: workspace.dir },
-    ));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-    await fake?.close();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    createDatabase,
+    'cognition-e2e-lg-messages-ws-',
+    { echoModel: true },
+  );
 
   it("streams a graph run's messages partial and complete, and the same on a join", async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const parts = await collect(
-      alice.runs.stream(thread.thread_id, 'agent', {
+      lg.alice.runs.stream(thread.thread_id, 'agent', {
         input: { messages: [{ type: 'human', content: 'weather?' }] },
         streamMode: ['messages'],
         streamResumable: true,
@@ -86,9 +64,9 @@ describe.each([
     );
 
     // Joined afterwards: the same parts, made again from the stored events.
-    const [run] = await alice.runs.list(thread.thread_id);
+    const [run] = await lg.alice.runs.list(thread.thread_id);
     const joined = await collect(
-      alice.runs.joinStream(thread.thread_id, run?.run_id ?? '', {
+      lg.alice.runs.joinStream(thread.thread_id, run?.run_id ?? '', {
         streamMode: ['messages'],
       }) as AsyncIterable<Part>,
     );
@@ -98,9 +76,9 @@ describe.each([
   });
 
   it("streams an agent run's tokens as partial messages, then the thread's messages complete", async () => {
-    const thread = await alice.threads.create({ graphId: 'agent:default' });
+    const thread = await lg.alice.threads.create({ graphId: 'agent:default' });
     const parts = await collect(
-      alice.runs.stream(thread.thread_id, 'agent:default', {
+      lg.alice.runs.stream(thread.thread_id, 'agent:default', {
         input: { messages: [{ type: 'human', content: 'hello there' }] },
         streamMode: ['messages', 'values'],
       }) as AsyncIterable<Part>,
@@ -123,14 +101,14 @@ describe.each([
 
     // Rejoined from a Last-Event-ID in the middle: only what follows it, each partial still
     // the whole message so far (built on the chunks before the cut), announced once.
-    const [run] = await alice.runs.list(thread.thread_id);
+    const [run] = await lg.alice.runs.list(thread.thread_id);
     const withIds = named(parts, 'messages/partial');
     const middle = Math.floor(withIds.length / 2);
     expect(middle).toBeGreaterThan(0);
     const cut = withIds[middle - 1]?.id ?? '';
     expect(cut).not.toBe('');
     const after = await collect(
-      alice.runs.joinStream(thread.thread_id, run?.run_id ?? '', {
+      lg.alice.runs.joinStream(thread.thread_id, run?.run_id ?? '', {
         streamMode: ['messages'],
         lastEventId: cut,
       }) as AsyncIterable<Part>,

@@ -1,14 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
-import type { Client } from '@langchain/langgraph-sdk';
-import { fakeProviderEnv } from './testing/agent-server';
-import { sdkFailure, startEchoModel, startLangGraphServer } from './testing/langgraph-sdk';
-import type { ServerDatabase } from './testing/postgres';
+import { langGraphServerForSpec, sdkFailure } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { tempWorkspace } from './testing/server-process';
 
 /**
  * A run's record over the LangGraph API (issue 28), with the official SDK against the built
@@ -31,28 +25,12 @@ describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-lg-run-records-')],
   ['PostgreSQL', postgresServerDatabase],
 ])('LangGraph API: run metadata and deleting runs on %s (issue 28)', (_name, createDatabase) => {
-  const lg = {} as { server: ServerProcess; alice: Client; bob: Client };
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let fake: FakeOpenAIServer;
-  beforeAll(async () => {
-    fake = await startEchoModel();
-    database = await createDatabase();
-    workspace = tempWorkspace('cognition-e2e-lg-run-records-ws-');
-    Object.assign(
-      lg,
-      await startLangGraphServer(
-        { alice: ALICE, bob: BOB },
-        { ...database.env, ...fakeProviderEnv(fake), COGNITION_WORKSPACE_ROOT: workspace.dir },
-      ),
-    );
-  });
-  afterAll(async () => {
-    await lg.server?.stop();
-    await database?.drop();
-    workspace?.remove();
-    await fake?.close();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    createDatabase,
+    'cognition-e2e-lg-run-records-ws-',
+    { echoModel: true },
+  );
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'cognition-e2e-lg-run-records-'));

@@ -1,11 +1,6 @@
-import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
-import type { Client, ThreadState } from '@langchain/langgraph-sdk';
-import { fakeProviderEnv } from './testing/agent-server';
-import { sdkFailure, startEchoModel, startLangGraphServer } from './testing/langgraph-sdk';
-import type { ServerDatabase } from './testing/postgres';
+import type { ThreadState } from '@langchain/langgraph-sdk';
+import { langGraphServerForSpec, sdkFailure } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { tempWorkspace } from './testing/server-process';
 
 /**
  * The LangGraph API's run and state features (issue 28), driven by the official SDK against the
@@ -23,35 +18,18 @@ describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-lg-run-state-')],
   ['PostgreSQL', postgresServerDatabase],
 ])('LangGraph API: run and state features on %s (issue 28)', (_name, createDatabase) => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-  let bob: Client;
-  let fake: FakeOpenAIServer;
-
-  beforeAll(async () => {
-    fake = await startEchoModel();
-    database = await createDatabase();
-    workspace = tempWorkspace('cognition-e2e-lg-run-state-ws-');
-    ({ server, alice, bob } = await startLangGraphServer(
-      { alice: ALICE, bob: BOB },
-      { ...database.env, ...fakeProviderEnv(fake), COGNITION_WORKSPACE_ROOT: workspace.dir },
-    ));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-    await fake?.close();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    createDatabase,
+    'cognition-e2e-lg-run-state-ws-',
+    { echoModel: true },
+  );
 
   it("a graph waiting in interrupt(): the state's next, tasks with their interrupts, interrupts; the same in history and on the thread", async () => {
-    const thread = await alice.threads.create();
-    await alice.runs.wait(thread.thread_id, 'approval', { input: { request: 'deploy' } });
+    const thread = await lg.alice.threads.create();
+    await lg.alice.runs.wait(thread.thread_id, 'approval', { input: { request: 'deploy' } });
 
-    const state = await alice.threads.getState(thread.thread_id);
+    const state = await lg.alice.threads.getState(thread.thread_id);
     const interrupt = { id: expect.any(String) as string, value: { question: 'approve deploy?' } };
     expect(state.next).toEqual(['ask']);
     expect(state.tasks).toEqual([
@@ -70,7 +48,7 @@ describe.each([
     const taskId = state.tasks[0]?.id ?? '';
 
     // The newest history entry is that state; the one before it is the input, `__start__` next.
-    const [head, before] = await alice.threads.getHistory(thread.thread_id, { limit: 2 });
+    const [head, before] = await lg.alice.threads.getHistory(thread.thread_id, { limit: 2 });
     expect(head).toEqual(state);
     expect(before?.next).toEqual(['__start__']);
     expect(before?.tasks.map((t) => [t.name, t.interrupts])).toEqual([['__start__', []]]);
@@ -78,81 +56,84 @@ describe.each([
 
     // The state at that checkpoint, by id, is the same.
     const checkpointId = state.checkpoint.checkpoint_id ?? '';
-    expect(await alice.threads.getState(thread.thread_id, checkpointId)).toEqual(state);
+    expect(await lg.alice.threads.getState(thread.thread_id, checkpointId)).toEqual(state);
 
-    const waiting = await alice.threads.get(thread.thread_id);
+    const waiting = await lg.alice.threads.get(thread.thread_id);
     expect(waiting.status).toBe('interrupted');
     expect(waiting.interrupts).toEqual({ [taskId]: [interrupt] });
 
-    await alice.runs.wait(thread.thread_id, 'approval', { command: { resume: 'yes' } });
-    const done = await alice.threads.getState(thread.thread_id);
+    await lg.alice.runs.wait(thread.thread_id, 'approval', { command: { resume: 'yes' } });
+    const done = await lg.alice.threads.getState(thread.thread_id);
     expect(done).toMatchObject({
       values: { request: 'deploy', answer: 'deploy: yes' },
       next: [],
       tasks: [],
       interrupts: [],
     });
-    const idle = await alice.threads.get(thread.thread_id);
+    const idle = await lg.alice.threads.get(thread.thread_id);
     expect(idle.status).toBe('idle');
     expect(idle.interrupts).toEqual({});
   });
 
   it('interrupt_before stops before a node, a null input goes on; interrupt_after stops after one, a command resumes', async () => {
-    const thread = await alice.threads.create();
-    const stopped = (await alice.runs.wait(thread.thread_id, 'chain', {
+    const thread = await lg.alice.threads.create();
+    const stopped = (await lg.alice.runs.wait(thread.thread_id, 'chain', {
       input: { text: 't' },
       interruptBefore: ['b'],
     })) as Chain;
     expect(stopped).toEqual({ text: 't+a', path: ['a'] });
-    const state = await alice.threads.getState<Chain>(thread.thread_id);
+    const state = await lg.alice.threads.getState<Chain>(thread.thread_id);
     expect(state.next).toEqual(['b']);
     expect(state.tasks.map((t) => [t.name, t.interrupts])).toEqual([['b', []]]);
-    const waiting = await alice.threads.get(thread.thread_id);
+    const waiting = await lg.alice.threads.get(thread.thread_id);
     expect(waiting.status).toBe('interrupted');
     expect(waiting.interrupts).toEqual({});
-    const [run] = await alice.runs.list(thread.thread_id);
+    const [run] = await lg.alice.runs.list(thread.thread_id);
     expect(run).toMatchObject({ status: 'success', kwargs: { interrupt_before: ['b'] } });
 
     // LangGraph's way on: a run with no input continues from where the thread stopped.
-    expect(await alice.runs.wait(thread.thread_id, 'chain', { input: null })).toEqual({
+    expect(await lg.alice.runs.wait(thread.thread_id, 'chain', { input: null })).toEqual({
       text: 't+a',
       path: ['a', 'b', 'c'],
     });
-    expect((await alice.threads.get(thread.thread_id)).status).toBe('idle');
-    expect((await alice.threads.getState(thread.thread_id)).next).toEqual([]);
+    expect((await lg.alice.threads.get(thread.thread_id)).status).toBe('idle');
+    expect((await lg.alice.threads.getState(thread.thread_id)).next).toEqual([]);
 
     // After a node; resumed by a command.
-    const other = await alice.threads.create();
+    const other = await lg.alice.threads.create();
     expect(
-      await alice.runs.wait(other.thread_id, 'chain', {
+      await lg.alice.runs.wait(other.thread_id, 'chain', {
         input: { text: 'u' },
         interruptAfter: ['a', 'b'],
       }),
     ).toEqual({ text: 'u+a', path: ['a'] });
-    expect((await alice.threads.getState(other.thread_id)).next).toEqual(['b']);
+    expect((await lg.alice.threads.getState(other.thread_id)).next).toEqual(['b']);
     expect(
-      await alice.runs.wait(other.thread_id, 'chain', {
+      await lg.alice.runs.wait(other.thread_id, 'chain', {
         command: { resume: 'go' },
         interruptAfter: ['b'],
       }),
     ).toEqual({ text: 'u+a', path: ['a', 'b'] });
-    expect(await alice.runs.wait(other.thread_id, 'chain', { input: null })).toEqual({
+    expect(await lg.alice.runs.wait(other.thread_id, 'chain', { input: null })).toEqual({
       text: 'u+a',
       path: ['a', 'b', 'c'],
     });
 
     // "*": before every node, so before the first.
-    const star = await alice.threads.create();
-    await alice.runs.wait(star.thread_id, 'chain', { input: { text: 's' }, interruptBefore: '*' });
-    const atStart = await alice.threads.getState<Chain>(star.thread_id);
+    const star = await lg.alice.threads.create();
+    await lg.alice.runs.wait(star.thread_id, 'chain', {
+      input: { text: 's' },
+      interruptBefore: '*',
+    });
+    const atStart = await lg.alice.threads.getState<Chain>(star.thread_id);
     expect(atStart.values).toEqual({ text: 's', path: [] });
     expect(atStart.next).toEqual(['a']);
   });
 
   it('streams a run stopped by interrupt_before, then its continuation', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const first: { event: string; data: unknown }[] = [];
-    for await (const part of alice.runs.stream(thread.thread_id, 'chain', {
+    for await (const part of lg.alice.runs.stream(thread.thread_id, 'chain', {
       input: { text: 'x' },
       interruptBefore: ['c'],
       streamMode: ['values'],
@@ -164,7 +145,7 @@ describe.each([
     expect(values.at(-1)).toEqual({ __interrupt__: [] });
     expect(values.at(-2)).toEqual({ text: 'x+a', path: ['a', 'b'] });
     const second: { event: string; data: unknown }[] = [];
-    for await (const part of alice.runs.stream(thread.thread_id, 'chain', {
+    for await (const part of lg.alice.runs.stream(thread.thread_id, 'chain', {
       input: null,
       streamMode: ['updates'],
     })) {
@@ -176,9 +157,9 @@ describe.each([
   });
 
   it('interrupt_before/after bad input: 422 naming the entry; refused for an agent assistant', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     const unknown = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'chain', {
+      lg.alice.runs.create(thread.thread_id, 'chain', {
         input: { text: 'x' },
         interruptBefore: ['a', 'nope'],
       }),
@@ -188,7 +169,7 @@ describe.each([
       errors: [{ path: 'body.interrupt_before.1' }],
     });
     const badAfter = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'chain', {
+      lg.alice.runs.create(thread.thread_id, 'chain', {
         input: { text: 'x' },
         interruptAfter: 'a' as never,
       }),
@@ -196,32 +177,32 @@ describe.each([
     expect(badAfter.status).toBe(422);
     expect(JSON.stringify(badAfter.body)).toContain('body.interrupt_after');
     const agent = await sdkFailure(
-      alice.runs.create(thread.thread_id, 'agent:default', {
+      lg.alice.runs.create(thread.thread_id, 'agent:default', {
         input: { messages: [{ type: 'human', content: 'hi' }] },
         interruptBefore: ['model'],
       }),
     );
     expect(agent.status).toBe(422);
     expect(agent.body).toMatchObject({ errors: [{ path: 'body.interrupt_before' }] });
-    expect(await alice.runs.list(thread.thread_id)).toEqual([]);
+    expect(await lg.alice.runs.list(thread.thread_id)).toEqual([]);
   });
 
   it('time travel on a graph: a run from an earlier checkpoint forks the history there', async () => {
-    const thread = await alice.threads.create();
-    await alice.runs.wait(thread.thread_id, 'chain', { input: { text: 'v' } });
-    const history = await alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
+    const thread = await lg.alice.threads.create();
+    await lg.alice.runs.wait(thread.thread_id, 'chain', { input: { text: 'v' } });
+    const history = await lg.alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
     // The checkpoint after `a` ran: `b` is next.
     const afterA = history.find((s) => s.next[0] === 'b');
     expect(afterA?.values).toEqual({ text: 'v+a', path: ['a'] });
     const forkId = afterA?.checkpoint.checkpoint_id ?? '';
 
     // Replayed from there (no input): `b` and `c` run again on a new branch.
-    const replay = await alice.runs.wait(thread.thread_id, 'chain', {
+    const replay = await lg.alice.runs.wait(thread.thread_id, 'chain', {
       input: null,
       checkpointId: forkId,
     });
     expect(replay).toEqual({ text: 'v+a', path: ['a', 'b', 'c'] });
-    const after = await alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
+    const after = await lg.alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
     // The old branch is kept whole; the new head descends from the fork point, not the old head.
     const added = after.slice(0, after.length - history.length);
     expect(after.slice(added.length).map((s) => s.checkpoint.checkpoint_id)).toEqual(
@@ -237,45 +218,45 @@ describe.each([
     expect(added.map((s) => s.next)).toContainEqual(['c']);
 
     // With an update as the run's command at that checkpoint (`checkpoint` object form).
-    const updated = await alice.runs.wait(thread.thread_id, 'chain', {
+    const updated = await lg.alice.runs.wait(thread.thread_id, 'chain', {
       command: { update: { text: 'w' } },
       checkpoint: { checkpoint_id: forkId, checkpoint_ns: '' } as never,
     });
     expect(updated).toEqual({ text: 'w', path: ['a', 'b', 'c'] });
-    const [run] = await alice.runs.list(thread.thread_id);
+    const [run] = await lg.alice.runs.list(thread.thread_id);
     expect(run).toMatchObject({ status: 'success', kwargs: { checkpoint_id: forkId } });
 
     // An unknown checkpoint: 404, no run.
-    const runsBefore = (await alice.runs.list(thread.thread_id, { limit: 100 })).length;
+    const runsBefore = (await lg.alice.runs.list(thread.thread_id, { limit: 100 })).length;
     const missing = await sdkFailure(
-      alice.runs.wait(thread.thread_id, 'chain', {
+      lg.alice.runs.wait(thread.thread_id, 'chain', {
         input: null,
         checkpointId: '1f000000-0000-6000-8000-000000000000',
       }),
     );
     expect(missing).toEqual({ status: 404, body: { detail: 'Checkpoint not found' } });
-    expect((await alice.runs.list(thread.thread_id, { limit: 100 })).length).toBe(runsBefore);
+    expect((await lg.alice.runs.list(thread.thread_id, { limit: 100 })).length).toBe(runsBefore);
     // Another tenant's thread stays not found, whatever the checkpoint.
     const theirs = await sdkFailure(
-      bob.runs.wait(thread.thread_id, 'chain', { input: null, checkpointId: forkId }),
+      lg.bob.runs.wait(thread.thread_id, 'chain', { input: null, checkpointId: forkId }),
     );
     expect(theirs.status).toBe(404);
   });
 
   it("time travel on an agent's thread: the run answers from the checkpoint's conversation", async () => {
-    const thread = await alice.threads.create({ graphId: 'agent:default' });
+    const thread = await lg.alice.threads.create({ graphId: 'agent:default' });
     const human = (content: string) => ({ messages: [{ type: 'human', content }] });
-    await alice.runs.wait(thread.thread_id, 'agent:default', { input: human('first') });
-    const afterFirst = await alice.threads.getState<{ messages: { content: unknown }[] }>(
+    await lg.alice.runs.wait(thread.thread_id, 'agent:default', { input: human('first') });
+    const afterFirst = await lg.alice.threads.getState<{ messages: { content: unknown }[] }>(
       thread.thread_id,
     );
-    await alice.runs.wait(thread.thread_id, 'agent:default', { input: human('second') });
+    await lg.alice.runs.wait(thread.thread_id, 'agent:default', { input: human('second') });
     expect(
-      (await alice.threads.getState<{ messages: unknown[] }>(thread.thread_id)).values.messages,
+      (await lg.alice.threads.getState<{ messages: unknown[] }>(thread.thread_id)).values.messages,
     ).toHaveLength(4);
-    const before = await alice.threads.getHistory(thread.thread_id, { limit: 100 });
+    const before = await lg.alice.threads.getHistory(thread.thread_id, { limit: 100 });
 
-    const values = (await alice.runs.wait(thread.thread_id, 'agent:default', {
+    const values = (await lg.alice.runs.wait(thread.thread_id, 'agent:default', {
       input: human('again'),
       checkpointId: afterFirst.checkpoint.checkpoint_id ?? '',
     })) as { messages: { type: string; content: unknown }[] };
@@ -288,7 +269,7 @@ describe.each([
     ]);
     // The history branches at the checkpoint, as LangGraph's: the new head descends from it,
     // not from the old head, and the old branch is kept.
-    const after = await alice.threads.getHistory(thread.thread_id, { limit: 100 });
+    const after = await lg.alice.threads.getHistory(thread.thread_id, { limit: 100 });
     const byId = new Map(after.map((s) => [s.checkpoint.checkpoint_id, s]));
     const ancestors: string[] = [];
     for (let s = after[0]; s?.parent_checkpoint; s = byId.get(s.parent_checkpoint.checkpoint_id)) {
@@ -302,15 +283,15 @@ describe.each([
   });
 
   it("copies a graph thread with every checkpoint (same ids and states); a run on the copy leaves the source's alone", async () => {
-    const thread = await alice.threads.create({ metadata: { owner: 'ada' } });
-    await alice.runs.wait(thread.thread_id, 'chain', { input: { text: 'c' } });
-    const history = await alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
+    const thread = await lg.alice.threads.create({ metadata: { owner: 'ada' } });
+    await lg.alice.runs.wait(thread.thread_id, 'chain', { input: { text: 'c' } });
+    const history = await lg.alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 });
     expect(history.length).toBeGreaterThan(3);
 
-    const copy = await alice.threads.copy(thread.thread_id);
+    const copy = await lg.alice.threads.copy(thread.thread_id);
     expect(copy.thread_id).not.toBe(thread.thread_id);
     expect(copy).toMatchObject({ metadata: { owner: 'ada' }, values: { text: 'c+a' } });
-    const copied = await alice.threads.getHistory<Chain>(copy.thread_id, { limit: 100 });
+    const copied = await lg.alice.threads.getHistory<Chain>(copy.thread_id, { limit: 100 });
     const strip = (states: ThreadState<Chain>[]) =>
       states.map((s) => ({
         id: s.checkpoint.checkpoint_id,
@@ -323,26 +304,26 @@ describe.each([
 
     // Time travel on the copy, from a checkpoint it copied: the source does not change.
     const afterA = copied.find((s) => s.next[0] === 'b');
-    await alice.runs.wait(copy.thread_id, 'chain', {
+    await lg.alice.runs.wait(copy.thread_id, 'chain', {
       command: { update: { text: 'copy' } },
       checkpointId: afterA?.checkpoint.checkpoint_id ?? '',
     });
-    expect((await alice.threads.getState<Chain>(copy.thread_id)).values.text).toBe('copy');
-    expect(strip(await alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 }))).toEqual(
-      strip(history),
-    );
-    expect((await sdkFailure(bob.threads.copy(thread.thread_id))).status).toBe(404);
+    expect((await lg.alice.threads.getState<Chain>(copy.thread_id)).values.text).toBe('copy');
+    expect(
+      strip(await lg.alice.threads.getHistory<Chain>(thread.thread_id, { limit: 100 })),
+    ).toEqual(strip(history));
+    expect((await sdkFailure(lg.bob.threads.copy(thread.thread_id))).status).toBe(404);
   });
 
   it("copies an agent's thread with every checkpoint: its messages get new ids, the same in each checkpoint", async () => {
-    const thread = await alice.threads.create({ graphId: 'agent:default' });
+    const thread = await lg.alice.threads.create({ graphId: 'agent:default' });
     const human = (content: string) => ({ messages: [{ type: 'human', content }] });
-    await alice.runs.wait(thread.thread_id, 'agent:default', { input: human('one') });
-    await alice.runs.wait(thread.thread_id, 'agent:default', { input: human('two') });
+    await lg.alice.runs.wait(thread.thread_id, 'agent:default', { input: human('one') });
+    await lg.alice.runs.wait(thread.thread_id, 'agent:default', { input: human('two') });
     type Messages = { messages?: { id: string; content: unknown }[] };
-    const history = await alice.threads.getHistory<Messages>(thread.thread_id, { limit: 100 });
-    const copy = await alice.threads.copy(thread.thread_id);
-    const copied = await alice.threads.getHistory<Messages>(copy.thread_id, { limit: 100 });
+    const history = await lg.alice.threads.getHistory<Messages>(thread.thread_id, { limit: 100 });
+    const copy = await lg.alice.threads.copy(thread.thread_id);
+    const copied = await lg.alice.threads.getHistory<Messages>(copy.thread_id, { limit: 100 });
     expect(copied.map((s) => s.checkpoint.checkpoint_id)).toEqual(
       history.map((s) => s.checkpoint.checkpoint_id),
     );
@@ -366,7 +347,7 @@ describe.each([
       expect([...ids][0]).not.toBe([...(sourceIds.get(content) ?? [])][0]);
     }
     // The copy runs on from its head like the source would.
-    const values = (await alice.runs.wait(copy.thread_id, 'agent:default', {
+    const values = (await lg.alice.runs.wait(copy.thread_id, 'agent:default', {
       input: human('three'),
     })) as { messages: { content: unknown }[] };
     expect(values.messages.map((m) => m.content)).toEqual([
@@ -380,29 +361,31 @@ describe.each([
   });
 
   it("prune keep_latest keeps each thread's head only: the state stays, the history is one checkpoint", async () => {
-    const first = await alice.threads.create();
-    const second = await alice.threads.create();
-    await alice.runs.wait(first.thread_id, 'chain', { input: { text: 'p' } });
-    await alice.runs.wait(second.thread_id, 'echo', { input: { text: 'q' } });
-    const head = await alice.threads.getState<Chain>(first.thread_id);
+    const first = await lg.alice.threads.create();
+    const second = await lg.alice.threads.create();
+    await lg.alice.runs.wait(first.thread_id, 'chain', { input: { text: 'p' } });
+    await lg.alice.runs.wait(second.thread_id, 'echo', { input: { text: 'q' } });
+    const head = await lg.alice.threads.getState<Chain>(first.thread_id);
     expect(
-      (await alice.threads.getHistory(first.thread_id, { limit: 100 })).length,
+      (await lg.alice.threads.getHistory(first.thread_id, { limit: 100 })).length,
     ).toBeGreaterThan(1);
 
     // Another tenant's thread is not theirs to prune.
-    expect(await bob.threads.prune([first.thread_id], { strategy: 'keep_latest' })).toEqual({
+    expect(await lg.bob.threads.prune([first.thread_id], { strategy: 'keep_latest' })).toEqual({
       pruned_count: 0,
     });
     expect(
-      await alice.threads.prune([first.thread_id, second.thread_id], { strategy: 'keep_latest' }),
+      await lg.alice.threads.prune([first.thread_id, second.thread_id], {
+        strategy: 'keep_latest',
+      }),
     ).toEqual({ pruned_count: 2 });
-    const history = await alice.threads.getHistory<Chain>(first.thread_id, { limit: 100 });
+    const history = await lg.alice.threads.getHistory<Chain>(first.thread_id, { limit: 100 });
     expect(history.map((s) => s.checkpoint.checkpoint_id)).toEqual([head.checkpoint.checkpoint_id]);
     expect(history[0]?.values).toEqual({ text: 'p+a', path: ['a', 'b', 'c'] });
-    expect((await alice.threads.get(first.thread_id)).values).toEqual(head.values);
-    expect(await alice.threads.getHistory(second.thread_id, { limit: 100 })).toHaveLength(1);
+    expect((await lg.alice.threads.get(first.thread_id)).values).toEqual(head.values);
+    expect(await lg.alice.threads.getHistory(second.thread_id, { limit: 100 })).toHaveLength(1);
     // The thread goes on from its head.
-    expect(await alice.runs.wait(second.thread_id, 'echo', { input: { text: 'r' } })).toEqual({
+    expect(await lg.alice.runs.wait(second.thread_id, 'echo', { input: { text: 'r' } })).toEqual({
       text: 'echo: r',
     });
   });

@@ -1,11 +1,6 @@
-import type { FakeOpenAIServer } from '@cognition/runtime/testing/http';
-import { Client } from '@langchain/langgraph-sdk';
-import { eventually, fakeProviderEnv } from './testing/agent-server';
-import type { ServerDatabase } from './testing/postgres';
+import { eventually } from './testing/agent-server';
+import { langGraphServerForSpec, sdkFailure } from './testing/langgraph-sdk';
 import { postgresServerDatabase, sqliteServerDatabase } from './testing/postgres';
-import type { ServerProcess } from './testing/server-process';
-import { startServerProcess, tempWorkspace } from './testing/server-process';
-import { sdkFailure, startEchoModel, startLangGraphServer } from './testing/langgraph-sdk';
 
 /**
  * The LangGraph API's crons (issue 29) driven by the official SDK's `client.crons.*` against the
@@ -26,46 +21,20 @@ describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-crons-')],
   ['PostgreSQL', postgresServerDatabase],
 ])('LangGraph crons with the official SDK on %s (issue 29)', (_name, createDatabase) => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-  let bob: Client;
-  let fake: FakeOpenAIServer;
-
-  beforeAll(async () => {
-    fake = await startEchoModel();
-    database = await createDatabase();
-    workspace = tempWorkspace('cognition-e2e-crons-ws-');
-    server = await startServerProcess({
-      ...database.env,
-      ...fakeProviderEnv(fake),
-      COGNITION_WORKSPACE_ROOT: workspace.dir,
-      COGNITION_SCOPING_ENABLED: 'true',
-      COGNITION_SCOPE_KEYS: 'user',
-      COGNITION_API_KEYS: `${ALICE}:user=alice,${BOB}:user=bob`,
-      COGNITION_SCHEDULES_POLL_SECONDS: '0.2',
-    });
-    const client = (apiKey: string) =>
-      new Client({ apiUrl: server.url, apiKey, callerOptions: { maxRetries: 0 } });
-    alice = client(ALICE);
-    bob = client(BOB);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-    await fake?.close();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    createDatabase,
+    'cognition-e2e-crons-ws-',
+    { echoModel: true, env: { COGNITION_SCHEDULES_POLL_SECONDS: '0.2' } },
+  );
 
   /** GET /runs/crons/{id} (the SDK has no `crons.get`). */
   const getCron = async (key: string, id: string) => {
-    const res = await fetch(`${server.url}/runs/crons/${id}`, { headers: { 'x-api-key': key } });
+    const res = await fetch(`${lg.server.url}/runs/crons/${id}`, { headers: { 'x-api-key': key } });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.url}${path}`, {
+    const res = await fetch(`${lg.server.url}${path}`, {
       method: 'POST',
       headers: { 'x-api-key': ALICE, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -74,8 +43,8 @@ describe.each([
   };
 
   it('fires an every-second cron into its thread, then stops once it is deleted', async () => {
-    const thread = await alice.threads.create();
-    const cron = await alice.crons.createForThread(thread.thread_id, 'agent:default', {
+    const thread = await lg.alice.threads.create();
+    const cron = await lg.alice.crons.createForThread(thread.thread_id, 'agent:default', {
       schedule: '* * * * * *',
       input: human('tick'),
     });
@@ -86,19 +55,19 @@ describe.each([
       enabled: true,
     });
     const runs = await eventually(async () => {
-      const list = await alice.runs.list(thread.thread_id);
+      const list = await lg.alice.runs.list(thread.thread_id);
       return list.filter((r) => r.status === 'success').length >= 2 ? list : undefined;
     }, 30_000);
     expect(runs.every((r) => r.thread_id === thread.thread_id)).toBe(true);
-    await alice.crons.delete(cron.cron_id);
+    await lg.alice.crons.delete(cron.cron_id);
     expect((await getCron(ALICE, cron.cron_id)).status).toBe(404);
-    const state = await alice.threads.getState(thread.thread_id);
+    const state = await lg.alice.threads.getState(thread.thread_id);
     const messages = (state.values as { messages: { type: string; content: unknown }[] }).messages;
     expect(messages.find((m) => m.type === 'ai')?.content).toBe('You said: tick');
   });
 
   it('creates, searches, counts, updates and deletes crons on the schedules store', async () => {
-    const thread = await alice.threads.create();
+    const thread = await lg.alice.threads.create();
     // POST /runs/crons with our timezone and an end time (the SDK sends neither).
     const end = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString();
     const made = await post('/runs/crons', {
@@ -125,33 +94,33 @@ describe.each([
     expect(String(stateless['next_run_date'])).toMatch(/T0[78]:00:00\.000Z$/);
     const id = String(stateless['cron_id']);
     // The same schedule over REST.
-    const rest = await fetch(`${server.url}/schedules/${id}`, {
+    const rest = await fetch(`${lg.server.url}/schedules/${id}`, {
       headers: { authorization: `Bearer ${ALICE}` },
     });
     expect(await rest.json()).toMatchObject({ schedule: '0 9 * * *', content: 'daily report' });
-    const threaded = await alice.crons.createForThread(thread.thread_id, DEFAULT_ASSISTANT, {
+    const threaded = await lg.alice.crons.createForThread(thread.thread_id, DEFAULT_ASSISTANT, {
       schedule: '30 2 * * *',
       input: human('nightly'),
       enabled: false,
     });
     expect(threaded).toMatchObject({ enabled: false, next_run_date: null });
 
-    const mine = await alice.crons.search({ assistantId: 'agent:default', limit: 100 });
+    const mine = await lg.alice.crons.search({ assistantId: 'agent:default', limit: 100 });
     expect(mine.map((c) => c.cron_id)).toEqual(expect.arrayContaining([id, threaded.cron_id]));
-    expect(await alice.crons.search({ threadId: thread.thread_id })).toEqual([
+    expect(await lg.alice.crons.search({ threadId: thread.thread_id })).toEqual([
       expect.objectContaining({ cron_id: threaded.cron_id }),
     ]);
-    expect(await alice.crons.count({ threadId: thread.thread_id })).toBe(1);
-    const disabled = await alice.crons.search({ enabled: false, limit: 100 });
+    expect(await lg.alice.crons.count({ threadId: thread.thread_id })).toBe(1);
+    const disabled = await lg.alice.crons.search({ enabled: false, limit: 100 });
     expect(disabled.map((c) => c.cron_id)).toContain(threaded.cron_id);
     expect(disabled.map((c) => c.cron_id)).not.toContain(id);
-    const picked = await alice.crons.search({
+    const picked = await lg.alice.crons.search({
       threadId: thread.thread_id,
       select: ['cron_id', 'schedule'],
     });
     expect(picked).toEqual([{ cron_id: threaded.cron_id, schedule: '30 2 * * *' }]);
 
-    const updated = await alice.crons.update(threaded.cron_id, {
+    const updated = await lg.alice.crons.update(threaded.cron_id, {
       schedule: '45 3 * * *',
       enabled: true,
       metadata: { owner: 'ada' },
@@ -166,29 +135,29 @@ describe.each([
 
     // Another tenant sees none of it.
     expect(await getCron(BOB, id)).toEqual({ status: 404, body: { detail: 'Cron not found' } });
-    expect(await sdkFailure(bob.crons.update(id, { enabled: false }))).toMatchObject({
+    expect(await sdkFailure(lg.bob.crons.update(id, { enabled: false }))).toMatchObject({
       status: 404,
     });
-    expect(await sdkFailure(bob.crons.delete(id))).toMatchObject({ status: 404 });
-    expect(await bob.crons.search({ limit: 100 })).toEqual([]);
-    expect(await bob.crons.count()).toBe(0);
+    expect(await sdkFailure(lg.bob.crons.delete(id))).toMatchObject({ status: 404 });
+    expect(await lg.bob.crons.search({ limit: 100 })).toEqual([]);
+    expect(await lg.bob.crons.count()).toBe(0);
     expect(
       await sdkFailure(
-        bob.crons.createForThread(thread.thread_id, 'agent:default', {
+        lg.bob.crons.createForThread(thread.thread_id, 'agent:default', {
           schedule: '* * * * *',
           input: human('x'),
         }),
       ),
     ).toEqual({ status: 404, body: { detail: 'Thread not found' } });
 
-    await alice.crons.delete(id);
-    await alice.crons.delete(threaded.cron_id);
-    expect(await alice.crons.count({ threadId: thread.thread_id })).toBe(0);
-    expect(await sdkFailure(alice.crons.delete(id))).toMatchObject({ status: 404 });
+    await lg.alice.crons.delete(id);
+    await lg.alice.crons.delete(threaded.cron_id);
+    expect(await lg.alice.crons.count({ threadId: thread.thread_id })).toBe(0);
+    expect(await sdkFailure(lg.alice.crons.delete(id))).toMatchObject({ status: 404 });
   });
 
   it('refuses bad input with a 422 naming the field, storing nothing', async () => {
-    const before = await alice.crons.count();
+    const before = await lg.alice.crons.count();
     const create = (body: Record<string, unknown>) =>
       post('/runs/crons', { assistant_id: 'agent:default', input: human('x'), ...body });
     const field = async (body: Record<string, unknown>) => {
@@ -217,40 +186,23 @@ describe.each([
     expect(await field({ schedule: '* * * * *', supersteps: [] })).toEqual(['body.supersteps']);
     expect(await field({})).toEqual(['body.schedule']);
     expect(
-      await sdkFailure(alice.crons.create('no-such-assistant', { schedule: '* * * * *' })),
+      await sdkFailure(lg.alice.crons.create('no-such-assistant', { schedule: '* * * * *' })),
     ).toEqual({ status: 404, body: { detail: 'Assistant not found' } });
-    expect(await alice.crons.count()).toBe(before);
+    expect(await lg.alice.crons.count()).toBe(before);
   });
 });
 
 describe('LangGraph crons of a langgraph.json graph on SQLite (issue 29)', () => {
-  let database: ServerDatabase;
-  let workspace: { dir: string; remove(): void };
-  let server: ServerProcess;
-  let alice: Client;
-
-  beforeAll(async () => {
-    database = await sqliteServerDatabase('cognition-e2e-graph-crons-');
-    workspace = tempWorkspace('cognition-e2e-graph-crons-ws-');
-    ({ server, alice } = await startLangGraphServer(
-      { alice: ALICE, bob: BOB },
-      {
-        ...database.env,
-        COGNITION_WORKSPACE_ROOT: workspace.dir,
-        COGNITION_SCHEDULES_POLL_SECONDS: '0.2',
-      },
-    ));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    workspace?.remove();
-  });
+  const lg = langGraphServerForSpec(
+    { alice: ALICE, bob: BOB },
+    () => sqliteServerDatabase('cognition-e2e-graph-crons-'),
+    'cognition-e2e-graph-crons-ws-',
+    { env: { COGNITION_SCHEDULES_POLL_SECONDS: '0.2' } },
+  );
 
   it("fires an every-second cron of the echo graph into its thread: graph runs with the cron's input", async () => {
-    const thread = await alice.threads.create();
-    const cron = await alice.crons.createForThread(thread.thread_id, 'echo', {
+    const thread = await lg.alice.threads.create();
+    const cron = await lg.alice.crons.createForThread(thread.thread_id, 'echo', {
       schedule: '* * * * * *',
       input: { text: 'tick' },
     });
@@ -261,49 +213,51 @@ describe('LangGraph crons of a langgraph.json graph on SQLite (issue 29)', () =>
       payload: { input: { text: 'tick' } },
     });
     const runs = await eventually(async () => {
-      const list = await alice.runs.list(thread.thread_id);
+      const list = await lg.alice.runs.list(thread.thread_id);
       return list.filter((r) => r.status === 'success').length >= 2 ? list : undefined;
     }, 30_000);
-    await alice.crons.delete(cron.cron_id);
+    await lg.alice.crons.delete(cron.cron_id);
     const done = runs.filter((r) => r.status === 'success');
     expect(done.every((r) => r.thread_id === thread.thread_id)).toBe(true);
     expect(done[0]).toMatchObject({ kwargs: { graph_id: 'echo', input: { text: 'tick' } } });
     const [first] = done;
     if (!first) throw new Error('no run');
-    expect(await alice.runs.join(thread.thread_id, first.run_id)).toEqual({ text: 'echo: tick' });
-    expect((await alice.threads.getState(thread.thread_id)).values).toEqual({
+    expect(await lg.alice.runs.join(thread.thread_id, first.run_id)).toEqual({
+      text: 'echo: tick',
+    });
+    expect((await lg.alice.threads.getState(thread.thread_id)).values).toEqual({
       text: 'echo: tick',
     });
   });
 
   it('fires a stateless cron of the echo graph on a new thread per firing (kept)', async () => {
-    const cron = await alice.crons.create('echo', {
+    const cron = await lg.alice.crons.create('echo', {
       schedule: '* * * * * *',
       input: { text: 'tock' },
       onRunCompleted: 'keep',
     });
     expect(cron).toMatchObject({ thread_id: null, on_run_completed: 'keep' });
     const threads = await eventually(async () => {
-      const found = await alice.threads.search({ metadata: { schedule_id: cron.cron_id } });
+      const found = await lg.alice.threads.search({ metadata: { schedule_id: cron.cron_id } });
       return found.length >= 2 ? found : undefined;
     }, 30_000);
-    await alice.crons.delete(cron.cron_id);
+    await lg.alice.crons.delete(cron.cron_id);
     const [thread] = threads;
     if (!thread) throw new Error('no thread');
     const [run] = await eventually(async () => {
-      const list = await alice.runs.list(thread.thread_id);
+      const list = await lg.alice.runs.list(thread.thread_id);
       return list.some((r) => r.status === 'success') ? list : undefined;
     }, 30_000);
     expect(run).toMatchObject({ status: 'success', kwargs: { graph_id: 'echo' } });
-    expect((await alice.threads.getState(thread.thread_id)).values).toEqual({
+    expect((await lg.alice.threads.getState(thread.thread_id)).values).toEqual({
       text: 'echo: tock',
     });
   });
 
   it('refuses bad input of a graph cron with a 422 naming the field, storing nothing', async () => {
-    const before = await alice.crons.count();
+    const before = await lg.alice.crons.count();
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
+      const res = await fetch(`${lg.server.url}${path}`, {
         method: 'POST',
         headers: { 'x-api-key': ALICE, 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -322,8 +276,8 @@ describe('LangGraph crons of a langgraph.json graph on SQLite (issue 29)', () =>
       }),
     ).toEqual({ status: 422, fields: ['body.schedule'] });
     // A thread that ran another graph holds that graph's state.
-    const thread = await alice.threads.create();
-    await alice.runs.wait(thread.thread_id, 'echo', { input: { text: 'x' } });
+    const thread = await lg.alice.threads.create();
+    await lg.alice.runs.wait(thread.thread_id, 'echo', { input: { text: 'x' } });
     expect(
       await post(`/threads/${thread.thread_id}/runs/crons`, {
         assistant_id: 'agent',
@@ -331,6 +285,6 @@ describe('LangGraph crons of a langgraph.json graph on SQLite (issue 29)', () =>
         input: { messages: [] },
       }),
     ).toEqual({ status: 422, fields: ['body.assistant_id'] });
-    expect(await alice.crons.count()).toBe(before);
+    expect(await lg.alice.crons.count()).toBe(before);
   });
 });

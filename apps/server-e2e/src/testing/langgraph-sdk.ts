@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { FakeOpenAIServer } from '@cognition/runtime/testing/http';
 import { Client } from '@langchain/langgraph-sdk';
+import { fakeProviderEnv } from './agent-server';
 import type { ServerDatabase } from './postgres';
 import type { ServerProcess } from './server-process';
 import { startServerProcess, tempWorkspace } from './server-process';
@@ -67,6 +68,8 @@ export interface LangGraphSpecServer extends TenantClients {
   server: ServerProcess;
   /** The server's workspace root (`COGNITION_WORKSPACE_ROOT`), a temp directory of the spec's. */
   workspace: string;
+  /** Our agents' model: the echo model (`startEchoModel`), with the `echoModel` option only. */
+  readonly model: FakeOpenAIServer;
   /**
    * Stops the server with `signal` (default SIGTERM; SIGKILL for a crash) and starts it again
    * on the same database and workspace: `server`, `alice` and `bob` are then the new process's
@@ -78,29 +81,47 @@ export interface LangGraphSpecServer extends TenantClients {
   }): Promise<void>;
 }
 
+/** What a spec's server has besides the test langgraph.json and the two tenants. */
+export interface LangGraphSpecOptions {
+  /** Our agents answer through the echo model (`startEchoModel`), started before the server. */
+  echoModel?: boolean;
+  /** More of the server's environment. */
+  env?: Record<string, string>;
+  /** Fills the workspace (agent files…) before the server first starts. */
+  prepare?: (workspace: string) => void;
+}
+
 /**
  * The hooks of a spec that drives one such server on a fresh database of its own: started before
- * its tests, stopped with its database and workspace dropped after them. The answer is filled in
- * by the time the tests run.
+ * its tests, stopped with its database, workspace (and echo model) dropped after them. The
+ * answer is filled in by the time the tests run.
  */
 export function langGraphServerForSpec(
   keys: { alice: string; bob: string },
   createDatabase: () => Promise<ServerDatabase>,
   workspacePrefix: string,
+  options: LangGraphSpecOptions = {},
 ): LangGraphSpecServer {
   let database: ServerDatabase | undefined;
   let workspace: { dir: string; remove(): void } | undefined;
+  let model: FakeOpenAIServer | undefined;
   const start = async () => {
     if (!database || !workspace) throw new Error('the spec server is started in its beforeAll');
     Object.assign(
       current,
       await startLangGraphServer(keys, {
         ...database.env,
+        ...(model ? fakeProviderEnv(model) : {}),
+        ...options.env,
         COGNITION_WORKSPACE_ROOT: workspace.dir,
       }),
     );
   };
   const current = {
+    get model() {
+      if (!model) throw new Error('the spec server has no echo model: pass { echoModel: true }');
+      return model;
+    },
     async restart({ signal = 'SIGTERM', whileDown } = {}) {
       await current.server.stop(signal);
       await whileDown?.();
@@ -108,15 +129,18 @@ export function langGraphServerForSpec(
     },
   } as LangGraphSpecServer;
   beforeAll(async () => {
+    if (options.echoModel) model = await startEchoModel();
     database = await createDatabase();
     workspace = tempWorkspace(workspacePrefix);
     current.workspace = workspace.dir;
+    options.prepare?.(workspace.dir);
     await start();
   });
   afterAll(async () => {
     await current.server?.stop();
     await database?.drop();
     workspace?.remove();
+    await model?.close();
   });
   return current;
 }

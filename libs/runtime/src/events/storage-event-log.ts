@@ -228,11 +228,7 @@ export class StorageEventLog implements EventLog {
       try {
         // Retention goes in the write it follows (one round trip, atomic with it): a retry
         // appends nothing twice, then trims again.
-        const attempt = this.store.append(
-          envelopes,
-          this.retentionOf(envelopes),
-          fencesOf(live),
-        );
+        const attempt = this.store.append(envelopes, this.retentionOf(envelopes), fencesOf(live));
         // Only waited on (by `abandon`), never read: settles either way.
         if (this.inFlight) {
           this.inFlight.attempt = attempt.then(

@@ -127,7 +127,10 @@ describe('issue 31: a node that lost its claim stores nothing more of the run', 
     expect(commands).toEqual([]);
     expect(model.calls).toHaveLength(1);
     // Left to whoever claims it next: not ended here.
-    expect(await rt.storage.runs.get(run.id)).toMatchObject({ status: 'running', finishedAt: null });
+    expect(await rt.storage.runs.get(run.id)).toMatchObject({
+      status: 'running',
+      finishedAt: null,
+    });
     const types = (await log.readAfter(session.id)).events.map((e) => e.event.type);
     expect(types).not.toContain('done');
     expect(types).not.toContain('error');

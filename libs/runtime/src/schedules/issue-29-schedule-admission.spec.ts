@@ -136,10 +136,7 @@ describe('schedules: batch admission and look-ahead (issue 29)', () => {
   it('gives up a firing whose agent is gone without failing the others of its batch', async () => {
     const b = await bed();
     try {
-      const ok = await b.service.create(
-        { afterSeconds: 1, target: NEW_SESSION, content: 'a' },
-        {},
-      );
+      const ok = await b.service.create({ afterSeconds: 1, target: NEW_SESSION, content: 'a' }, {});
       // Stored with an agent that is not in force (deleted since it was created).
       const orphan = await b.rt.storage.schedules.create(
         {
@@ -151,7 +148,12 @@ describe('schedules: batch admission and look-ahead (issue 29)', () => {
           endTime: null,
           enabled: true,
           misfire: 'run_once',
-          target: { ...NEW_SESSION, agentName: 'deleted-agent', config: {}, onRunCompleted: 'keep' },
+          target: {
+            ...NEW_SESSION,
+            agentName: 'deleted-agent',
+            config: {},
+            onRunCompleted: 'keep',
+          },
           content: 'b',
           metadata: {},
           callbackUrl: null,

@@ -1,10 +1,5 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import type {
-  AppendRetention,
-  EventStore,
-  RunFence,
-  StoredEventPage,
-} from '@cognition/storage';
+import type { AppendRetention, EventStore, RunFence, StoredEventPage } from '@cognition/storage';
 import { clone } from '../clone';
 
 interface SessionEvents {

@@ -1,10 +1,5 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
-import type {
-  AppendRetention,
-  EventStore,
-  RunFence,
-  StoredEventPage,
-} from '@cognition/storage';
+import type { AppendRetention, EventStore, RunFence, StoredEventPage } from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';

@@ -115,7 +115,9 @@ async function measure(
             // Every node holds model calls open when the case ends: nothing to wait for.
             COGNITION_SHUTDOWN_GRACE_SECONDS: '1',
             // The scheduler's look-ahead under test, when the bench is run with one.
-            ...(LOOKAHEAD !== undefined ? { COGNITION_SCHEDULES_LOOKAHEAD_SECONDS: LOOKAHEAD } : {}),
+            ...(LOOKAHEAD !== undefined
+              ? { COGNITION_SCHEDULES_LOOKAHEAD_SECONDS: LOOKAHEAD }
+              : {}),
           },
         }),
       );

@@ -12,11 +12,11 @@ async function saverWithHead(): Promise<{ inner: MemorySaver; checkpoint: Checkp
     channel_values: { messages: ['a'] },
     channel_versions: { messages: 1 },
   };
-  await inner.put(
-    { configurable: { thread_id: 't', checkpoint_ns: '' } },
-    checkpoint,
-    { source: 'input', step: -1, parents: {} },
-  );
+  await inner.put({ configurable: { thread_id: 't', checkpoint_ns: '' } }, checkpoint, {
+    source: 'input',
+    step: -1,
+    parents: {},
+  });
   return { inner, checkpoint };
 }
 
