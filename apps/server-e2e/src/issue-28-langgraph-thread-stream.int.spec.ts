@@ -225,7 +225,7 @@ describe.each([
     await stream.return(undefined);
   });
 
-  it("answers 404 for another tenant's thread and 422 naming a bad mode or Last-Event-ID", async () => {
+  it("answers 404 for another tenant's thread and for patchState, 422 naming a bad mode or Last-Event-ID", async () => {
     const thread = await lg.alice.threads.create();
     expect(
       await sdkFailure(
@@ -245,5 +245,9 @@ describe.each([
     const badId = await get('', { 'Last-Event-ID': 'nope' });
     expect(badId.status).toBe(422);
     expect(await badId.text()).toContain('header.last-event-id');
+    // `patchState` (a checkpoint's metadata) is not served, as by LangGraph.js's server.
+    expect((await sdkFailure(lg.alice.threads.patchState(thread.thread_id, { a: 1 }))).status).toBe(
+      404,
+    );
   });
 });
