@@ -398,7 +398,7 @@ describe('langgraph.json start-up errors (issue 28)', () => {
     const logged = JSON.parse(line ?? '{}') as { err?: { message?: string } };
     expect(logged.err?.message).toBe(
       `${path.join(GRAPHS_DIR, 'broken.json')}: graph "echo" (${path.join(GRAPHS_DIR, 'graphs.ts')}, ` +
-        'export "missing"): no such export (the module exports: agent, approval, chain, echo, greeter, nested, notes, runtime, steps, story)',
+        'export "missing"): no such export (the module exports: agent, approval, chain, echo, failing, greeter, nested, notes, runtime, steps, story)',
     );
   });
 });

@@ -13,8 +13,9 @@ import { tempWorkspace } from './testing/server-process';
  * Issue 28 on three nodes (one PostgreSQL, one Redis, behind HAProxy), driven by the official
  * SDK: a langgraph.json graph's run started through the balancer with `stream_resumable`, its
  * stream joined (`client.runs.joinStream`) through a node that is not running it and through the
- * balancer, then the node running it killed with SIGKILL: another node takes the run over from
- * its last checkpoint, and every join completes with the whole answer; one run, a success.
+ * balancer, and the thread's join stream (`client.threads.joinStream`) through that node, then
+ * the node running it killed with SIGKILL: another node takes the run over from its last
+ * checkpoint, and every join completes with the whole answer; one run, a success.
  *
  * The `story` graph streams its answer word by word and stops mid-answer until the test releases
  * its gate (a folder all nodes see), so the kill happens mid-stream without timing.
@@ -105,12 +106,25 @@ describe('LangGraph API on three nodes behind HAProxy (issue 28)', () => {
     const other = (owner + 1) % cluster.nodes.length;
     const viaNode = join(client(cluster.nodeUrl(other)), thread.thread_id, run.run_id);
     const viaBalancer = join(balancer, thread.thread_id, run.run_id);
-    // Both joins have the first words while the run waits at its gate on its node.
+    // The thread's join stream through the same node: the run in progress, from its start.
+    const closing = new AbortController();
+    const threadParts: Part[] = [];
+    const threadDone = (async () => {
+      const stream = client(cluster.nodeUrl(other)).threads.joinStream(thread.thread_id, {
+        signal: closing.signal,
+      });
+      for await (const part of stream) {
+        threadParts.push(part);
+        if (part.event === 'run_done') break;
+      }
+    })();
+    // Every join has the first words while the run waits at its gate on its node.
     const words = (parts: Part[]) => parts.filter((p) => p.event === 'messages').length;
     await eventually(() =>
       Promise.resolve(
         words(viaNode.parts) === STORY_WORDS_BEFORE_GATE &&
-          words(viaBalancer.parts) === STORY_WORDS_BEFORE_GATE,
+          words(viaBalancer.parts) === STORY_WORDS_BEFORE_GATE &&
+          words(threadParts) === STORY_WORDS_BEFORE_GATE,
       ),
     );
 
@@ -136,6 +150,18 @@ describe('LangGraph API on three nodes behind HAProxy (issue 28)', () => {
       // The answer's tokens, from the attempt that finished it, are the whole answer once.
       expect(tokensOf(parts, messages[1]?.id ?? '')).toBe(STORY);
     }
+    // The thread's stream went on past the takeover to the run's end, the whole answer once.
+    await threadDone;
+    closing.abort();
+    expect(threadParts[0]).toMatchObject({ event: 'metadata', data: { run_id: run.run_id } });
+    expect(threadParts.at(-1)).toMatchObject({
+      event: 'run_done',
+      data: { run_id: run.run_id, status: 'success' },
+    });
+    const states = threadParts.filter((p) => p.event === 'values');
+    const answer = (states.at(-1)?.data as { messages: Message[] }).messages[1];
+    expect(answer?.content).toBe(STORY);
+    expect(tokensOf(threadParts, answer?.id ?? '')).toBe(STORY);
     // Resumed once, on another node, from the checkpoint before the answer.
     expect(readFileSync(path.join(gate, 'log'), 'utf8')).toBe('words\nwords\n');
     const runs = await balancer.runs.list(thread.thread_id);

@@ -15,4 +15,5 @@ export type Outcome =
   | { kind: 'lost' }
   /** The run waits for a person's decision on tool calls (status `requires_action`). */
   | { kind: 'paused'; action: PendingAction }
-  | { kind: 'failed'; error: RuntimeError };
+  /** `exception`: what a `langgraph.json` graph threw (its name and message), kept for its error event. */
+  | { kind: 'failed'; error: RuntimeError; exception?: { name: string; message: string } };

@@ -227,6 +227,7 @@ export function createApp(options: AppOptions): Express {
       services,
       logger: logger.child({ component: 'langgraph' }),
       maxBodyBytes: config.maxBodyBytes,
+      shuttingDown: () => state.shuttingDown,
       ...options.langgraph,
     });
   }

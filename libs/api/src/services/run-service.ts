@@ -153,6 +153,16 @@ export interface RunService {
     scope: Scope,
     options?: RunEventsOptions,
   ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>>;
+  /**
+   * The session's events run after run until `signal` aborts (a thread's join stream): after
+   * `lastEventId`, from the first event the log holds (`fromStart`), else from the run in
+   * progress (from its first event) or the next run.
+   */
+  threadEvents(
+    sessionId: string,
+    scope: Scope,
+    options?: { lastEventId?: string; fromStart?: boolean; signal?: AbortSignal },
+  ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>>;
   /** The events of a run this caller just sent or resumed (no session or run lookup). */
   eventsOfRun(
     run: Run,

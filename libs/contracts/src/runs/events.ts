@@ -129,6 +129,11 @@ export const ErrorEventSchema = z.object({
   type: z.literal('error'),
   message: z.string(),
   code: ErrorCodeSchema,
+  /**
+   * The exception a `langgraph.json` graph threw (its `name` and own `message`), which the
+   * LangGraph API sends as its `error` part (`{"error": name, "message"}`); absent otherwise.
+   */
+  exception: z.object({ name: z.string(), message: z.string() }).optional(),
 });
 /** Terminal: the run succeeded; carries the final assistant message as projected. */
 export const DoneEventSchema = z.object({

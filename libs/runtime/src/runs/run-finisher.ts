@@ -168,7 +168,12 @@ export class RunFinisher {
         });
         break;
       case 'failed':
-        emitter.emit({ type: 'error', code: outcome.error.code, message: outcome.error.message });
+        emitter.emit({
+          type: 'error',
+          code: outcome.error.code,
+          message: outcome.error.message,
+          ...(outcome.exception ? { exception: outcome.exception } : {}),
+        });
         break;
     }
     await emitter.flush();

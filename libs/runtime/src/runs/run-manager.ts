@@ -38,8 +38,8 @@ import type {
 import { DEFAULT_MAX_CONCURRENT_RUNS } from './run-manager-options';
 import type { RecoveryMode } from './run-recovery';
 import { RunRecovery } from './run-recovery';
-import type { EventsOptions, RunEventsDeps } from './streams/run-events';
-import { openEventsOfRun, openRunEvents } from './streams/run-events';
+import type { EventsOptions, RunEventsDeps, ThreadEventsOptions } from './streams/run-events';
+import { openEventsOfRun, openRunEvents, openThreadEvents } from './streams/run-events';
 import { UserGraphs } from '../user-graphs/user-graphs';
 
 /**
@@ -245,6 +245,19 @@ export class RunManager {
     options: EventsOptions = {},
   ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
     return openRunEvents(this.eventsDeps(), sessionId, scope, options);
+  }
+
+  /**
+   * The session's events run after run, until `signal` aborts: after `lastEventId`, from the
+   * first one the log holds (`fromStart`), else from the run in progress (or the next one).
+   * @throws RuntimeError SESSION_NOT_FOUND, VALIDATION_ERROR (`lastEventId`).
+   */
+  threadEvents(
+    sessionId: string,
+    scope: Scope,
+    options: ThreadEventsOptions = {},
+  ): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+    return openThreadEvents(this.eventsDeps(), sessionId, scope, options);
   }
 
   /**

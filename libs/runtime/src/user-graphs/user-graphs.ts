@@ -18,6 +18,8 @@ import { parseLangGraphConfig } from './langgraph-config';
 export interface CompiledUserGraph {
   invoke(input: unknown, config?: RunnableConfig): Promise<unknown>;
   stream(input: unknown, config?: RunnableConfig): Promise<AsyncIterable<unknown>>;
+  /** LangChain's `streamEvents` (`version: "v2"`): what the `events` stream mode runs. */
+  streamEvents?(input: unknown, config: RunnableConfig & { version: 'v2' }): AsyncIterable<unknown>;
   getState(config: RunnableConfig): Promise<unknown>;
   /** LangGraph's checkpoints of the thread, newest first, as state snapshots. */
   getStateHistory?(

@@ -230,3 +230,19 @@ export const nested = new StateGraph(Topic)
   .addEdge('research', 'finish')
   .addEdge('finish', END)
   .compile();
+
+/** What `failing` throws: an exception of its own class, as the reference suite's `error` graph. */
+class CustomError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CustomError';
+  }
+}
+
+/** One node that throws `CustomError("Boo!")`. */
+export const failing = new StateGraph(MessagesAnnotation)
+  .addNode('error_node', () => {
+    throw new CustomError('Boo!');
+  })
+  .addEdge(START, 'error_node')
+  .compile();

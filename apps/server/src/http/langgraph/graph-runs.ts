@@ -144,3 +144,18 @@ export function refuseOtherRuns(threadId: string, graphId: string, runs: readonl
     { path: 'body.assistant_id', message },
   ]);
 }
+
+/**
+ * The `events` mode is LangChain's callback events of a graph run (`streamEvents` v2); an agent
+ * run records our own events (tokens, tool calls), not LangChain's, and does not make them up:
+ * a 422 naming the entry (`body.stream_mode.0`).
+ */
+export function refuseEventsForAgents(modes: readonly string[] | undefined): void {
+  const index = modes?.indexOf('events') ?? -1;
+  if (index < 0) return;
+  const message =
+    'an agent assistant streams our events (messages-tuple, messages, custom, values, updates), not LangChain callback events';
+  throw new LangGraphHttpError(422, `Invalid body: body.stream_mode.${index}: ${message}`, [
+    { path: `body.stream_mode.${index}`, message },
+  ]);
+}

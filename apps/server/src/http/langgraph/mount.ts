@@ -38,6 +38,7 @@ import { Runs } from './runs';
 import type { StatelessLogger } from './stateless';
 import { StatelessThreads } from './stateless';
 import { StoreApi } from './store';
+import { mountThreadStream } from './thread-stream';
 import { LangGraphHttpError, answerError, callerOf, parsePart } from './wire';
 
 export interface LangGraphMountOptions {
@@ -56,6 +57,8 @@ export interface LangGraphMountOptions {
   onRunStopped?: (listener: (run: { runId: string; sessionId: string }) => void) => void;
   logger?: StatelessLogger;
   maxBodyBytes: number;
+  /** Whether the server is draining (a thread's join stream then lets its client reconnect elsewhere). */
+  shuttingDown?: () => boolean;
 }
 
 type Handler = (req: Request, caller: Caller) => Promise<unknown>;
@@ -245,6 +248,13 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   const runRoutes = { auth, services, states, runs, json, deleteThread, threads };
   mountRunCreateRoutes(app, runRoutes);
   mountRunReadRoutes(app, runRoutes);
+  mountThreadStream(app, {
+    auth,
+    services,
+    threads,
+    states,
+    shuttingDown: options.shuttingDown ?? (() => false),
+  });
   route('post', '/threads/:id/history', async (req, caller) => {
     const body = parsePart(ThreadHistorySchema, req.body, 'body');
     return states.history(await threads.session(graphId(req), caller.scope), body);

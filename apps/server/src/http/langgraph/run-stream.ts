@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
 import { eventData } from '@cognition/contracts';
 import type { Response } from 'express';
 
@@ -66,7 +66,7 @@ export function partsOf(envelope: AgentEventEnvelope, modes: ReadonlySet<string>
       return [{ id, event: [event.mode, ...event.namespace].join('|'), data: event.data }];
     }
     case 'error':
-      return [{ id, event: 'error', data: { error: event.code, message: event.message } }];
+      return [{ id, event: 'error', data: errorPart(event) }];
     case 'done':
     case 'reconnected':
     case 'status':
@@ -86,6 +86,21 @@ export function partsOf(envelope: AgentEventEnvelope, modes: ReadonlySet<string>
         ? [{ id, event: 'custom', data: { type: event.type, ...eventData(event) } }]
         : [];
   }
+}
+
+/**
+ * The data of a failed run's `error` part (and of `__error__` in a wait's answer): the
+ * exception a graph threw, by its name, as LangGraph's server sends it
+ * (`{"error": "CustomError", "message": "Boo!"}`); for any other failure our error code and
+ * message.
+ */
+export function errorPart(event: Extract<AgentEvent, { type: 'error' }>): {
+  error: string;
+  message: string;
+} {
+  return event.exception
+    ? { error: event.exception.name, message: event.exception.message }
+    : { error: event.code, message: event.message };
 }
 
 /** Opens an SSE response the SDK accepts: no `retry:` line (the SDK would yield it as a part). */

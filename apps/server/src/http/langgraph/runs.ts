@@ -5,10 +5,11 @@ import { isStorageError } from '@cognition/storage';
 import { z } from 'zod';
 import type { Assistants } from './assistants';
 import { AGENT_GRAPH_PREFIX } from './assistants';
-import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
+import { graphKwargs, graphNodes, refuseEventsForAgents, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import type { CancelQuerySchema, RunCreate, RunListQuerySchema } from './run-wire';
 import { NOT_FOR_AGENTS, NOT_YET, humanText, refuse, runStatus, startCheckpoint } from './run-wire';
+import { errorPart } from './run-stream';
 import type { StateViews } from './state-views';
 import type { Threads } from './threads';
 import { GRAPH_KEY, LangGraphHttpError, decodeMetadata, encodeMetadata, notFound } from './wire';
@@ -61,6 +62,7 @@ export class Runs {
       return { run: sent.run, session, assistantId: assistant.assistant_id };
     }
     refuse(NOT_FOR_AGENTS, body, "an agent assistant pauses on its tools' decisions only");
+    refuseEventsForAgents(body.stream_mode);
     const agentSession = await this.bindAgent(session, target.name, scope);
     if (checkpointId !== undefined) {
       if (body.command != null) {
@@ -200,9 +202,7 @@ export class Runs {
   async settle(run: Run, signal?: AbortSignal): Promise<{ error: string; message: string } | null> {
     let failure: { error: string; message: string } | null = null;
     for await (const envelope of await this.events(run, signal ? { signal } : {})) {
-      if (envelope.event.type === 'error') {
-        failure = { error: envelope.event.code, message: envelope.event.message };
-      }
+      if (envelope.event.type === 'error') failure = errorPart(envelope.event);
     }
     return failure;
   }

@@ -14,6 +14,7 @@ import type { Outcome } from '../../run-outcome';
 import type { CompiledUserGraph, UserGraph } from '../../user-graphs/user-graphs';
 import type { ActiveRun, RunContext } from '../run-context';
 import { cancelledOutcome, stopFenced, toRuntimeError } from '../run-context';
+import { graphChunks } from './graph-chunks';
 
 /**
  * A run of a `langgraph.json` graph (docs/langgraph-api.md): the graph streams on the session's
@@ -35,8 +36,8 @@ export interface GraphRunInput {
  * The graph's own stream modes for the SDK's: `messages-tuple` is LangGraph.js's `messages`;
  * `messages` (partial) is made from the model's chunks and the state's messages (`messages` and
  * `values`, as LangGraph's server makes it; the LangGraph API turns them into
- * `messages/partial` and `messages/complete` parts); `events` has no graph mode and yields
- * nothing.
+ * `messages/partial` and `messages/complete` parts); `events` has no graph mode: the run then
+ * streams under `streamEvents` (graph-chunks.ts).
  */
 const GRAPH_MODES: Readonly<Record<string, readonly string[]>> = {
   values: ['values'],
@@ -118,11 +119,8 @@ export async function runGraph(
       ...(kwargs.interrupt_after !== undefined ? { interruptAfter: kwargs.interrupt_after } : {}),
       signal,
     };
-    const stream = await graph.stream(start, options);
-    for await (const chunk of stream) {
-      const [namespace, mode, data] = (
-        kwargs.stream_subgraphs ? chunk : [[], ...(chunk as unknown[])]
-      ) as [string[], string, unknown];
+    const events = kwargs.stream_mode.includes('events');
+    for await (const { mode, namespace, data } of graphChunks(graph, start, options, events)) {
       emitter.emit({ type: 'graph', mode, namespace, data: toJson(data) });
     }
     return signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
@@ -130,9 +128,20 @@ export async function runGraph(
     // Refused under the run's claim: another claim took it over (see run-executor).
     if (isRunFenced(error)) stopFenced(active, ctx.log);
     if (active.cancelReason === 'lost') return { kind: 'lost' };
-    return signal.aborted && !(error instanceof RuntimeError)
-      ? cancelledOutcome(active.cancelReason)
-      : { kind: 'failed', error: graphRunError(error, ctx.maxSteps) };
+    if (signal.aborted && !(error instanceof RuntimeError)) {
+      return cancelledOutcome(active.cancelReason);
+    }
+    // The graph's own exception keeps its name and message for the LangGraph API's error part
+    // (`{"error": "CustomError", "message": "Boo!"}`, as LangGraph's server sends it).
+    const exception =
+      error instanceof Error && !(error instanceof RuntimeError)
+        ? { name: error.name, message: error.message }
+        : undefined;
+    return {
+      kind: 'failed',
+      error: graphRunError(error, ctx.maxSteps),
+      ...(exception ? { exception } : {}),
+    };
   }
 }
 

@@ -207,7 +207,12 @@ describe('graph runs (langgraph.json) through the run machinery', () => {
       kwargs: kwargs('broken', { n: 1 }),
     });
     const events = (await eventsOf(session.id, failed.run.id)).map((e) => e.event);
-    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'INTERNAL_ERROR' });
+    // Our code and message, and the graph's exception beside them (the LangGraph API's part).
+    expect(events.at(-1)).toMatchObject({
+      type: 'error',
+      code: 'INTERNAL_ERROR',
+      exception: { name: 'Error', message: 'the node failed' },
+    });
     expect(JSON.stringify(events.at(-1))).toContain('the node failed');
     const other = await rt.createSession();
     const missing = await rt.runs.scheduler.sendGraph({
@@ -217,6 +222,40 @@ describe('graph runs (langgraph.json) through the run machinery', () => {
     });
     const ended = (await eventsOf(other.id, missing.run.id)).map((e) => e.event);
     expect(ended.at(-1)).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+    // Not the graph's exception: nothing beside our code.
+    expect(ended.at(-1)).not.toHaveProperty('exception');
     expect(await rt.storage.runs.get(missing.run.id)).toMatchObject({ status: 'failed' });
+  });
+
+  it('with the events mode, records LangChain events beside the chunks of the other modes', async () => {
+    const session = await rt.createSession();
+    const { run } = await rt.runs.scheduler.sendGraph({
+      sessionId: session.id,
+      scope: {},
+      kwargs: { ...kwargs('contextual', { n: 1 }), stream_mode: ['values', 'events'] },
+    });
+    const graph = (await eventsOf(session.id, run.id)).flatMap((e) =>
+      e.event.type === 'graph' ? [e.event] : [],
+    );
+    const kinds = graph.flatMap((e) =>
+      e.mode === 'events' ? [(e.data as { event: string }).event] : [],
+    );
+    expect(kinds[0]).toBe('on_chain_start');
+    expect(kinds.at(-1)).toBe('on_chain_end');
+    // The root run's stream chunks are the values, not events.
+    expect(kinds).not.toContain('on_chain_stream');
+    const values = graph.flatMap((e) => (e.mode === 'values' ? [e.data] : []));
+    expect(values.at(-1)).toEqual({ n: 1, trail: ['undefined'] });
+    // Without it, no events are made.
+    const plain = await rt.createSession();
+    const without = await rt.runs.scheduler.sendGraph({
+      sessionId: plain.id,
+      scope: {},
+      kwargs: kwargs('contextual', { n: 1 }),
+    });
+    const modes = (await eventsOf(plain.id, without.run.id)).flatMap((e) =>
+      e.event.type === 'graph' ? [e.event.mode] : [],
+    );
+    expect(new Set(modes)).toEqual(new Set(['values', 'updates']));
   });
 });

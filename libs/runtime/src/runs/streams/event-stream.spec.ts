@@ -281,3 +281,85 @@ describe('openEventStream of a run executed elsewhere', () => {
     expect(repairEnd).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('openEventStream of a thread (endless)', () => {
+  const done: AgentEvent = { type: 'done', assistant_data: null };
+  const thread = (log: EventLog, cursor: string | undefined, signal: AbortSignal, pollMs = 50) =>
+    openEventStream({
+      log,
+      sessionId: SESSION,
+      targetRunId: null,
+      endless: true,
+      onlyRunId: null,
+      cursor,
+      lastEventId: undefined,
+      isLocal: () => false,
+      isActive: () => Promise.resolve(false),
+      repairEnd: () => Promise.resolve(),
+      signals: [signal],
+      pollMs,
+      endWaitMs: END_WAIT_MS,
+    });
+
+  it('follows one run after another past their ends, until its signal aborts', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const first = newRunId(1_000);
+    const second = newRunId(2_000);
+    await store.append(envelope(first, 1));
+    await store.append(envelope(first, 2, done));
+    const stop = new AbortController();
+    const stream = thread(store, `${first}:`, stop.signal);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const e of stream) {
+        seen.push(e.id);
+        if (e.id === eventId(second, 2)) stop.abort();
+      }
+    })();
+    // The second run starts after the first one's end was delivered.
+    await eventually(() => seen.length === 2);
+    await store.append(envelope(second, 1));
+    await store.append(envelope(second, 2, done));
+    await reading;
+    expect(seen).toEqual([
+      eventId(first, 1),
+      eventId(first, 2),
+      eventId(second, 1),
+      eventId(second, 2),
+    ]);
+  });
+
+  it('reads what the live delivery dropped from the stored log', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const dropping = lossy(store, () => true);
+    let reads = 0;
+    const counted: EventLog = {
+      ...dropping,
+      readAfter: (session, after) => {
+        reads += 1;
+        return dropping.readAfter(session, after);
+      },
+    };
+    const run = newRunId();
+    const stop = new AbortController();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const e of thread(counted, undefined, stop.signal)) {
+        seen.push(e.id);
+        if (seen.length === 2) stop.abort();
+      }
+    })();
+    // Appended once the replay was read: only the periodic read of the log can bring them.
+    await eventually(() => reads === 1);
+    await store.append(envelope(run, 1));
+    await store.append(envelope(run, 2, done));
+    await reading;
+    expect(seen).toEqual([eventId(run, 1), eventId(run, 2)]);
+    expect(reads).toBeGreaterThan(1);
+  });
+});
+
+/** Waits until `condition` holds (checked every 10 ms). */
+async function eventually(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -6,8 +6,13 @@ import { runIdOfEventId, seqOfEventId } from '../../ids';
 export interface EventStreamParams {
   log: EventLog;
   sessionId: string;
-  /** The run whose terminal event ends the stream; null: end after the replay. */
+  /** The run whose terminal event ends the stream; null: end after the replay (unless `endless`). */
   targetRunId: string | null;
+  /**
+   * With no target run: follow the session's events until a signal aborts, run after run (a
+   * thread's join stream), re-reading the stored log every `pollMs` for what the fan-out missed.
+   */
+  endless?: boolean;
   /** Only events of this run are delivered (null: every run of the session). */
   onlyRunId: string | null;
   /** Deliver events with ids greater than this (undefined: everything the log holds). */
@@ -178,8 +183,9 @@ export function openEventStream(
           if (verdict === 'yield-pause' && !(await resumedAfter(envelope, queue))) return;
           if (stopped()) return;
         }
-        if (p.targetRunId === null) return;
-        if (!local && !(await p.isActive(p.targetRunId))) {
+        if (p.targetRunId === null) {
+          if (!p.endless) return;
+        } else if (!local && !(await p.isActive(p.targetRunId))) {
           if (queue.length > 0) continue;
           // Its node stores the run's end before its last events: read what the log has.
           const rest = (await p.log.readAfter(p.sessionId, last)).events;
@@ -209,7 +215,8 @@ export function openEventStream(
         });
         clearTimeout(timer);
         waiting = false;
-        if (!p.isLocal(p.targetRunId) && queue.length === 0 && !stopped()) {
+        const elsewhere = p.targetRunId === null || !p.isLocal(p.targetRunId);
+        if (elsewhere && queue.length === 0 && !stopped()) {
           // A run executed on another node reaches this one through the log's fan-out; should
           // that drop an event, the stored log still has it.
           queue.push(...(await p.log.readAfter(p.sessionId, last)).events);

@@ -139,3 +139,51 @@ async function queuedEvent(d: RunEventsDeps, run: Run): Promise<AgentEventEnvelo
     event: { type: 'queued', run_id: run.id, ahead },
   };
 }
+
+/** Where a thread's join stream starts (`RunManager.threadEvents`). */
+export interface ThreadEventsOptions {
+  /** After this event id (a client's `Last-Event-ID`); a `reconnected` event comes first. */
+  lastEventId?: string;
+  /** From the first event the log holds (no `lastEventId`): the thread's whole history. */
+  fromStart?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * The session's events run after run until a signal aborts (a thread's join stream). Without
+ * a cursor it starts at the run in progress (from its first event), else after the last run:
+ * what happens from now on.
+ */
+export async function openThreadEvents(
+  d: RunEventsDeps,
+  sessionId: string,
+  scope: Scope,
+  options: ThreadEventsOptions,
+): Promise<AsyncGenerator<AgentEventEnvelope, void, undefined>> {
+  const { storage, log } = d.ctx;
+  checkLastEventId(options.lastEventId);
+  await requireSession(storage, sessionId, scope);
+  let cursor = options.lastEventId;
+  if (cursor === undefined && options.fromStart !== true) {
+    const active = await storage.runs.getActive(sessionId);
+    const latest = active ?? (await storage.runs.list(sessionId))[0];
+    // `~` sorts after every sequence number: past the last event of a run that ended.
+    if (latest) cursor = active || latest.status === 'pending' ? `${latest.id}:` : `${latest.id}:~`;
+  }
+  return openEventStream({
+    log,
+    sessionId,
+    targetRunId: null,
+    endless: true,
+    onlyRunId: null,
+    cursor,
+    lastEventId: options.lastEventId,
+    isLocal: (runId) => d.active.has(runId),
+    isActive: () => Promise.resolve(false),
+    repairEnd: () => Promise.resolve(),
+    signals: options.signal ? [options.signal, d.closing] : [d.closing],
+    // Only a safety net for events a cluster's fan-out dropped: live events wake it at once.
+    pollMs: 5000,
+    endWaitMs: END_WAIT_MS,
+  });
+}
