@@ -4,6 +4,7 @@ import { nextCheckpointId } from '@cognition/storage/testing';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
 import pg from 'pg';
+import { RecentCheckpoints } from '../langgraph/recent-checkpoints';
 import { createPrismaStorage } from '../prisma-storage';
 import type { TestDatabase } from '../testing/test-db';
 import { createTestDatabase } from '../testing/test-db';
@@ -11,9 +12,10 @@ import { rememberedThreads } from './projection-ahead';
 
 /**
  * Issue 31 (the soak): after a put, this process remembers per thread the rows the put left
- * (`projection-ahead.ts`), so that the thread's next put needs no read. A deleted session's
- * entry must go with the session: bounded (256 threads), but until 256 newer threads evicted
- * it, it held the deleted rows in memory.
+ * (`projection-ahead.ts`), so that the thread's next put needs no read, and the saver the
+ * checkpoint it put (`RecentCheckpoints`). A deleted session's entries must go with the
+ * session: bounded (256 threads), but until 256 newer threads evicted them, they held the
+ * deleted rows and checkpoint in memory.
  */
 
 let database: TestDatabase;
@@ -71,4 +73,15 @@ it('deleting a session forgets the rows its thread’s last put left', async () 
   for (const session of [sessions[0], sessions[2]])
     expect(await backend.sessions.delete(session?.id ?? '', {})).toBe(true);
   expect(threads()).toEqual([]);
+});
+
+it('deleting a session forgets the saver’s last checkpoint of its thread', async () => {
+  const session = await sessionWithTurn('d');
+  const forget = jest.spyOn(RecentCheckpoints.prototype, 'forgetThread');
+  try {
+    expect(await backend.sessions.delete(session.id, {})).toBe(true);
+    expect(forget).toHaveBeenCalledWith(session.threadId);
+  } finally {
+    forget.mockRestore();
+  }
 });
