@@ -17,12 +17,14 @@ import {
 import { z } from 'zod';
 import type { DatabaseHandle, OpenOptions, PrismaDb, PrismaTx } from './db/db';
 import { createPostgresHandle, createSqliteHandle } from './db/db';
+import { rawConnectionOf } from './db/raw-connections';
 import { deleteSessionArtifacts, PrismaArtifactStore } from './artifacts/artifact-store';
 import { guard, toStorageError } from './db/errors';
 import { PrismaEventStore } from './runs/event-store';
 import { deleteThreadItems, PrismaCheckpointSaver, PrismaStore } from './langgraph';
 import { PrismaMessageStore } from './messages/message-store';
 import { messageProjectionHook, writeProjection } from './messages/projection';
+import { forgetAfterPut } from './messages/projection-ahead';
 import { rollbackRun } from './runs/run-rollback';
 import { PrismaFeedbackStore } from './analytics/feedback-store';
 import { PrismaSearchStore } from './analytics/search-store';
@@ -282,6 +284,11 @@ class PrismaStorage implements StorageBackend {
   }
 
   private async deleteThread(tx: PrismaTx, threadId: string): Promise<void> {
+    // What this process remembers of the thread to spare reads goes with it: bounded, but a
+    // deleted session's checkpoint and rows would otherwise stay in memory until evicted.
+    this.checkpointer.forgetThread(threadId);
+    const raw = rawConnectionOf(this.db);
+    if (raw?.provider === 'postgresql') forgetAfterPut(raw.pool, threadId);
     const session = await tx.session.findUnique({ where: { threadId }, select: { id: true } });
     if (session) await deleteSessionArtifacts(tx, session.id);
     await tx.checkpointWrite.deleteMany({ where: { threadId } });

@@ -390,9 +390,17 @@ export class PrismaCheckpointSaver extends BaseCheckpointSaver {
     await stored;
   }
 
+  /**
+   * Forgets what this saver remembers of `threadId` (the checkpoint its next put would build
+   * on), for a delete of its rows that does not go through {@link deleteThread}: a session's.
+   */
+  forgetThread(threadId: string): void {
+    this.recent.forgetThread(threadId);
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     assertStorableString(threadId, 'threadId');
-    this.recent.forgetThread(threadId);
+    this.forgetThread(threadId);
     await this.held.settle(threadId);
     await guard('Cannot delete thread checkpoints', () => this.sql.deleteThread(threadId));
   }

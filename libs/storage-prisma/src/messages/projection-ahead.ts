@@ -142,16 +142,31 @@ interface AfterPuts {
 
 const afterPuts = new WeakMap<pg.Pool, AfterPuts>();
 
+/**
+ * Forgets (and returns) what the last put of `threadId` left. Also called when the thread's
+ * session is deleted: the entry would otherwise hold the deleted rows until evicted.
+ */
+export function forgetAfterPut(pool: pg.Pool, threadId: string): AfterPut | undefined {
+  const remembered = afterPuts.get(pool);
+  const entry = remembered?.byThread.get(threadId);
+  if (!remembered || !entry) return undefined;
+  remembered.byThread.delete(threadId);
+  remembered.bytes -= entry.bytes;
+  return entry;
+}
+
+/** The threads whose rows are remembered for `pool`, oldest first (what specs can observe). */
+export function rememberedThreads(pool: pg.Pool): string[] {
+  return [...(afterPuts.get(pool)?.byThread.keys() ?? [])];
+}
+
 /** Takes (and forgets) what the last put of `threadId` left, if it holds the rows `request` reads. */
 function takeAfterPut(
   pool: pg.Pool,
   request: ProjectionRequest,
 ): { entry: AfterPut; rows: StoredRow[] } | undefined {
-  const remembered = afterPuts.get(pool);
-  const entry = remembered?.byThread.get(request.threadId);
-  if (!remembered || !entry) return undefined;
-  remembered.byThread.delete(request.threadId);
-  remembered.bytes -= entry.bytes;
+  const entry = forgetAfterPut(pool, request.threadId);
+  if (!entry) return undefined;
   const { readFrom } = firstPosition(
     { id: entry.sessionId, projected_checkpoint_id: entry.projectedCheckpointId },
     request,
@@ -227,12 +242,7 @@ export function noteDirectInsert(
   },
   row: StoredRow,
 ): void {
-  const remembered = afterPuts.get(pool);
-  const entry = remembered?.byThread.get(insert.thread_id);
-  if (remembered && entry) {
-    remembered.byThread.delete(insert.thread_id);
-    remembered.bytes -= entry.bytes;
-  }
+  const entry = forgetAfterPut(pool, insert.thread_id);
   const base: AfterPutBase | undefined = entry
     ? entry.version === insert.seen && row.seq >= entry.readFrom
       ? { ...entry, lowest: entry.lowest === null ? row.seq : Math.min(entry.lowest, row.seq) }

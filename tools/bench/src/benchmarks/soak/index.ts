@@ -9,6 +9,7 @@ import type { Benchmark, BenchContext, ResultRow } from '../../harness/types';
 import { fakeProviderEnv } from '../../support/agent-server';
 import { ensureServerBuilt, serverEnvFor, startServer } from '../../support/server-process';
 import type { LoadCounts } from './load';
+import { heapAfterGc, heapProbeNodeOptions } from './heap-probe';
 import { LoadGate, loadWorker } from './load';
 import { soakSvg } from './plot';
 import type { ResourceSample } from './samples';
@@ -37,6 +38,8 @@ interface Contender {
   name: string;
   url: string;
   pid: number;
+  /** The V8 heap used right after a full GC (the server runs with the heap probe). */
+  heapAfterGc(): Promise<number>;
   connections(): Promise<number>;
   samples: ResourceSample[];
   counts: LoadCounts;
@@ -70,12 +73,23 @@ async function metrics(contender: Contender): Promise<string> {
  */
 const QUIET_MS = 11_000;
 
-/** Active timers at a quiesced instant: the load held (no action in flight) for QUIET_MS. */
-async function quiescedTimers(contender: Contender): Promise<number> {
+/**
+ * The readings of a quiesced instant, the load held (no action in flight) for QUIET_MS: the
+ * active timers, and the V8 heap after a full GC (what the server retains, not the garbage of
+ * the work that just ended).
+ */
+async function quiesced(
+  contender: Contender,
+): Promise<Pick<ResourceSample, 'activeTimers' | 'heapAfterGcBytes'>> {
   await contender.gate.pause();
   try {
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-    return metricValue(await metrics(contender), 'nodejs_active_resources', 'type="Timeout"');
+    const activeTimers = metricValue(
+      await metrics(contender),
+      'nodejs_active_resources',
+      'type="Timeout"',
+    );
+    return { activeTimers, heapAfterGcBytes: await contender.heapAfterGc() };
   } finally {
     contender.gate.resume();
   }
@@ -88,11 +102,10 @@ async function sample(contender: Contender, startedAt: number): Promise<Resource
   return {
     atMs,
     rssBytes: metricValue(page, 'process_resident_memory_bytes'),
-    heapUsedBytes: metricValue(page, 'nodejs_heap_size_used_bytes'),
     openFds: metricValue(page, 'process_open_fds'),
     dbConnections,
     loopDelayP99Ms: metricValue(page, 'nodejs_eventloop_lag_p99_seconds') * 1000,
-    activeTimers: await quiescedTimers(contender),
+    ...(await quiesced(contender)),
   };
 }
 
@@ -109,7 +122,12 @@ async function startContender(
   const server = await startServer({
     repoRoot: ctx.repoRoot,
     profileDir: ctx.profileDir,
-    env: { ...serverEnvFor(db, workspace), ...fakeProviderEnv(fake), COGNITION_LOG_LEVEL: 'warn' },
+    env: {
+      ...serverEnvFor(db, workspace),
+      ...fakeProviderEnv(fake),
+      COGNITION_LOG_LEVEL: 'warn',
+      NODE_OPTIONS: heapProbeNodeOptions(ctx.repoRoot),
+    },
   });
   cleanups.push(() => server.stop());
   const pid = server.child.pid ?? 0;
@@ -136,6 +154,7 @@ async function startContender(
     name: provider === 'sqlite' ? 'SQLite' : 'PostgreSQL',
     url: server.url,
     pid,
+    heapAfterGc: () => heapAfterGc(server.child),
     connections,
     samples: [],
     counts: { actions: new Map(), errors: new Map() },
@@ -156,7 +175,7 @@ export const soakBenchmark: Benchmark = {
   standalone: true,
   title: 'Soak: one node on SQLite and one on PostgreSQL under a steady mixed load for 30 minutes',
   measuredAs:
-    'the built server under 4 concurrent load workers each (turns with a tool call, reconnects with Last-Event-ID, aborts, list/search/stats/activity reads, artifact writes, idle followers of slow runs; sessions rotated and deleted); every minute RSS, V8 heap used, open fds, database connections and event-loop delay p99 under the load, then active timers with the load held 11 s (nothing in flight: what outlives the work); growth = the least-squares trend over the time after the warm-up',
+    'the built server under 4 concurrent load workers each (turns with a tool call, reconnects with Last-Event-ID, aborts, list/search/stats/activity reads, artifact writes, idle followers of slow runs; sessions rotated and deleted); every minute RSS, open fds, database connections and event-loop delay p99 under the load, then, with the load held 11 s (nothing in flight: what outlives the work), active timers and the V8 heap used right after a full GC (a preloaded probe, on SIGUSR2); growth = the least-squares trend over the time after the warm-up',
   comparedWith: '—',
   goal: 'growth < 10 % on every series after a 5-minute warm-up; 0 load errors',
   async run(ctx) {

@@ -3,7 +3,13 @@ export interface ResourceSample {
   /** ms since the load started. */
   atMs: number;
   rssBytes: number;
-  heapUsedBytes: number;
+  /**
+   * The V8 heap used right after a full GC, at the quiesced instant (see `activeTimers`): what
+   * the process retains. Read under load (`nodejs_heap_size_used_bytes`) it is mostly garbage
+   * waiting for the next major GC, and its trend follows where the readings fall in the GC
+   * cycle (`heap-probe.cjs`).
+   */
+  heapAfterGcBytes: number;
   openFds: number;
   /** PostgreSQL: the server's backends in pg_stat_activity; SQLite: open handles on the file. */
   dbConnections: number;
@@ -22,7 +28,7 @@ export type SeriesKey = Exclude<keyof ResourceSample, 'atMs'>;
 
 export const SERIES: readonly { key: SeriesKey; label: string; unit: string }[] = [
   { key: 'rssBytes', label: 'RSS', unit: 'MiB' },
-  { key: 'heapUsedBytes', label: 'V8 heap used', unit: 'MiB' },
+  { key: 'heapAfterGcBytes', label: 'V8 heap after GC (quiesced)', unit: 'MiB' },
   { key: 'openFds', label: 'open file descriptors', unit: '' },
   { key: 'dbConnections', label: 'database connections', unit: '' },
   { key: 'loopDelayP99Ms', label: 'event-loop delay p99', unit: 'ms' },
@@ -31,7 +37,7 @@ export const SERIES: readonly { key: SeriesKey; label: string; unit: string }[] 
 
 /** A sample's value in the unit it is shown in. */
 export function shown(key: SeriesKey, value: number): number {
-  return key === 'rssBytes' || key === 'heapUsedBytes' ? value / 1024 / 1024 : value;
+  return key === 'rssBytes' || key === 'heapAfterGcBytes' ? value / 1024 / 1024 : value;
 }
 
 /**
