@@ -1,5 +1,7 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { AgentEventEnvelopeSchema } from '@cognition/contracts';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { isToolMessage } from '@langchain/core/messages';
 import type { TestRuntime } from '../testing/test-runtime';
 import {
@@ -217,6 +219,22 @@ describe('RunManager (scripted model)', () => {
       'a',
     ]);
     await rt.runs.abort(session.id, {});
+  });
+
+  it("removes a forgotten session's workspace directory, and only that one", async () => {
+    rt = await createTestRuntime({ chatModel: new ScriptedChatModel([{ text: 'ok' }]) });
+    const session = await rt.createSession();
+    const other = await rt.createSession();
+    await sendAndCollect(rt, session, 'hi');
+    const own = join(rt.workspace, session.id);
+    await writeFile(join(own, 'notes.md'), 'kept by the agent');
+    await mkdir(join(rt.workspace, other.id), { recursive: true });
+    await rt.runs.forgetSession(session.id);
+    await expect(stat(own)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await stat(join(rt.workspace, other.id))).isDirectory()).toBe(true);
+    // An id that is not a plain path segment names no directory: nothing outside is touched.
+    await rt.runs.forgetSession('..');
+    expect((await stat(rt.workspace)).isDirectory()).toBe(true);
   });
 
   it('aborts a running tool within a second and records the run as aborted', async () => {

@@ -9,6 +9,9 @@ import type {
 } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { setMaxListeners } from 'node:events';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateSessionId } from '@cognition/sandbox';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher';
 import { silentLogger } from '../logger';
 import { McpManager } from '../mcp/mcp-manager';
@@ -384,8 +387,8 @@ export class RunManager {
   }
 
   /**
-   * For the API to call after deleting a session: cancels its run, forgets its events and
-   * releases its sandbox.
+   * For whoever deletes a session, before its rows go: cancels its run, forgets its events,
+   * releases its sandbox and removes its workspace directory.
    */
   async forgetSession(sessionId: string): Promise<void> {
     const local = this.active.forSession(sessionId);
@@ -396,6 +399,13 @@ export class RunManager {
     await this.ctx.log.dropSession(sessionId);
     await this.ctx.mcp.closeSession(sessionId);
     await this.ctx.sandbox.release(sessionId);
+    // The files its tools wrote are the session's data and go with it. Only the directory this
+    // manager gives a session of its own (`<workspaceRoot>/<id>`): a `workspacePath` set at
+    // creation is the caller's. An id the sandbox would refuse (a path separator, a leading
+    // dot) never got a sandbox, and must not name a path outside the root.
+    if (isPathSegmentId(sessionId)) {
+      await rm(join(this.ctx.workspaceRoot, sessionId), { recursive: true, force: true });
+    }
   }
 
   /**
@@ -429,6 +439,16 @@ export class RunManager {
     this.closing.abort();
     await this.ctx.mcp.closeAll();
     await this.callbacks.close();
+  }
+}
+
+/** Whether the sandbox accepts `sessionId` (`validateSessionId`): then it is a plain path segment. */
+function isPathSegmentId(sessionId: string): boolean {
+  try {
+    validateSessionId(sessionId);
+    return true;
+  } catch {
+    return false;
   }
 }
 
