@@ -158,6 +158,7 @@ export class RunExecutor {
       );
       progress = new UsageProgress(
         ctx.storage,
+        ctx.log,
         active.runId,
         priorUsage,
         runMeter,
