@@ -173,6 +173,9 @@ async function insertNew(
   const refused = result.rows.flatMap((row) => (row.run_id === null ? [] : [row.run_id]));
   const version = result.rows.find((row) => row.row_version !== null)?.row_version;
   if (carried && version) carried.written(version);
+  // Its guard failed (the row changed since this store wrote it, a lease renewal): the update
+  // after the append reads the row's version anew instead of failing the same guard again.
+  else if (carried && first) versions.delete(first.runId);
   const after = carried && version ? rest : usage;
   for (const { runId, usage: figures } of after) {
     if (refused.includes(runId)) continue;
