@@ -33,8 +33,11 @@ export class RedisEventLog implements EventLog {
   private outbox: AgentEventEnvelope[] = [];
   private running = false;
   private loop: Promise<void> | null = null;
+  /** The store's: a run's usage rides in its flush (nothing of it is fanned out). */
+  readonly carryUsage?: EventLog['carryUsage'];
 
   constructor(private readonly o: RedisEventLogOptions) {
+    this.carryUsage = o.store.carryUsage?.bind(o.store);
     this.key = `${o.keyPrefix}events`;
     this.maxLength = String(o.maxLength ?? 100_000);
     this.remote = new ListenerSet((error) =>

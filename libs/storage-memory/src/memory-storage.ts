@@ -127,6 +127,9 @@ export class MemoryStorage implements StorageBackend {
     this.events = new MemoryEventStore(
       (sessionId) => this.state.sessions.has(sessionId),
       (fence) => this.runRows.fenceHolds(fence),
+      ({ runId, usage }) => {
+        if (this.state.runs.has(runId)) this.runRows.update(runId, { usage });
+      },
     );
     this.checkpoints = {
       list: (threadId) => this.run(() => this.checkpointer.rootCheckpoints(threadId)),

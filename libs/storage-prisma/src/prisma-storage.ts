@@ -30,6 +30,7 @@ import { PrismaFeedbackStore } from './analytics/feedback-store';
 import { PrismaSearchStore } from './analytics/search-store';
 import { PrismaUsageStore } from './analytics/usage-store';
 import { PrismaRunStore } from './runs/run-store';
+import { RunVersions } from './runs/run-writes-postgres';
 import { PrismaSessionStore } from './sessions/session-store';
 import { PrismaActivityStore } from './sessions/activity-store';
 import { PrismaRegistryStore } from './registry-store';
@@ -133,12 +134,14 @@ class PrismaStorage implements StorageBackend {
     this.messages = new PrismaMessageStore(this.db, this.policy);
     this.activity = new PrismaActivityStore(this.db, this.policy);
     this.checkpoints = new PrismaCheckpointRetention(this.db, handle.provider);
-    this.runs = new PrismaRunStore(this.db, handle.provider);
+    // The run store's row versions guard the run updates an event append carries.
+    const runVersions = new RunVersions();
+    this.runs = new PrismaRunStore(this.db, handle.provider, runVersions);
     this.usage = new PrismaUsageStore(this.db, handle.provider);
     this.feedback = new PrismaFeedbackStore(this.db);
     this.search = new PrismaSearchStore(this.db, handle.provider);
     this.artifacts = new PrismaArtifactStore(this.db, artifacts);
-    this.events = new PrismaEventStore(this.db);
+    this.events = new PrismaEventStore(this.db, runVersions);
     this.checkpointer = new PrismaCheckpointSaver(this.db, {
       onRootCheckpoint: messageProjectionHook,
       provider: handle.provider,

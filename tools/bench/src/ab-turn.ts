@@ -12,7 +12,8 @@
 // count): deterministic, unlike the times, which that run should not be quoted for.
 // `--cluster` runs each server as a cluster node (the provisioned Redis, a key prefix of its
 // own): its turns then claim their runs and write under the claim (run fencing), which a single
-// node does not.
+// node does not. With `--round-trips` too, each node's Redis commands are counted as well
+// (support/redis-commands.cjs).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,26 +48,42 @@ interface Contender {
   latencies: number[];
   /** Where the preload writes the statement counts (`--round-trips`, PostgreSQL only). */
   roundTripsFile: string | undefined;
+  /** Where the Redis preload writes the command counts (`--round-trips --cluster`). */
+  redisCommandsFile: string | undefined;
   cleanup: () => Promise<void>;
 }
 
-/** The settings that preload the round-trip counter into a server writing to `file`. */
-function roundTripEnv(file: string): Record<string, string> {
+/**
+ * The settings that preload the round-trip counter into a server writing to `file`, and the
+ * Redis command counter writing to `redisFile` when there is one.
+ */
+function roundTripEnv(file: string, redisFile: string | undefined): Record<string, string> {
+  const preload = (name: string) =>
+    `--require ${path.join(repoRoot(), 'tools/bench/src/support', name)}`;
   return {
-    NODE_OPTIONS: `--require ${path.join(repoRoot(), 'tools/bench/src/support/pg-round-trips.cjs')}`,
+    NODE_OPTIONS: [
+      preload('pg-round-trips.cjs'),
+      ...(redisFile ? [preload('redis-commands.cjs')] : []),
+    ].join(' '),
     COGNITION_BENCH_ROUND_TRIPS_FILE: file,
+    ...(redisFile ? { COGNITION_BENCH_REDIS_COMMANDS_FILE: redisFile } : {}),
     COGNITION_SCHEDULES_ENABLED: 'false',
   };
 }
 
-/** The counts of `c`'s measured turns as lines: the total per turn, then each statement. */
-async function roundTripReport(c: Contender, turns: number): Promise<string> {
-  if (c.roundTripsFile === undefined) return '';
-  const counts = JSON.parse(await readFile(c.roundTripsFile, 'utf8')) as Record<string, number>;
+/** The counts in `file` of `c`'s measured turns as lines: the total per turn, then each one. */
+async function countReport(
+  c: Contender,
+  file: string | undefined,
+  what: string,
+  turns: number,
+): Promise<string> {
+  if (file === undefined) return '';
+  const counts = JSON.parse(await readFile(file, 'utf8')) as Record<string, number>;
   const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
   const lines = rows.map(([label, n]) => `  ${(n / turns).toFixed(1).padStart(5)}  ${label}`);
-  return `${c.label} round trips per turn ${(total / turns).toFixed(1)}\n${lines.join('\n')}\n`;
+  return `${c.label} ${what} per turn ${(total / turns).toFixed(1)}\n${lines.join('\n')}\n`;
 }
 
 function option(name: string, fallback: string): string {
@@ -97,6 +114,10 @@ async function start(
           `cognition-ab-round-trips-${process.pid}-${label.replace('/', '-')}.json`,
         )
       : undefined;
+  const redisCommandsFile =
+    roundTripsFile && process.argv.includes('--cluster')
+      ? roundTripsFile.replace(/\.json$/, '-redis.json')
+      : undefined;
   const db = provider === 'memory' ? undefined : await createTestDatabase(provider);
   const cleanup = async (server?: BenchServer): Promise<void> => {
     await server?.stop();
@@ -114,7 +135,7 @@ async function start(
       env: {
         ...storageEnv,
         ...fakeProviderEnv(fake),
-        ...(roundTripsFile ? roundTripEnv(roundTripsFile) : {}),
+        ...(roundTripsFile ? roundTripEnv(roundTripsFile, redisCommandsFile) : {}),
         ...(process.argv.includes('--cluster')
           ? {
               COGNITION_REDIS_URL:
@@ -140,6 +161,7 @@ async function start(
       cpuAtStart: 0,
       latencies: [],
       roundTripsFile,
+      redisCommandsFile,
       cleanup: () => cleanup(started),
     };
   } catch (error) {
@@ -202,9 +224,14 @@ async function main(): Promise<void> {
   }
   // The counts are written when a server exits, so they are read after the stops.
   for (const c of contenders) {
-    if (!c.roundTripsFile) continue;
-    process.stdout.write(await roundTripReport(c, turns));
-    await rm(c.roundTripsFile, { force: true });
+    for (const [file, what] of [
+      [c.roundTripsFile, 'round trips'],
+      [c.redisCommandsFile, 'Redis commands'],
+    ] as const) {
+      if (!file) continue;
+      process.stdout.write(await countReport(c, file, what, turns));
+      await rm(file, { force: true });
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { AgentEventEnvelope, Usage } from '@cognition/contracts';
 import type { RunFence } from '@cognition/storage';
 import type { EventListener } from './listener-set';
 import { ListenerSet } from './listener-set';
@@ -37,6 +37,15 @@ export interface EventLog {
    * event is neither stored nor published. A log that stores nothing durable ignores it.
    */
   append(envelope: AgentEventEnvelope, fence?: RunFence): Promise<void>;
+  /**
+   * Only a log that stores events in the database has it: stores a running run's usage so far
+   * (as `runs.update(runId, { usage }, fence)` would) in its next flush, in the same atomic
+   * write as the events around it and fenced as they are, instead of a write of its own. Later
+   * calls for a run replace what is still queued. Resolves once stored; rejects as `append`
+   * does (`RunFencedError`, storage failing for longer than the retries). Without it the caller
+   * writes the usage itself.
+   */
+  carryUsage?(runId: string, usage: Usage, fence?: RunFence): Promise<void>;
   /** Events with an id greater than `after` (all held events when `after` is undefined). */
   readAfter(sessionId: string, after?: string): Promise<EventReplay>;
   /** Returns the function that removes the listener (idempotent). */

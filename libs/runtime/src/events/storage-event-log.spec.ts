@@ -42,15 +42,15 @@ class GatedStore implements EventStore {
 
   constructor(private readonly inner: EventStore) {}
 
-  async append(...[envelopes, retention, fences]: Parameters<EventStore['append']>) {
-    this.batches.push(envelopes.map((e) => e.id));
+  async append(...args: Parameters<EventStore['append']>) {
+    this.batches.push(args[0].map((e) => e.id));
     await new Promise<void>((resolve) => this.gates.push(resolve));
     if (this.failNext) {
       const error = this.failNext;
       this.failNext = null;
       throw error;
     }
-    return this.inner.append(envelopes, retention, fences);
+    return this.inner.append(...args);
   }
 
   listAfter(...args: Parameters<EventStore['listAfter']>) {
@@ -77,9 +77,9 @@ class RecordingStore implements EventStore {
 
   constructor(private readonly inner: EventStore) {}
 
-  append(...[envelopes, retention, fences]: Parameters<EventStore['append']>) {
-    this.batches.push(envelopes.map((e) => e.id));
-    return this.inner.append(envelopes, retention, fences);
+  append(...args: Parameters<EventStore['append']>) {
+    this.batches.push(args[0].map((e) => e.id));
+    return this.inner.append(...args);
   }
 
   listAfter(...args: Parameters<EventStore['listAfter']>) {

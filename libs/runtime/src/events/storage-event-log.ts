@@ -1,6 +1,6 @@
-import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { AgentEventEnvelope, Usage } from '@cognition/contracts';
 import { isTerminalEvent } from '@cognition/contracts';
-import type { AppendRetention, EventStore, RunFence } from '@cognition/storage';
+import type { AppendRetention, CarriedRunUsage, EventStore, RunFence } from '@cognition/storage';
 import { RunFencedError, StorageError } from '@cognition/storage';
 import type { EventListener, EventLog, EventReplay } from './event-log';
 import { ListenerSet } from './listener-set';
@@ -60,6 +60,17 @@ interface Pending {
   refused?: StorageError;
 }
 
+/** A run's usage waiting for a flush (`carryUsage`): the latest figures, every caller waiting. */
+interface Carried {
+  runId: string;
+  usage: Usage;
+  fence?: RunFence;
+  /** When it was first queued: it waits no longer than an event would. */
+  at: number;
+  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
+  refused?: StorageError;
+}
+
 /**
  * An EventLog kept in the storage backend, so a client reconnecting after a restart replays
  * what it missed.
@@ -86,6 +97,9 @@ interface Pending {
  * ids, and a client that had received them saw the resumed attempt's text appended to the first
  * one's, without the `resumed` marker that voids it.
  *
+ * **The run's usage rides along** (`carryUsage`): queued like an event, written in the same
+ * `store.append` as the batch it joins, so a model call's usage costs no write of its own.
+ *
  * Live fan-out is in-process (a cluster adds a shared channel in its own implementation of the
  * port, fed by the batches this one publishes).
  */
@@ -98,12 +112,18 @@ export class StorageEventLog implements EventLog {
   private readonly retryForMs: number;
   private readonly listeners: ListenerSet;
   private queue: Pending[] = [];
+  /** Usage waiting for the next flush, by run (a later call replaces the figures). */
+  private usage = new Map<string, Carried>();
   /** Events queued or in the write in flight (what backpressure bounds). */
   private held = 0;
   private terminalQueued = false;
   private writing = false;
   /** The batch being written (and retried), and its store call in flight. */
-  private inFlight: { batch: Pending[]; attempt: Promise<void> | null } | null = null;
+  private inFlight: {
+    batch: Pending[];
+    carried: Carried[];
+    attempt: Promise<void> | null;
+  } | null = null;
   private timer: NodeJS.Timeout | null = null;
   /**
    * Runs whose fence the store refused (another claim took them over), with the refusal: their
@@ -159,11 +179,33 @@ export class StorageEventLog implements EventLog {
     });
   }
 
-  /** Starts a write now, or arms the timer for when the oldest event's wait ends. */
+  carryUsage(runId: string, usage: Usage, fence?: RunFence): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const out = this.fencedOut.get(runId);
+      if (fence && out && sameFence(out.fence, fence)) {
+        reject(out.error);
+        return;
+      }
+      const queued = this.usage.get(runId);
+      if (queued) {
+        queued.usage = usage;
+        queued.waiters.push({ resolve, reject });
+      } else {
+        const carried: Carried = { runId, usage, at: performance.now(), waiters: [] };
+        if (fence) carried.fence = fence;
+        carried.waiters.push({ resolve, reject });
+        this.usage.set(runId, carried);
+      }
+      this.schedule();
+    });
+  }
+
+  /** Starts a write now, or arms the timer for when the oldest event's (or usage's) wait ends. */
   private schedule(): void {
-    const oldest = this.queue[0];
+    let oldest = this.queue[0]?.at;
+    for (const carried of this.usage.values()) oldest = Math.min(oldest ?? carried.at, carried.at);
     if (this.writing || oldest === undefined) return;
-    const waited = performance.now() - oldest.at;
+    const waited = performance.now() - oldest;
     if (
       this.terminalQueued ||
       this.queue.length >= this.maxBatch ||
@@ -189,8 +231,10 @@ export class StorageEventLog implements EventLog {
       const batch = this.queue.slice(0, this.maxBatch);
       this.queue = this.queue.slice(batch.length);
       this.terminalQueued = this.queue.some((p) => isTerminalEvent(p.envelope.event));
-      this.inFlight = { batch, attempt: null };
-      const failure = await this.write(batch);
+      const carried = [...this.usage.values()];
+      this.usage = new Map();
+      this.inFlight = { batch, carried, attempt: null };
+      const failure = await this.write(batch, carried);
       this.inFlight = null;
       this.held -= batch.length;
       for (const pending of batch) {
@@ -203,6 +247,13 @@ export class StorageEventLog implements EventLog {
         if (error === undefined) pending.resolve();
         else pending.reject(error);
       }
+      for (const entry of carried) {
+        const error = entry.refused ?? failure?.error;
+        for (const waiter of entry.waiters) {
+          if (error === undefined) waiter.resolve();
+          else waiter.reject(error);
+        }
+      }
     } finally {
       this.writing = false;
     }
@@ -214,7 +265,7 @@ export class StorageEventLog implements EventLog {
    * Writes the batch, retrying a transient failure for up to `retryForMs`; the last error when
    * it never succeeded.
    */
-  private async write(batch: Pending[]): Promise<{ error: unknown } | null> {
+  private async write(batch: Pending[], carried: Carried[]): Promise<{ error: unknown } | null> {
     const start = performance.now();
     for (
       let backoff: number = RETRY_BACKOFF_MS[0];
@@ -224,11 +275,17 @@ export class StorageEventLog implements EventLog {
       // Each attempt leaves out what was refused meanwhile (a run abandoned during the retries).
       const live = batch.filter((p) => !p.refused);
       const envelopes = live.map((p) => p.envelope);
-      if (envelopes.length === 0) return null;
+      const usage = carried.filter((c) => !c.refused);
+      if (envelopes.length === 0 && usage.length === 0) return null;
       try {
         // Retention goes in the write it follows (one round trip, atomic with it): a retry
         // appends nothing twice, then trims again.
-        const attempt = this.store.append(envelopes, this.retentionOf(envelopes), fencesOf(live));
+        const attempt = this.store.append(
+          envelopes,
+          this.retentionOf(envelopes),
+          fencesOf(live, usage),
+          usage.map((c): CarriedRunUsage => ({ runId: c.runId, usage: c.usage })),
+        );
         // Only waited on (by `abandon`), never read: settles either way.
         if (this.inFlight) {
           this.inFlight.attempt = attempt.then(
@@ -240,8 +297,10 @@ export class StorageEventLog implements EventLog {
         // The store skipped the events of runs another claim took over and stored the rest:
         // those are refused (never published), like every later append of those runs.
         for (const runId of refused) {
-          const fence = live.find((p) => p.envelope.runId === runId)?.fence;
-          if (fence) this.fenceOut(fence, batch);
+          const fence =
+            live.find((p) => p.envelope.runId === runId)?.fence ??
+            usage.find((c) => c.runId === runId)?.fence;
+          if (fence) this.fenceOut(fence, batch, carried);
         }
         return null;
       } catch (error) {
@@ -252,8 +311,8 @@ export class StorageEventLog implements EventLog {
     }
   }
 
-  /** Refuses the queued and batched events of a run whose fence the store refused. */
-  private fenceOut(fence: RunFence, batch: Pending[]): void {
+  /** Refuses the queued and batched events (and usage) of a run whose fence the store refused. */
+  private fenceOut(fence: RunFence, batch: Pending[], carried: Carried[]): void {
     const error = new RunFencedError([fence.runId]);
     this.fencedOut.delete(fence.runId);
     this.fencedOut.set(fence.runId, { fence, error });
@@ -261,7 +320,7 @@ export class StorageEventLog implements EventLog {
       const oldest = this.fencedOut.keys().next().value;
       if (oldest !== undefined) this.fencedOut.delete(oldest);
     }
-    for (const pending of [...batch, ...this.queue]) {
+    for (const pending of [...batch, ...this.queue, ...carried, ...this.usage.values()]) {
       if (pending.fence && sameFence(pending.fence, fence)) pending.refused ??= error;
     }
   }
@@ -275,8 +334,14 @@ export class StorageEventLog implements EventLog {
     for (const pending of [...(this.inFlight?.batch ?? []), ...this.queue]) {
       if (runs.has(pending.envelope.runId)) pending.refused ??= error;
     }
+    for (const carried of [...(this.inFlight?.carried ?? []), ...this.usage.values()]) {
+      if (runs.has(carried.runId)) carried.refused ??= error;
+    }
     const attempt = this.inFlight?.attempt;
-    if (!attempt || !this.inFlight?.batch.some((p) => runs.has(p.envelope.runId))) return true;
+    const holds =
+      this.inFlight?.batch.some((p) => runs.has(p.envelope.runId)) === true ||
+      this.inFlight?.carried.some((c) => runs.has(c.runId)) === true;
+    if (!attempt || !holds) return true;
     let timer: NodeJS.Timeout | undefined;
     const settled = await Promise.race([
       attempt.then(
@@ -326,11 +391,14 @@ function sameFence(a: RunFence, b: RunFence): boolean {
   return a.runId === b.runId && a.ownerNode === b.ownerNode && a.claim === b.claim;
 }
 
-/** One fence per run of the batch (the store checks each once). */
-function fencesOf(batch: readonly Pending[]): RunFence[] | undefined {
+/** One fence per run of the batch and its usage (the store checks each once). */
+function fencesOf(batch: readonly Pending[], carried: readonly Carried[]): RunFence[] | undefined {
   const fences = new Map<string, RunFence>();
   for (const pending of batch) {
     if (pending.fence) fences.set(pending.envelope.runId, pending.fence);
+  }
+  for (const entry of carried) {
+    if (entry.fence) fences.set(entry.runId, entry.fence);
   }
   return fences.size === 0 ? undefined : [...fences.values()];
 }

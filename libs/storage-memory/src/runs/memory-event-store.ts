@@ -1,5 +1,11 @@
 import type { AgentEventEnvelope } from '@cognition/contracts';
-import type { AppendRetention, EventStore, RunFence, StoredEventPage } from '@cognition/storage';
+import type {
+  AppendRetention,
+  CarriedRunUsage,
+  EventStore,
+  RunFence,
+  StoredEventPage,
+} from '@cognition/storage';
 import { clone } from '../clone';
 
 interface SessionEvents {
@@ -15,13 +21,16 @@ export class MemoryEventStore implements EventStore {
   constructor(
     private readonly sessionExists: (sessionId: string) => boolean,
     /** Whether a run is still held under the fence (the runs' claim numbers). */
-    private readonly fenceHolds: (fence: RunFence) => boolean = () => true,
+    private readonly fenceHolds: (fence: RunFence) => boolean,
+    /** `runs.update(runId, { usage })`, unless there is no such run (then nothing). */
+    private readonly storeUsage: (carried: CarriedRunUsage) => void,
   ) {}
 
   async append(
     envelopes: readonly AgentEventEnvelope[],
     retention?: AppendRetention,
     fences?: readonly RunFence[],
+    usage?: readonly CarriedRunUsage[],
   ): Promise<string[]> {
     // Checked before anything is written: the append is one atomic step (nothing runs between
     // the check and the writes in this process).
@@ -37,6 +46,9 @@ export class MemoryEventStore implements EventStore {
       const at = this.firstIndexAfter(held.events, envelope.id, true);
       if (held.events[at]?.id === envelope.id) continue;
       held.events.splice(at, 0, clone(envelope));
+    }
+    for (const carried of usage ?? []) {
+      if (!refused.includes(carried.runId)) this.storeUsage(carried);
     }
     for (const sessionId of retention?.sessionIds ?? [])
       await this.trim(sessionId, retention?.keep ?? 0);

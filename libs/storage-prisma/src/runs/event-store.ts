@@ -1,11 +1,22 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
-import type { AppendRetention, EventStore, RunFence, StoredEventPage } from '@cognition/storage';
+import type {
+  AppendRetention,
+  CarriedRunUsage,
+  EventStore,
+  RunFence,
+  StoredEventPage,
+} from '@cognition/storage';
+import { RunFencedError } from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
 import type { RawConnection } from '../db/raw-connections';
 import { inSqliteTransaction, requireRawConnection } from '../db/raw-connections';
 import type { SqliteSession } from '../db/sqlite-connection';
 import { pgUtc, rawDate, sqliteTimestamp } from '../db/raw-select';
+import { usagePatch } from './run-statements';
+import { updateRunOnSqlite } from './run-writes';
+import type { RunVersions } from './run-writes-postgres';
+import { carriedUsageCtes, updateRunOnPostgres } from './run-writes-postgres';
 
 /**
  * `created_at` is the envelope's `at`, when the event was emitted (not when its batch was
@@ -40,8 +51,7 @@ const POSTGRES_INSERT = `WITH ${POSTGRES_REFUSED},
     WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.session_id)
       AND NOT EXISTS (SELECT 1 FROM refused x WHERE x.run_id = v.run_id)
     ON CONFLICT DO NOTHING
-  )
-  SELECT run_id FROM refused`;
+  )`;
 
 /**
  * PostgreSQL: the append and the trim of `retention`'s sessions as one statement. Its CTEs
@@ -83,17 +93,18 @@ const POSTGRES_INSERT_RETAINED = `WITH ${POSTGRES_REFUSED},
     INSERT INTO run_event_trims (session_id, evicted_up_to)
     SELECT session_id, id FROM boundary WHERE id IS NOT NULL
     ON CONFLICT (session_id) DO UPDATE SET evicted_up_to = excluded.evicted_up_to
-  )
-  SELECT run_id FROM refused`;
+  )`;
 
 /** SQLite: whether a run is held under a fence (read in the append's transaction). */
 const SQLITE_FENCE = `SELECT 1 AS held FROM runs WHERE id = ? AND owner_node = ? AND lease_attempt = ?`;
 
 async function insertNew(
   raw: RawConnection,
+  versions: RunVersions,
   envelopes: readonly AgentEventEnvelope[],
   retention: AppendRetention | undefined,
   fences: readonly RunFence[],
+  usage: readonly CarriedRunUsage[],
 ): Promise<string[]> {
   if (raw.provider === 'sqlite') {
     return inSqliteTransaction(raw.connection, (session) => {
@@ -108,6 +119,12 @@ async function insertNew(
         const at = sqliteTimestamp(new Date(e.at));
         insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), at, e.sessionId);
       }
+      // The fences were checked above, in this transaction.
+      for (const carried of usage) {
+        if (!refused.includes(carried.runId)) {
+          updateRunOnSqlite(session, carried.runId, usagePatch(carried.usage));
+        }
+      }
       for (const sessionId of retention?.sessionIds ?? []) {
         trimOnSqlite(session, sessionId, retention?.keep ?? 0);
       }
@@ -115,9 +132,9 @@ async function insertNew(
     });
   }
   // One statement is one atomic commit on its own: no BEGIN/COMMIT round trips around it (a
-  // flush of the event log's group commit is then one round trip, its retention included).
-  // Named, so each pooled connection prepares it once.
-  const events = [
+  // flush of the event log's group commit is then one round trip, its retention and one run's
+  // usage included). Named, so each pooled connection prepares it once.
+  const values: unknown[] = [
     envelopes.map((e) => e.sessionId),
     envelopes.map((e) => e.id),
     envelopes.map((e) => e.runId),
@@ -127,16 +144,58 @@ async function insertNew(
     fences.map((f) => f.ownerNode),
     fences.map((f) => f.claim),
   ];
-  const result = await raw.pool.query<{ run_id: string }>(
-    retention === undefined || retention.sessionIds.length === 0
-      ? { name: 'cognition_append_run_events', text: POSTGRES_INSERT, values: events }
-      : {
-          name: 'cognition_append_run_events_retained',
-          text: POSTGRES_INSERT_RETAINED,
-          values: [...events, [...retention.sessionIds], Math.max(0, retention.keep)],
-        },
-  );
-  return result.rows.map((row) => row.run_id);
+  const retained = retention !== undefined && retention.sessionIds.length > 0;
+  if (retained) values.push([...retention.sessionIds], Math.max(0, retention.keep));
+  // One run's usage rides in the statement; another run's (a node running several) follows it.
+  const [first, ...rest] = usage;
+  const carried =
+    first === undefined
+      ? null
+      : carriedUsageCtes(
+          versions,
+          first.runId,
+          usagePatch(first.usage),
+          fences.find((f) => f.runId === first.runId),
+          values.length + 1,
+        );
+  if (carried) values.push(...carried.values);
+  const name = `cognition_append_run_events${retained ? '_retained' : ''}${carried ? '_usage' : ''}`;
+  const ctes = retained ? POSTGRES_INSERT_RETAINED : POSTGRES_INSERT;
+  const result = await raw.pool.query<{ run_id: string | null; row_version: string | null }>({
+    name,
+    text: carried
+      ? `${ctes}, ${carried.sql}
+        SELECT run_id, NULL::text AS row_version FROM refused
+        UNION ALL SELECT NULL, row_version FROM carried`
+      : `${ctes} SELECT run_id, NULL::text AS row_version FROM refused`,
+    values,
+  });
+  const refused = result.rows.flatMap((row) => (row.run_id === null ? [] : [row.run_id]));
+  const version = result.rows.find((row) => row.row_version !== null)?.row_version;
+  if (carried && version) carried.written(version);
+  // Its guard failed (the row changed since this store wrote it, a lease renewal): the update
+  // after the append reads the row's version anew instead of failing the same guard again.
+  else if (carried && first) versions.delete(first.runId);
+  const after = carried && version ? rest : usage;
+  for (const { runId, usage: figures } of after) {
+    if (refused.includes(runId)) continue;
+    try {
+      // Not carried (or its guard failed: the row changed since this store wrote it): the
+      // run's own update, after the events it follows.
+      await updateRunOnPostgres(
+        raw.pool,
+        versions,
+        runId,
+        usagePatch(figures),
+        fences.find((f) => f.runId === runId),
+      );
+    } catch (error) {
+      // Claimed by another node since its events were stored: refused from now on.
+      if (!(error instanceof RunFencedError)) throw error;
+      refused.push(runId);
+    }
+  }
+  return refused;
 }
 
 /** SQLite: a page of events and the session's eviction mark, under one hold of the connection. */
@@ -226,7 +285,11 @@ async function trimOn(raw: RawConnection, sessionId: string, keep: number): Prom
 export class PrismaEventStore implements EventStore {
   private readonly raw: RawConnection;
 
-  constructor(db: PrismaDb) {
+  constructor(
+    db: PrismaDb,
+    /** The run store's row versions (PostgreSQL): a carried usage is guarded by them. */
+    private readonly versions: RunVersions,
+  ) {
     this.raw = requireRawConnection(db, 'The event store');
   }
 
@@ -234,8 +297,11 @@ export class PrismaEventStore implements EventStore {
     envelopes: readonly AgentEventEnvelope[],
     retention?: AppendRetention,
     fences: readonly RunFence[] = [],
+    usage: readonly CarriedRunUsage[] = [],
   ): Promise<string[]> {
-    if (envelopes.length === 0 && !retention?.sessionIds.length) return Promise.resolve([]);
+    if (envelopes.length === 0 && !retention?.sessionIds.length && usage.length === 0) {
+      return Promise.resolve([]);
+    }
     // Sorted: concurrent appends share-lock run rows in one order.
     const sorted = [...fences].sort((a, b) => (a.runId < b.runId ? -1 : 1));
     return guard('append events', async () => {
@@ -243,7 +309,7 @@ export class PrismaEventStore implements EventStore {
       // statement fail on the foreign key; the retry no longer inserts its events.
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await insertNew(this.raw, envelopes, retention, sorted);
+          return await insertNew(this.raw, this.versions, envelopes, retention, sorted, usage);
         } catch (error) {
           if (!isForeignKeyViolation(error) || attempt >= 3) throw error;
         }

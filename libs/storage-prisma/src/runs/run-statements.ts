@@ -1,4 +1,4 @@
-import type { Run } from '@cognition/contracts';
+import type { Run, Usage } from '@cognition/contracts';
 import { holdsSession } from '@cognition/contracts';
 import { pgTimestamp } from '../analytics/usage-upsert';
 import type { RawRunRow } from './run-reads';
@@ -42,6 +42,11 @@ export interface RunPatch {
   pendingAction?: string | null;
   callbackUrl?: string | null;
   callbackConfig?: string | null;
+}
+
+/** The patch of `runs.update(id, { usage })` (a running run's usage so far). */
+export function usagePatch(usage: Usage): RunPatch {
+  return { updatedAt: new Date(), usage: JSON.stringify(usage) };
 }
 
 export const INSERT_COLUMNS = `id, session_id, status, active_session_id, input_message_id,

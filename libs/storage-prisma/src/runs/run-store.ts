@@ -25,7 +25,8 @@ import { readRuns, RUN_READS } from './run-reads';
 import type { NewRunRow, RunPatch } from './run-statements';
 import { insertRunRaw, updateRunRaw } from './run-writes';
 import type { VersionedRawRow } from './run-writes-postgres';
-import { RETURNING, RunVersions, split } from './run-writes-postgres';
+import type { RunVersions } from './run-writes-postgres';
+import { RETURNING, split } from './run-writes-postgres';
 import { sqliteTimestamp } from '../db/raw-select';
 import { pgTimestamp } from '../analytics/usage-upsert';
 
@@ -55,12 +56,14 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
   private lastCreatedAt = 0;
   /** The driver under `db`: a turn's run reads and writes run on it (run-reads, run-writes). */
   private readonly raw: RawConnection;
-  /** PostgreSQL: the row versions of the runs this store wrote last (run-writes-postgres.ts). */
-  private readonly versions = new RunVersions();
-
   constructor(
     db: PrismaDb,
     private readonly provider: DatabaseProvider,
+    /**
+     * PostgreSQL: the row versions of the runs this store wrote last (run-writes-postgres.ts),
+     * shared with the event store, whose appends may carry a run's usage.
+     */
+    private readonly versions: RunVersions,
   ) {
     super(db);
     this.raw = requireRawConnection(db, 'The run store');

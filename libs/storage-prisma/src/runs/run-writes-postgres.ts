@@ -5,6 +5,7 @@ import { holdsSession } from '@cognition/contracts';
 import type pg from 'pg';
 import {
   applyRunUsageOnPostgres,
+  pgTimestamp,
   postgresUsageCtes,
   postgresUsageValues,
 } from '../analytics/usage-upsert';
@@ -252,4 +253,45 @@ function updateLocked(
     versions.set(id, result.entry);
     return result.updated;
   });
+}
+
+/**
+ * A run's usage carried by an event append (`EventStore.append`'s `usage`): the guarded update
+ * of `updateRunOnPostgres` as CTEs of the append's statement, so the events and the run's
+ * bookkeeping are one round trip. `carried` updates the run (as of the version this store
+ * holds, unless the append's `refused` CTE refused the run) and answers its new `xmin`; the
+ * usage CTEs write only when it did. Null when this store holds no version of the run, or the
+ * one it holds is not under `fence`: the caller then updates the run after the append.
+ */
+export function carriedUsageCtes(
+  versions: RunVersions,
+  id: string,
+  patch: RunPatch,
+  fence: RunFence | undefined,
+  first: number,
+): { sql: string; values: unknown[]; written: (version: string) => void } | null {
+  const known = versions.get(id);
+  if (known === undefined || !fenceHolds(known.row, fence) || patch.usage === undefined) {
+    return null;
+  }
+  const p = (i: number): string => `$${first + i}`;
+  const usage = postgresUsageCtes('carried', first + 4);
+  const after = applyPatch(known.row, patch);
+  return {
+    sql: `carried AS (
+        UPDATE runs SET updated_at = ${pgTimestamp(p(0))}, usage = ${p(1)}
+        WHERE id = ${p(2)} AND xmin = ${p(3)}::xid
+          AND NOT EXISTS (SELECT 1 FROM refused x WHERE x.run_id = ${p(2)})
+        RETURNING xmin::text AS row_version
+      ),
+      ${usage.sql}`,
+    values: [
+      patch.updatedAt,
+      patch.usage,
+      id,
+      known.version,
+      ...postgresUsageValues(fromRaw(known.row), fromRaw(after)),
+    ],
+    written: (version) => versions.set(id, { row: after, version }),
+  };
 }

@@ -5,6 +5,7 @@ import { applyRunUsageOnSqlite } from '../analytics/usage-upsert';
 import type { RawConnection } from '../db/raw-connections';
 import { inSqliteTransaction } from '../db/raw-connections';
 import { sqliteTimestamp } from '../db/raw-select';
+import type { SqliteSession } from '../db/sqlite-connection';
 import type { RawRunRow } from './run-reads';
 import { fromRaw } from './run-reads';
 import type { NewRunRow, RunPatch } from './run-statements';
@@ -54,18 +55,28 @@ export function updateRunRaw(
   if (raw.provider === 'postgresql') {
     return updateRunOnPostgres(raw.pool, versions, id, patch, fence);
   }
+  return inSqliteTransaction(raw.connection, (session) =>
+    updateRunOnSqlite(session, id, patch, fence),
+  );
+}
+
+/** `updateRunRaw` on SQLite, inside `session`'s open transaction (also the event append's). */
+export function updateRunOnSqlite(
+  session: SqliteSession,
+  id: string,
+  patch: RunPatch,
+  fence?: RunFence,
+): Run | null {
   const statement = patchStatement(patch);
-  return inSqliteTransaction(raw.connection, (session) => {
-    const current = session.prepare<RawRunRow>(CURRENT.sqlite).get(id);
-    if (!current) return null;
-    // In the write's transaction (SQLite serialises them): a claim cannot come in between.
-    if (!fenceHolds(current, fence)) throw new RunFencedError([id]);
-    const updated = fromRaw(
-      session
-        .prepare<RawRunRow>(statement.sqlite)
-        .get(...patchValues(patch, current, sqliteTimestamp)) as RawRunRow,
-    );
-    applyRunUsageOnSqlite(session, fromRaw(current), updated);
-    return updated;
-  });
+  const current = session.prepare<RawRunRow>(CURRENT.sqlite).get(id);
+  if (!current) return null;
+  // In the write's transaction (SQLite serialises them): a claim cannot come in between.
+  if (!fenceHolds(current, fence)) throw new RunFencedError([id]);
+  const updated = fromRaw(
+    session
+      .prepare<RawRunRow>(statement.sqlite)
+      .get(...patchValues(patch, current, sqliteTimestamp)) as RawRunRow,
+  );
+  applyRunUsageOnSqlite(session, fromRaw(current), updated);
+  return updated;
 }

@@ -1,4 +1,4 @@
-import type { AgentEventEnvelope } from '@cognition/contracts';
+import type { AgentEventEnvelope, Usage } from '@cognition/contracts';
 import type { RunFence } from './runs';
 
 /** A page of a session's stored events (see `EventStore.listAfter`). */
@@ -21,6 +21,16 @@ export interface AppendRetention {
 }
 
 /**
+ * A running run's usage so far, written by an append as `runs.update(runId, { usage }, fence)`
+ * would write it (the run row and its session's usage records), in the append's atomic write
+ * (see `EventStore.append`).
+ */
+export interface CarriedRunUsage {
+  runId: string;
+  usage: Usage;
+}
+
+/**
  * The durable run-event log of each session, for event streams that survive a restart. Event
  * ids (`<runId>:<seq>`) sort in emission order within a session and are unique in it.
  */
@@ -38,11 +48,19 @@ export interface EventStore {
    * row is share-locked by the statement, so a claim waits for it or it sees the claim); the
    * envelopes of runs whose fence no longer holds are skipped, the others stored. Answers the
    * ids of the runs refused (empty when none).
+   *
+   * With `usage` (at most one per run), each run's usage is stored as `runs.update(runId,
+   * { usage }, its fence)` stores it, in the same atomic write as the events (the event log's
+   * flush carries the run's bookkeeping instead of a write of its own); a run that is refused
+   * (its fence) or gone gets no usage written. A backend may store a carried usage in a write
+   * of its own right after the append (PostgreSQL when the run row changed since this process
+   * last wrote it), never before it.
    */
   append(
     envelopes: readonly AgentEventEnvelope[],
     retention?: AppendRetention,
     fences?: readonly RunFence[],
+    usage?: readonly CarriedRunUsage[],
   ): Promise<string[]>;
   /** Events of the session with an id greater than `after` (all when undefined), in id order. */
   listAfter(sessionId: string, after: string | undefined, limit: number): Promise<StoredEventPage>;

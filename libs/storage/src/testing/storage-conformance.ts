@@ -16,6 +16,7 @@ import { registryTests } from './registry';
 import { scheduleTests } from './schedules';
 import { leaseTests } from './runs/leases';
 import { fencingTests } from './runs/fencing';
+import { carriedUsageTests } from './runs/carried-usage';
 import { pausedTests } from './runs/paused';
 import { multitaskTests } from './runs/pending';
 import { graphRunTests } from './runs/graph-kwargs';
@@ -62,6 +63,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     graphRunTests(ctx);
     leaseTests(ctx);
     fencingTests(ctx);
+    carriedUsageTests(ctx);
     pausedTests(ctx);
     eventTests(ctx);
     activityTests(ctx);

@@ -65,6 +65,7 @@ export async function setUpTurn(
   );
   const progress = new UsageProgress(
     ctx.storage,
+    ctx.log,
     active.runId,
     priorUsage,
     runMeter,
