@@ -90,23 +90,18 @@ export function sharedIdTests(ctx: SuiteContext): void {
     it('rolls back one session’s run without touching a message of the same id elsewhere', async () => {
       const { a, b } = await twoSessions();
       const id = uid('msg');
-      for (const session of [a, b]) {
-        await ctx.backend.messages.create({
-          sessionId: session.id,
-          role: 'user',
-          content: 'before',
-        });
-        await ctx.backend.messages.create({
-          id,
-          sessionId: session.id,
-          role: 'user',
-          content: 'q',
-        });
-      }
+      const say = (sessionId: string, content: string, messageId?: string) =>
+        ctx.backend.messages.create({ id: messageId, sessionId, role: 'user', content });
+      // The id sits at position 2 in A and 0 in B: A's rollback must start at its own row.
+      await say(a.id, 'a0');
+      await say(a.id, 'a1');
+      await say(a.id, 'q', id);
+      await say(b.id, 'q', id);
+      await say(b.id, 'b1');
       const { run } = await ctx.backend.runs.create({ sessionId: a.id, inputMessageId: id });
       expect(await ctx.backend.rollbackRun(run.id)).toEqual({ messages: 1, checkpoints: 0 });
-      expect(await contents(a.id)).toEqual(['before']);
-      expect(await contents(b.id)).toEqual(['before', 'q']);
+      expect(await contents(a.id)).toEqual(['a0', 'a1']);
+      expect(await contents(b.id)).toEqual(['q', 'b1']);
     });
 
     it('rates the message of its own session only', async () => {
