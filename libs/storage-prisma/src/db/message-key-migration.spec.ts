@@ -33,6 +33,8 @@ it('keeps messages and their search entries, then takes the same id in another s
     );
     message.run('initial-message', 's1', 0, 'user', 'walrus one');
     message.run('m2', 's1', 1, 'assistant', 'walrus two');
+    // A search row whose message is gone (the triggers never leave one) must not stop it.
+    db.prepare("INSERT INTO message_search_rows (message_id) VALUES ('gone')").run();
   } finally {
     db.close();
   }
@@ -56,6 +58,10 @@ it('keeps messages and their search entries, then takes the same id in another s
     expect(search()).toEqual([
       { session_id: 's1', message_id: 'initial-message' },
       { session_id: 's1', message_id: 'm2' },
+    ]);
+    expect(after.prepare('SELECT message_id FROM message_search_rows ORDER BY rid').all()).toEqual([
+      { message_id: 'initial-message' },
+      { message_id: 'm2' },
     ]);
     after
       .prepare(

@@ -30,6 +30,10 @@ PRAGMA defer_foreign_keys=OFF;
 -- Message search (20261125200100_message_search, not expressible in the Prisma model) follows
 -- the new key: its rows name the session too, and the triggers, dropped with the old table, are
 -- created again on the new one. The FTS5 rows and their rids stay as they are.
+-- (A search row whose message is gone, which the triggers should never leave, goes first.)
+DELETE FROM "message_search" WHERE rowid IN (SELECT "rid" FROM "message_search_rows"
+  WHERE "message_id" NOT IN (SELECT "id" FROM "messages"));
+DELETE FROM "message_search_rows" WHERE "message_id" NOT IN (SELECT "id" FROM "messages");
 ALTER TABLE "message_search_rows" ADD COLUMN "session_id" TEXT NOT NULL DEFAULT '';
 UPDATE "message_search_rows"
   SET "session_id" = (SELECT m."session_id" FROM "messages" m WHERE m."id" = "message_search_rows"."message_id");
