@@ -1,8 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { forkMessages, MESSAGES_CHANNEL } from '@cognition/storage';
-import type { ClearedMark, ContextState } from '../graph/agent-state';
+import { MESSAGES_CHANNEL } from '@cognition/storage';
+import type { ClearedMark } from '../graph/agent-state';
 import { AGENT_STATE_CHANNELS } from '../graph/agent-state';
-import { newMessageId } from '../ids';
 
 /*
  * How session actions rewrite an agent thread's state (the channels of AgentStateAnnotation)
@@ -24,34 +23,11 @@ export function clearValues(values: Record<string, unknown>): Record<string, unk
 }
 
 /**
- * `fork` (and each checkpoint of a copy, with one `newId` that answers the same new id for the
- * same old one): every message gets a new id (parent links, the compacted range and the clear mark are
- * remapped to them); the event mark (an event id of the source session) is dropped.
+ * `fork` (and each checkpoint of a copy): the state as it is, message ids included (they are
+ * unique per session, so the fork's rows may hold the source's; parent links, the compacted
+ * range and the clear mark stay valid), but the event mark (an event id of the source session)
+ * is dropped.
  */
-export function forkValues(
-  values: Record<string, unknown>,
-  newId: (oldId: string | undefined) => string = () => newMessageId(),
-): Record<string, unknown> {
-  const { values: copied, ids } = forkMessages(values, newId);
-  const remap = (id: string): string => ids.get(id) ?? id;
-  const context = copied[AGENT_STATE_CHANNELS.context] as ContextState | null | undefined;
-  const cleared = copied[AGENT_STATE_CHANNELS.cleared] as ClearedMark | null | undefined;
-  const next: Record<string, unknown> = { ...copied, [AGENT_STATE_CHANNELS.eventMark]: null };
-  if (context?.compacted) {
-    next[AGENT_STATE_CHANNELS.context] = {
-      ...context,
-      compacted: {
-        ...context.compacted,
-        first_message_id: remap(context.compacted.first_message_id),
-        last_message_id: remap(context.compacted.last_message_id),
-      },
-    };
-  }
-  if (cleared) {
-    next[AGENT_STATE_CHANNELS.cleared] = {
-      ...cleared,
-      last_message_id: cleared.last_message_id === null ? null : remap(cleared.last_message_id),
-    };
-  }
-  return next;
+export function forkValues(values: Record<string, unknown>): Record<string, unknown> {
+  return { ...values, [AGENT_STATE_CHANNELS.eventMark]: null };
 }

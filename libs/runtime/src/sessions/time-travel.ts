@@ -2,7 +2,6 @@ import type { CreateSessionInput, Session, StringMap } from '@cognition/contract
 import type { Scope, StorageBackend } from '@cognition/storage';
 import { copyThreadCheckpoints, putCheckpointCopy, rootCheckpoint } from '@cognition/storage';
 import { RuntimeError } from '../errors';
-import { newMessageId } from '../ids';
 import type { SessionPipeline } from './session-pipeline';
 import type { Versioned } from './session-status';
 import { requireNotTerminal } from './session-status';
@@ -27,9 +26,8 @@ export interface TimeTravelDeps {
 export type ForkOptions = ThreadPoint & {
   title?: string | null | undefined;
   /**
-   * Copy every root checkpoint (same ids, parents, metadata, pending writes; the same new
-   * message id for a message in each), not only the state at one point: the fork's history
-   * is the source's. Not with a point.
+   * Copy every root checkpoint (same ids, parents, metadata, pending writes, messages), not
+   * only the state at one point: the fork's history is the source's. Not with a point.
    */
   history?: boolean | undefined;
 };
@@ -42,8 +40,9 @@ export type RewindOptions = ThreadPoint &
 
 /**
  * A new session (parent: the source; same agent, config, metadata, system prompt, task and
- * scopes) whose thread starts from the source's state at `point` (latest when omitted), with
- * new message ids. The source is not written.
+ * scopes) whose thread starts from the source's state at `point` (latest when omitted), its
+ * messages keeping their ids (unique per session, not across sessions). The source is not
+ * written.
  */
 export async function forkSession(
   deps: TimeTravelDeps,
@@ -82,23 +81,14 @@ export async function forkSession(
       );
       try {
         if (options.history === true) {
-          const ids = new Map<string, string>();
-          const newId = (old: string | undefined): string => {
-            if (old === undefined) return newMessageId();
-            const known = ids.get(old) ?? newMessageId();
-            ids.set(old, known);
-            return known;
-          };
           await copyThreadCheckpoints(
             storage.checkpointer,
             source.threadId,
             fork.threadId,
-            (values) => forkValues(values, newId),
+            forkValues,
           );
         } else if (point) {
-          await putCheckpointCopy(storage.checkpointer, point, fork.threadId, (values) =>
-            forkValues(values),
-          );
+          await putCheckpointCopy(storage.checkpointer, point, fork.threadId, forkValues);
         }
       } catch (error) {
         await storage.sessions.delete(fork.id, source.scopes);

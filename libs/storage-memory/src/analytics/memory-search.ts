@@ -65,7 +65,8 @@ export function searchMessages(
     (a, b) =>
       b.rank - a.rank ||
       b.createdAt.getTime() - a.createdAt.getTime() ||
-      a.messageId.localeCompare(b.messageId),
+      a.messageId.localeCompare(b.messageId) ||
+      a.sessionId.localeCompare(b.sessionId),
   );
   return {
     hits: hits.slice(q.offset, q.offset + q.limit),

@@ -30,7 +30,9 @@ interface HitRow {
  * Message search in the database: SQLite FTS5 (`message_search`, BM25 ranking, `snippet()`),
  * PostgreSQL `simple` text search over a GIN expression index (`ts_rank`, `ts_headline`), both
  * kept current by the writes of `messages` themselves (triggers / an expression index; see the
- * `20261125200100_message_search` migrations). Sessions outside the caller's scope never match.
+ * `20261125200100_message_search` migrations; on SQLite the FTS5 rows are keyed by session and
+ * message id since `20261128140000_message_session_key`). Sessions outside the caller's scope
+ * never match.
  */
 export class PrismaSearchStore implements SearchStore {
   constructor(
@@ -105,7 +107,8 @@ export function searchStatement(
   if (q.to) conditions.push(`m.created_at < ${sql.time(q.to)}`);
   const from = sqlite
     ? `message_search JOIN message_search_rows r ON r.rid = message_search.rowid
-       JOIN messages m ON m.id = r.message_id JOIN sessions s ON s.id = m.session_id`
+       JOIN messages m ON m.session_id = r.session_id AND m.id = r.message_id
+       JOIN sessions s ON s.id = m.session_id`
     : 'messages m JOIN sessions s ON s.id = m.session_id';
   const where = whereClause(conditions);
   const countParams = [...sql.params];
@@ -124,14 +127,14 @@ export function searchStatement(
        ),
        page AS (
          SELECT ranked.*, COUNT(*) OVER () AS total FROM ranked
-         ORDER BY score, created_at DESC, id
+         ORDER BY score, created_at DESC, id, session_id
          LIMIT ${limit} OFFSET ${offset}
        )
        SELECT page.id, page.session_id, page.title, page.role, page.created_at, page.total,
          -page.score AS rank, snippet(message_search, 0, '[', ']', '…', 16) AS snippet
        FROM page JOIN message_search ON message_search.rowid = page.rid
        WHERE message_search MATCH ${sql.param(ftsQuery)}
-       ORDER BY page.score, page.created_at DESC, page.id`
+       ORDER BY page.score, page.created_at DESC, page.id, page.session_id`
     : `WITH hits AS MATERIALIZED (
          SELECT m.id, m.session_id, s.title, m.role, m.created_at, m.content
          FROM ${from} ${where}
@@ -146,10 +149,10 @@ export function searchStatement(
              to_tsquery('simple'::regconfig, $1)) AS rank,
            COUNT(*) OVER () AS total
          FROM hits h
-         ORDER BY rank DESC, h.created_at DESC, h.id
+         ORDER BY rank DESC, h.created_at DESC, h.id, h.session_id
          LIMIT ${limit} OFFSET ${offset}
        ) hit
-       ORDER BY hit.rank DESC, hit.created_at DESC, hit.id`;
+       ORDER BY hit.rank DESC, hit.created_at DESC, hit.id, hit.session_id`;
   return {
     text,
     params: sql.params,

@@ -85,12 +85,12 @@ const SQLITE = {
   lock: `UPDATE sessions SET message_count = message_count WHERE thread_id = ?
     RETURNING id, projected_checkpoint_id`,
   read: latestAndRowsSql('@thread', '@session', '@from'),
-  delete: 'DELETE FROM messages WHERE id = ?',
+  delete: 'DELETE FROM messages WHERE session_id = ? AND id = ?',
   rewrite: `UPDATE messages SET seq = @seq, role = @role, content = @content,
     tool_calls = @tool_calls, tool_call_id = @tool_call_id, token_count = @token_count,
     model_used = @model_used, parent_id = @parent_id, metadata = @metadata, source = 'checkpoint'
-    WHERE id = @id`,
-  move: 'UPDATE messages SET seq = ? WHERE id = ?',
+    WHERE session_id = @session AND id = @id`,
+  move: 'UPDATE messages SET seq = ? WHERE session_id = ? AND id = ?',
   unpark: 'UPDATE messages SET seq = ? - seq WHERE session_id = ? AND seq < ?',
   create: `INSERT INTO messages (id, session_id, seq, role, content, tool_calls, tool_call_id,
       token_count, model_used, parent_id, metadata, source, created_at)
@@ -122,15 +122,15 @@ export function projectOnSqlite(session: SqliteSession, request: ProjectionReque
   if (writes.deleteIds.length > 0) {
     // Deleted rows free their positions before anything moves into them.
     const remove = session.prepare(SQLITE.delete);
-    for (const id of writes.deleteIds) remove.run(id);
+    for (const id of writes.deleteIds) remove.run(sessionId, id);
   }
   if (writes.rewrites.length > 0) {
     const rewrite = session.prepare(SQLITE.rewrite);
-    for (const row of writes.rewrites) rewrite.run(row);
+    for (const row of writes.rewrites) rewrite.run({ ...row, session: sessionId });
   }
   if (writes.moves.length > 0) {
     const move = session.prepare(SQLITE.move);
-    for (const { id, seq } of writes.moves) move.run(seq, id);
+    for (const { id, seq } of writes.moves) move.run(seq, sessionId, id);
   }
   // Every parked row goes to its target in one statement (floor − 1 − x inverts the parking):
   // the targets are distinct and no row that stayed holds one.
@@ -157,15 +157,15 @@ const POSTGRES_TEXT = {
   lock: `SELECT id, projected_checkpoint_id FROM sessions WHERE thread_id = $1
     FOR NO KEY UPDATE`,
   read: latestAndRowsSql('$1', '$2', '$3::int'),
-  delete: 'DELETE FROM messages WHERE id = ANY($1::text[])',
+  delete: 'DELETE FROM messages WHERE session_id = $2::text AND id = ANY($1::text[])',
   rewrite: `UPDATE messages m SET seq = v.seq, role = v.role, content = v.content,
       tool_calls = v.tool_calls, tool_call_id = v.tool_call_id, token_count = v.token_count,
       model_used = v.model_used, parent_id = v.parent_id, metadata = v.metadata,
       source = 'checkpoint'
     FROM unnest(${PROJECTED_ARRAYS}) AS v(${PROJECTED_NAMES})
-    WHERE m.id = v.id`,
+    WHERE m.session_id = $11::text AND m.id = v.id`,
   move: `UPDATE messages m SET seq = v.seq
-    FROM unnest($1::text[], $2::int[]) AS v(id, seq) WHERE m.id = v.id`,
+    FROM unnest($1::text[], $2::int[]) AS v(id, seq) WHERE m.session_id = $3::text AND m.id = v.id`,
   unpark: 'UPDATE messages SET seq = $1 - seq WHERE session_id = $2 AND seq < $3',
   create: `INSERT INTO messages (${PROJECTED_NAMES}, session_id, source, created_at)
     SELECT v.*, $11::text, 'checkpoint', ${PG_NOW('$12')}
@@ -202,12 +202,14 @@ export async function projectOnPostgres(
   if (!request.gate(latest)) return null;
   const writes = planWrites(sessionId, rows, request.messages, from, lowest);
   // Deleted rows free their positions before anything moves into them.
-  if (writes.deleteIds.length > 0) await run(POSTGRES.delete, [writes.deleteIds]);
-  if (writes.rewrites.length > 0) await run(POSTGRES.rewrite, columnArrays(writes.rewrites));
+  if (writes.deleteIds.length > 0) await run(POSTGRES.delete, [writes.deleteIds, sessionId]);
+  if (writes.rewrites.length > 0)
+    await run(POSTGRES.rewrite, [...columnArrays(writes.rewrites), sessionId]);
   if (writes.moves.length > 0)
     await run(POSTGRES.move, [
       writes.moves.map((move) => move.id),
       writes.moves.map((move) => move.seq),
+      sessionId,
     ]);
   // As on SQLite: one statement moves every parked row to its target.
   if (writes.parkedBelow !== null) {

@@ -17,7 +17,10 @@ export async function rollbackRun(db: PrismaDb, runId: string): Promise<Rollback
     });
     if (!run) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${runId}`);
     const input = run.inputMessageId
-      ? await tx.message.findUnique({ where: { id: run.inputMessageId }, select: { seq: true } })
+      ? await tx.message.findUnique({
+          where: { sessionId_id: { sessionId: run.sessionId, id: run.inputMessageId } },
+          select: { seq: true },
+        })
       : null;
     const session = await tx.session.update({
       where: { id: run.sessionId },

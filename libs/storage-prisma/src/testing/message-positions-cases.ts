@@ -163,23 +163,38 @@ export function runMessagePositionSpecs(provider: DatabaseProvider): void {
       });
     });
 
-    // The projection runs on the raw drivers; their constraint errors map like Prisma's.
-    it('fails a put whose message id belongs to another session with CONFLICT, writing nothing', async () => {
-      await withBackend(database, async (backend) => {
+    // Message ids are unique per session: another session's row of the same id is no clash.
+    it('projects a message id another session holds at its own position, leaving the other row', async () => {
+      await withBackend(database, async (backend, sql) => {
+        const raw = await sql();
         const first = await backend.sessions.create({}, {});
         const second = await backend.sessions.create({}, {});
         await putMessagesCheckpoint(backend, first.threadId, [
           new HumanMessage({ id: 'shared', content: 'mine' }),
         ]);
-        await expect(
-          putMessagesCheckpoint(backend, second.threadId, [
-            new HumanMessage({ id: 'shared', content: 'theirs' }),
-          ]),
-        ).rejects.toMatchObject({ name: 'StorageError', code: 'CONFLICT' });
-        expect(await backend.messages.listAll(second.id, {})).toEqual([]);
+        await putMessagesCheckpoint(backend, second.threadId, [
+          new HumanMessage({ id: 'before', content: 'first' }),
+          new HumanMessage({ id: 'shared', content: 'theirs' }),
+        ]);
+        expect(await seqsOf(raw, first.id)).toEqual([0]);
+        expect(await seqsOf(raw, second.id)).toEqual([0, 1]);
         expect((await backend.messages.listAll(first.id, {})).map((m) => m.content)).toEqual([
           'mine',
         ]);
+      });
+    });
+
+    // The projection runs on the raw drivers; their constraint errors map like Prisma's.
+    it('fails a put holding one message id twice with CONFLICT, writing nothing', async () => {
+      await withBackend(database, async (backend) => {
+        const session = await backend.sessions.create({}, {});
+        await expect(
+          putMessagesCheckpoint(backend, session.threadId, [
+            new HumanMessage({ id: 'twice', content: 'one' }),
+            new HumanMessage({ id: 'twice', content: 'two' }),
+          ]),
+        ).rejects.toMatchObject({ name: 'StorageError', code: 'CONFLICT' });
+        expect(await backend.messages.listAll(session.id, {})).toEqual([]);
       });
     });
 

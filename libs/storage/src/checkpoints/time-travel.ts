@@ -1,19 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { ThreadCheckpoint, ThreadHistoryPage } from '@cognition/contracts';
 import type { BaseMessage } from '@langchain/core/messages';
-import {
-  mapChatMessagesToStoredMessages,
-  mapStoredMessagesToChatMessages,
-} from '@langchain/core/messages';
 import type {
   BaseCheckpointSaver,
   Checkpoint,
   CheckpointTuple,
 } from '@langchain/langgraph-checkpoint';
 import { uuid6 } from '@langchain/langgraph-checkpoint';
-import type { CognitionMessageKwargs } from './projection';
-import { COGNITION_KWARGS_KEY } from './projection';
-import { checkpointMessages, MESSAGES_CHANNEL, ROOT_CHECKPOINT_NS } from './projection-sync';
+import { checkpointMessages, ROOT_CHECKPOINT_NS } from './projection-sync';
 
 /*
  * Time travel over any backend's checkpointer (seed 001): a thread's history, finding a point in
@@ -189,52 +182,10 @@ export async function putCheckpointCopy(
 }
 
 /**
- * Copies of `messages` with new ids (`newId(oldId)`, default random UUIDs; a caller copying
- * several checkpoints of one thread answers the same new id for the same old one), Cognition
- * parent links remapped to the new ids; returns them with the old → new id map. Content, tool
- * calls and tool call ids are kept.
- */
-export function withNewMessageIds(
-  messages: readonly BaseMessage[],
-  newId: (oldId: string | undefined) => string = () => randomUUID(),
-): { messages: BaseMessage[]; ids: Map<string, string> } {
-  const ids = new Map<string, string>();
-  const stored = mapChatMessagesToStoredMessages([...messages]);
-  for (const entry of stored) {
-    const old = entry.data.id;
-    const next = newId(typeof old === 'string' ? old : undefined);
-    if (typeof old === 'string') ids.set(old, next);
-    entry.data.id = next;
-  }
-  for (const entry of stored) {
-    const kwargs = entry.data.additional_kwargs as Record<string, unknown> | undefined;
-    const cognition = kwargs?.[COGNITION_KWARGS_KEY] as CognitionMessageKwargs | undefined;
-    if (kwargs && cognition && typeof cognition.parentId === 'string') {
-      kwargs[COGNITION_KWARGS_KEY] = {
-        ...cognition,
-        parentId: ids.get(cognition.parentId) ?? cognition.parentId,
-      };
-    }
-  }
-  return { messages: mapStoredMessagesToChatMessages(stored), ids };
-}
-
-/** The `messages` channel transform of a fork: every message gets a new id. */
-export function forkMessages(
-  values: Record<string, unknown>,
-  newId?: (oldId: string | undefined) => string,
-): { values: Record<string, unknown>; ids: Map<string, string> } {
-  const messages = values[MESSAGES_CHANNEL];
-  if (!Array.isArray(messages)) return { values, ids: new Map() };
-  const copied = withNewMessageIds(messages as BaseMessage[], newId);
-  return { values: { ...values, [MESSAGES_CHANNEL]: copied.messages }, ids: copied.ids };
-}
-
-/**
  * Copies every root checkpoint of `fromThreadId` into `toThreadId`, oldest first, with the same
  * checkpoint ids, parents, metadata and pending writes (a thread copy keeps its whole history,
- * as LangGraph's does); `transform` rewrites each one's channel values (a copy's new message
- * ids: the same new id for the same old one in every checkpoint). The backend projects each into
+ * as LangGraph's does, message ids included: they are unique per session, not across them);
+ * `transform` rewrites each one's channel values. The backend projects each into
  * message rows like any root checkpoint. Returns how many were copied.
  */
 export async function copyThreadCheckpoints(

@@ -12,6 +12,7 @@ import type { StorageHarnessFactory } from './harness';
 import { messageTests } from './messages/messages';
 import { messageOrderTests } from './messages/order';
 import { projectionTests } from './messages/projection';
+import { sharedIdTests } from './messages/shared-ids';
 import { registryTests } from './registry';
 import { scheduleTests } from './schedules';
 import { leaseTests } from './runs/leases';
@@ -57,6 +58,7 @@ export function runStorageConformance(name: string, factory: StorageHarnessFacto
     messageTests(ctx);
     messageOrderTests(ctx);
     projectionTests(ctx);
+    sharedIdTests(ctx);
     runTests(ctx);
     pendingCallbackTests(ctx);
     multitaskTests(ctx);

@@ -174,7 +174,7 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
   );
   route('post', '/threads/:id/copy', async (req, caller) => {
     // A copy is our session fork with its history: same agent, config and metadata, every
-    // checkpoint copied (same ids; messages get new ids).
+    // checkpoint copied (same checkpoint and message ids).
     return threads.copy(graphId(req), caller.scope);
   });
   route('post', '/threads/prune', async (req, caller) => {

@@ -80,7 +80,7 @@ export class Threads {
 
   /**
    * A copy of the thread (`POST /threads/{id}/copy`): our session fork with its history (every
-   * checkpoint, same ids; messages get new ids), which remembers the source's graph.
+   * checkpoint and message with its id, as LangGraph's copy keeps them), which remembers the source's graph.
    */
   async copy(threadId: string, scope: Scope): Promise<Thread> {
     const source = await this.session(threadId, scope);

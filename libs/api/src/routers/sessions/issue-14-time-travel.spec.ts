@@ -81,7 +81,7 @@ describe('issue 14: time travel over tRPC', () => {
       await collect(await bed.runs.events(session.id, {}, { runId: sent.run.id }));
     });
 
-    it('forks from a message: a new session with new ids; the source is unchanged', async () => {
+    it('forks from a message: a new session keeping the message ids; the source is unchanged', async () => {
       const session = await bed.as(ALICE).sessions.create({
         title: 'source',
         agentName: 'researcher',
@@ -110,8 +110,9 @@ describe('issue 14: time travel over tRPC', () => {
       });
       const forked = (await bed.as(ALICE).messages.list({ sessionId: fork.id })).messages;
       expect(forked.map((m) => m.content)).toEqual(['q1', 'a1']);
-      expect(forked.map((m) => m.id)).not.toContain(must(rows[0]).id);
-      expect(forked.map((m) => m.id)).not.toContain(must(rows[1]).id);
+      // Message ids are per session: the fork's messages keep theirs.
+      expect(forked.map((m) => m.id)).toEqual([must(rows[0]).id, must(rows[1]).id]);
+      expect(forked.every((m) => m.sessionId === fork.id)).toBe(true);
       expect(must(forked[1]).parentId).toBe(must(forked[0]).id);
       // The source: byte for byte the same session, messages and history.
       expect(await bed.as(ALICE).sessions.get({ id: session.id })).toEqual(sourceBefore);
