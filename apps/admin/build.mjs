@@ -1,7 +1,7 @@
 // Builds the dashboard with Vite into dist/apps/admin (served by the server under /admin).
 //   node apps/admin/build.mjs              build
 //   node apps/admin/build.mjs --if-needed  build only when a source is newer than the output
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +30,14 @@ function upToDate() {
   return sources.every((source) => newest(path.join(root, source)) <= builtAt);
 }
 
+/** Replaces the folder `target` with `built` by two renames: absent for an instant, never partial. */
+function swapIn(built, target) {
+  const previous = `${target}.${process.pid}.old`;
+  if (existsSync(target)) renameSync(target, previous);
+  renameSync(built, target);
+  rmSync(previous, { recursive: true, force: true });
+}
+
 /** Builds the dashboard; with `ifNeeded`, only when a source changed since the last build. */
 export async function buildAdmin({ ifNeeded = false } = {}) {
   if (ifNeeded && upToDate()) return { built: false };
@@ -39,13 +47,19 @@ export async function buildAdmin({ ifNeeded = false } = {}) {
   // a caller may have set otherwise (jest runs with `test`); the server is not running yet.
   const callerNodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
+  // Built beside the served folder and swapped in: a server serving /admin while this rebuilds
+  // (the e2e suite's dashboard specs) never finds the folder emptied or half written.
+  const staging = `${adminDist}.${process.pid}.tmp`;
   try {
     await build({
       configFile: path.join(here, 'vite.config.mts'),
       mode: 'production',
       logLevel: 'warn',
+      build: { outDir: staging, emptyOutDir: true },
     });
+    swapIn(staging, adminDist);
   } finally {
+    rmSync(staging, { recursive: true, force: true });
     if (callerNodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = callerNodeEnv;
   }

@@ -7,7 +7,7 @@
 //   node apps/server/build.mjs --if-needed  build only when a bundled input is newer than the
 //                                           output (inputs are recorded in meta.json)
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,12 +59,23 @@ export async function buildServer({ ifNeeded = false } = {}) {
     plugins: [externalPackages],
     metafile: true,
     logLevel: 'warning',
+    // Written below, each file whole: a server starting while this rebuilds (the e2e suite
+    // spawns them from this bundle) reads the old file or the new one, never half of one.
+    write: false,
   });
-  writeFileSync(metaFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs) }));
+  for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+  writeWhole(metaFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs) }));
   process.stdout.write(
     `server built in ${Date.now() - started} ms -> ${path.relative(root, outdir)}\n`,
   );
   return { built: true };
+}
+
+/** Writes `file` under a temporary name, then renames it into place (atomic on one file system). */
+function writeWhole(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
 }
 
 export const serverMain = path.join(outdir, 'main.js');

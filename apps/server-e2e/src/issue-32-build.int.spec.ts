@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './testing/paths';
@@ -14,7 +14,24 @@ const run = promisify(execFile);
 
 describe('issue 32: npm run build', () => {
   it('builds the server and the dashboard; the start path then builds nothing', async () => {
+    // Other specs start servers from this bundle and load the dashboard while this rebuilds:
+    // the build replaces each file (and the dashboard's folder) whole, by a rename, so their
+    // inodes change, rather than rewriting them in place; nothing temporary is left beside.
+    const dist = path.join(REPO_ROOT, 'dist/apps');
+    const inodes = async () => ({
+      main: (await stat(path.join(dist, 'server/main.js'))).ino,
+      admin: (await stat(path.join(dist, 'admin'))).ino,
+    });
+    const before = await inodes();
     const build = await run('npm', ['run', 'build'], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
+    const after = await inodes();
+    expect(after.main).not.toBe(before.main);
+    expect(after.admin).not.toBe(before.admin);
+    const leftovers = async (folder: string) =>
+      (await readdir(folder)).filter((name) => /\.(tmp|old)$/.test(name));
+    expect([...(await leftovers(dist)), ...(await leftovers(path.join(dist, 'server')))]).toEqual(
+      [],
+    );
     expect(build.stdout).toMatch(/server built in \d+ ms -> dist\/apps\/server/);
     expect(build.stdout).toMatch(/admin built in \d+ ms -> dist\/apps\/admin/);
     // The client's npm tarball, named with the server's version (issue-32-examples installs it).
