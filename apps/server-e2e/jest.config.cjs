@@ -20,6 +20,8 @@ module.exports = {
   roots: ['<rootDir>/src'],
   // Builds dist/apps/server once per run; every spec spawns that bundle.
   globalSetup: '<rootDir>/src/testing/global-setup.ts',
+  // The longest spec files start first, also in a fresh clone (test-sequencer.cjs).
+  testSequencer: '<rootDir>/test-sequencer.cjs',
   // A failing test prints the logs of the server processes it ran against (README.md).
   testEnvironment: '<rootDir>/src/testing/environment.ts',
   setupFilesAfterEnv: [

@@ -125,6 +125,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+// One page bundle and one Chromium for both backends: every page opens in a fresh browser
+// context (`browser.newPage()`), so the backends' tests share no page state.
+let browser: Browser;
+let html: string;
+beforeAll(async () => {
+  [html, browser] = await Promise.all([pageHtml(), launchChromium()]);
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe.each([
   ['SQLite', () => sqliteServerDatabase('cognition-e2e-use-stream-')],
   ['PostgreSQL', postgresServerDatabase],
@@ -136,8 +147,6 @@ describe.each([
     let port: number;
     let server: ServerProcess;
     let alice: Client;
-    let browser: Browser;
-    let html: string;
     /** The console of every page of the spec, printed with the server's logs when a test fails. */
     const consoleLines: string[] = [];
     trackOutput('chromium pages (console)', { stdout: consoleLines, stderr: [] });
@@ -156,12 +165,10 @@ describe.each([
     beforeAll(async () => {
       database = await createDatabase();
       port = await freePort();
-      [html] = await Promise.all([pageHtml(), start()]);
-      browser = await launchChromium();
+      await start();
     }, 90_000);
 
     afterAll(async () => {
-      await browser?.close();
       await server?.stop('SIGKILL');
       await database?.drop();
       workspace.remove();
