@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
+import { eventJson } from '@cognition/contracts';
 import type { AppendRetention, EventStore, RunFence, StoredEventPage } from '@cognition/storage';
 import type { PrismaDb } from '../db/db';
 import { guard, isForeignKeyViolation } from '../db/errors';
@@ -106,7 +107,7 @@ async function insertNew(
       for (const e of envelopes) {
         if (refused.includes(e.runId)) continue;
         const at = sqliteTimestamp(new Date(e.at));
-        insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), at, e.sessionId);
+        insert.run(e.sessionId, e.id, e.runId, eventJson(e.event), at, e.sessionId);
       }
       for (const sessionId of retention?.sessionIds ?? []) {
         trimOnSqlite(session, sessionId, retention?.keep ?? 0);
@@ -121,7 +122,7 @@ async function insertNew(
     envelopes.map((e) => e.sessionId),
     envelopes.map((e) => e.id),
     envelopes.map((e) => e.runId),
-    envelopes.map((e) => JSON.stringify(e.event)),
+    envelopes.map((e) => eventJson(e.event)),
     envelopes.map((e) => e.at),
     fences.map((f) => f.runId),
     fences.map((f) => f.ownerNode),
