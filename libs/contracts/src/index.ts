@@ -7,6 +7,7 @@ export * from './sessions/message';
 export * from './runs/run';
 export * from './runs/callback';
 export * from './runs/events';
+export * from './runs/event-json';
 export * from './artifact';
 export * from './agents/context';
 export * from './runs/usage';

@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
+import { eventJson } from '@cognition/contracts';
 import type {
   AppendRetention,
   CarriedRunUsage,
@@ -117,7 +118,7 @@ async function insertNew(
       for (const e of envelopes) {
         if (refused.includes(e.runId)) continue;
         const at = sqliteTimestamp(new Date(e.at));
-        insert.run(e.sessionId, e.id, e.runId, JSON.stringify(e.event), at, e.sessionId);
+        insert.run(e.sessionId, e.id, e.runId, eventJson(e.event), at, e.sessionId);
       }
       // The fences were checked above, in this transaction.
       for (const carried of usage) {
@@ -138,7 +139,7 @@ async function insertNew(
     envelopes.map((e) => e.sessionId),
     envelopes.map((e) => e.id),
     envelopes.map((e) => e.runId),
-    envelopes.map((e) => JSON.stringify(e.event)),
+    envelopes.map((e) => eventJson(e.event)),
     envelopes.map((e) => e.at),
     fences.map((f) => f.runId),
     fences.map((f) => f.ownerNode),

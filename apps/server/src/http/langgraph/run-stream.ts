@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AgentEvent, AgentEventEnvelope } from '@cognition/contracts';
-import { eventData } from '@cognition/contracts';
+import { eventData, jsonOf } from '@cognition/contracts';
 import type { Response } from 'express';
 
 /**
@@ -118,7 +118,7 @@ export async function writePart(res: Response, part: StreamPart): Promise<void> 
   if (res.destroyed) return;
   const frame =
     `event: ${part.event}\n` +
-    `data: ${JSON.stringify(part.data)}\n` +
+    `data: ${jsonOf(part.data)}\n` +
     (part.id !== undefined ? `id: ${part.id}\n` : '') +
     '\n';
   if (!res.write(frame)) await Promise.race([once(res, 'drain'), once(res, 'close')]);

@@ -15,6 +15,7 @@ import type { CompiledUserGraph, UserGraph } from '../../user-graphs/user-graphs
 import type { ActiveRun, RunContext } from '../run-context';
 import { cancelledOutcome, stopFenced, toRuntimeError } from '../run-context';
 import { graphChunks } from './graph-chunks';
+import { chunkJson } from './graph-json';
 
 /**
  * A run of a `langgraph.json` graph (docs/langgraph-api.md): the graph streams on the session's
@@ -121,7 +122,7 @@ export async function runGraph(
     };
     const events = kwargs.stream_mode.includes('events');
     for await (const { mode, namespace, data } of graphChunks(graph, start, options, events)) {
-      emitter.emit({ type: 'graph', mode, namespace, data: toJson(data) });
+      emitter.emit({ type: 'graph', mode, namespace, data: chunkJson(mode, data) });
     }
     return signal.aborted ? cancelledOutcome(active.cancelReason) : { kind: 'completed' };
   } catch (error) {
@@ -231,26 +232,4 @@ function runConfig(
     },
     metadata: { ...given.metadata, run_id: runId, thread_id: session.id },
   };
-}
-
-/**
- * A chunk as JSON: LangChain messages in their dict form with their `type` (what the SDK
- * reads), dates as ISO strings, functions and `undefined` left out.
- */
-export function toJson(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') {
-    return typeof value === 'function' || value === undefined ? null : value;
-  }
-  if (Array.isArray(value)) return value.map(toJson);
-  if (value instanceof Date) return value.toISOString();
-  const message = value as { getType?: () => string; toDict?: () => { data: unknown } };
-  if (typeof message.getType === 'function' && typeof message.toDict === 'function') {
-    const data = toJson(message.toDict().data) as Record<string, unknown>;
-    const chunk = value.constructor.name.endsWith('Chunk') ? value.constructor.name : null;
-    return { ...data, type: chunk ?? message.getType() };
-  }
-  const entries = Object.entries(value).filter(
-    ([, v]) => v !== undefined && typeof v !== 'function',
-  );
-  return Object.fromEntries(entries.map(([k, v]) => [k, toJson(v)]));
 }
