@@ -152,6 +152,16 @@ export class MemoryRuns {
     return copy(next);
   }
 
+  cancelPending(id: string, finishedAt: Date): Run | null {
+    const current = this.state.runs.get(id);
+    if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+    if (current.status !== 'pending') return null;
+    const next: Run = { ...current, status: 'aborted', finishedAt, updatedAt: this.now() };
+    this.state.runs.set(id, copy(next));
+    this.onChanged(current, next);
+    return copy(next);
+  }
+
   get(id: string): Run | null {
     const run = this.state.runs.get(id);
     return run ? copy(run) : null;

@@ -21,6 +21,7 @@ import { toRun } from '../mapping';
 import type { RawConnection } from '../db/raw-connections';
 import { requireRawConnection } from '../db/raw-connections';
 import { PrismaRunCallbacks } from './run-callbacks';
+import { cancelPendingRun } from './run-pending-cancel';
 import { readRuns, RUN_READS } from './run-reads';
 import type { NewRunRow, RunPatch } from './run-statements';
 import { insertRunRaw, updateRunRaw } from './run-writes';
@@ -246,6 +247,12 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         await applyRunUsage(tx, toRun(current), updated);
         return updated;
       }),
+    );
+  }
+
+  cancelPending(id: string, finishedAt: Date): Promise<Run | null> {
+    return guard('cancel pending run', () =>
+      cancelPendingRun(this.db, this.provider, id, finishedAt),
     );
   }
 

@@ -237,30 +237,33 @@ export class Runs {
     }
   }
 
+  /**
+   * `POST /threads/{id}/runs/{run_id}/cancel`: the run holding the thread is cancelled (any
+   * node); one still waiting behind it never starts (it ends `interrupted`, the queue moves
+   * on). `action=rollback` also removes the run, as the reference server does: its row, its
+   * input and what followed, the checkpoints its thread gained (a run that never started gained
+   * none). A run that has ended is left as it is.
+   */
   async cancel(
     threadId: string,
     runId: string,
     query: z.output<typeof CancelQuerySchema>,
     scope: Scope,
   ): Promise<void> {
-    if (query.action === 'rollback') {
-      const message = 'rollback is not supported yet (docs/langgraph-api.md)';
-      throw new LangGraphHttpError(422, `Invalid query: query.action: ${message}`, [
-        { path: 'query.action', message },
-      ]);
-    }
     const { run, session } = await this.get(threadId, runId, scope);
-    // Only the run holding the session can be cancelled here (a queued-behind `pending` run
-    // ends when the session's run does); any other one has already ended: nothing to do.
-    const active = await this.services.storage.runs.getActive(session.id);
-    if (active?.id !== run.id) {
-      if (run.status === 'pending') {
-        const message = 'cancelling a run enqueued behind another is not supported yet';
-        throw new LangGraphHttpError(409, message);
-      }
-      return;
+    const rollback = query.action === 'rollback';
+    const wait = query.wait === '1' || query.wait === 'true';
+    if (run.status === 'pending') {
+      const cancelled = await this.services.runs.cancelPending(session.id, run.id, scope, {
+        rollback,
+      });
+      if (cancelled) return;
+      // It started meanwhile: cancelled as the run holding the thread, below.
     }
-    await this.services.runs.abort(session.id, scope);
-    if (query.wait === '1' || query.wait === 'true') await this.settle(run);
+    const { run: held } = await this.services.runs.abort(session.id, scope, {
+      runId: run.id,
+      rollback,
+    });
+    if (held !== null && wait) await this.settle(run);
   }
 }
