@@ -97,6 +97,8 @@ export interface RunScheduler {
     kwargs: GraphRunKwargs;
     multitaskStrategy?: MultitaskStrategy;
     callbackUrl?: string;
+    /** A delayed run: stored `pending`, it starts at this time (or once the thread is free). */
+    startAfter?: Date;
   }): Promise<{ run: Run; created: boolean }>;
   /**
    * Sets (null: removes) where a run's completion payload goes, and how (`config`: an A2A push

@@ -71,6 +71,7 @@ export class MemoryRuns {
       leaseExpiresAt: data.leaseExpiresAt ?? null,
       pendingAction: null,
       kwargs: data.kwargs ? copy(data.kwargs) : null,
+      startAfter: data.startAfter ?? null,
       usage: null,
       error: null,
       createdAt: now,

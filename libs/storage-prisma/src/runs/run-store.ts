@@ -102,6 +102,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         kwargs: data.kwargs ? JSON.stringify(data.kwargs) : null,
         ownerNode: data.ownerNode ?? null,
         leaseExpiresAt: data.leaseExpiresAt ?? null,
+        startAfter: data.startAfter ?? null,
         createdAt: now,
         startedAt: data.status === 'running' ? now : null,
         updatedAt: now,

@@ -89,7 +89,7 @@ export class RunVersions {
 }
 
 const INSERT_WITH_USAGE = (() => {
-  const usage = postgresUsageCtes('inserted', 18);
+  const usage = postgresUsageCtes('inserted', 19);
   return `WITH inserted AS (${INSERT.postgres} RETURNING ${RETURNING}),
     ${usage.sql}
     SELECT * FROM inserted`;
@@ -124,6 +124,7 @@ export async function insertRunOnPostgres(
     started_at: row.startedAt,
     finished_at: null,
     updated_at: row.updatedAt,
+    start_after: row.startAfter,
   });
   const result = await pool.query<VersionedRawRow>({
     name: 'cognition_run_insert_with_usage',

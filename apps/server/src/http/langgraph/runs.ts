@@ -8,7 +8,7 @@ import { AGENT_GRAPH_PREFIX } from './assistants';
 import { graphKwargs, graphNodes, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import type { CancelQuerySchema, RunCreate, RunListQuerySchema } from './run-wire';
-import { NOT_FOR_AGENTS, NOT_YET, humanText, refuse, runStatus, startCheckpoint } from './run-wire';
+import { NOT_FOR_AGENTS, humanText, refuse, runStatus, startCheckpoint } from './run-wire';
 import type { StateViews } from './state-views';
 import type { Threads } from './threads';
 import { GRAPH_KEY, LangGraphHttpError, decodeMetadata, encodeMetadata, notFound } from './wire';
@@ -35,7 +35,6 @@ export class Runs {
     body: RunCreate,
     scope: Scope,
   ): Promise<{ run: Run; session: Session; assistantId: string; after?: string }> {
-    refuse(NOT_YET, body, 'not supported yet (docs/langgraph-api.md)');
     const checkpointId = startCheckpoint(body);
     const session = await this.thread(threadId, body.if_not_exists, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
@@ -57,10 +56,15 @@ export class Runs {
         kwargs,
         ...(body.multitask_strategy ? { multitaskStrategy: body.multitask_strategy } : {}),
         ...(body.webhook ? { callbackUrl: body.webhook } : {}),
+        // Stored on the run row: the run waits `pending` until then, on any node, restarts too.
+        ...(body.after_seconds
+          ? { startAfter: new Date(Date.now() + body.after_seconds * 1000) }
+          : {}),
       });
       return { run: sent.run, session, assistantId: assistant.assistant_id };
     }
     refuse(NOT_FOR_AGENTS, body, "an agent assistant pauses on its tools' decisions only");
+    refuse(['after_seconds'], body, 'not supported for an agent assistant yet');
     const agentSession = await this.bindAgent(session, target.name, scope);
     if (checkpointId !== undefined) {
       if (body.command != null) {

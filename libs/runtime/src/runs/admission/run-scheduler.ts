@@ -30,6 +30,7 @@ import type {
 } from './send-input';
 import { parseSendInput } from './send-input';
 import { inputOfRun, pendingMessage, replayedSend } from './user-message';
+import { DelayedStarts, isDue } from './delayed-starts';
 import { admitFirings } from './firing-admission';
 import {
   NOT_ACCEPTING,
@@ -62,12 +63,14 @@ export interface RunSchedulerOptions {
 export class RunScheduler {
   private readonly sendLocks = new Map<string, Promise<void>>();
   private accepting = true;
+  private readonly delayed = new DelayedStarts((sessionId) => void this.startNext(sessionId));
 
   constructor(private readonly o: RunSchedulerOptions) {}
 
   /** Refuses every later send with UNAVAILABLE (shutdown). */
   stopAccepting(): void {
     this.accepting = false;
+    this.delayed.stop();
   }
 
   /**
@@ -167,9 +170,11 @@ export class RunScheduler {
     }
     if (callbackUrl) await checkCallbackHost(callbackUrl, this.o.allowPrivateCallbacks);
     const parsedMetadata = input.metadata ?? {};
-    const { active, pending: waiting } = fresh
+    const { active, pending } = fresh
       ? { active: null, pending: [] }
       : await storage.runs.getActiveAndPending(session.id);
+    // A delayed run not due yet holds nothing back.
+    const waiting = pending.filter((run) => isDue(run, new Date()));
     if (active || waiting.length > 0) {
       return this.sendWhileBusy(input, session, active, waiting.length);
     }
@@ -304,7 +309,8 @@ export class RunScheduler {
         await checkCallbackHost(input.callbackUrl, this.o.allowPrivateCallbacks);
       }
       const { active, pending } = await storage.runs.getActiveAndPending(session.id);
-      const waiting = pending.length;
+      // A delayed run not due yet holds nothing back.
+      const waiting = pending.filter((run) => isDue(run, new Date())).length;
       const fields = {
         id: newRunId(),
         sessionId: session.id,
@@ -319,8 +325,18 @@ export class RunScheduler {
           status: 'pending',
           multitaskStrategy: strategy,
           supersedesRunId: active?.id ?? null,
+          startAfter: input.startAfter ?? null,
         });
         if (created) await this.supersede(active, strategy);
+        return { run, created };
+      }
+      if (input.startAfter) {
+        const { run, created } = await storage.runs.create({
+          ...fields,
+          status: 'pending',
+          startAfter: input.startAfter,
+        });
+        if (created) this.delayed.wake(session.id, [run]);
         return { run, created };
       }
       const { run, created } = await storage.runs
@@ -355,8 +371,15 @@ export class RunScheduler {
     const { storage } = this.o;
     if (!this.accepting) return;
     const { active, pending } = await storage.runs.getActiveAndPending(sessionId);
-    const next = pending[0];
-    if (active || !next) return;
+    if (active) return;
+    const now = new Date();
+    // The oldest run that is due: a delayed one waits for its time without holding others.
+    const next = pending.find((run) => isDue(run, now));
+    this.delayed.wake(
+      sessionId,
+      pending.filter((run) => !isDue(run, now)),
+    );
+    if (!next) return;
     // A suspended or ended session starts nothing: its pending runs wait (resume starts them).
     const current = await storage.sessions.get(sessionId, {});
     if (!current || NOT_ACCEPTING.includes(current.status)) return;

@@ -173,6 +173,28 @@ export function multitaskTests(ctx: SuiteContext): void {
       await expectStorageError(ctx.backend.runs.promote(uid('missing')), 'RUN_NOT_FOUND');
     });
 
+    it("keeps a delayed run's start time, and refuses one on a run that is not pending", async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const startAfter = new Date(Date.now() + 60_000);
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        status: 'pending',
+        pendingInput: pendingInput('later'),
+        startAfter,
+      });
+      expect(run.startAfter?.getTime()).toBe(startAfter.getTime());
+      expect((await ctx.backend.runs.get(run.id))?.startAfter?.getTime()).toBe(
+        startAfter.getTime(),
+      );
+      const [listed] = await ctx.backend.runs.listPending(session.id);
+      expect(listed?.startAfter?.getTime()).toBe(startAfter.getTime());
+      const { run: plain } = await ctx.backend.runs.create({ sessionId: session.id });
+      expect(plain.startAfter).toBeNull();
+      await expect(
+        ctx.backend.runs.create({ sessionId: session.id, status: 'queued', startAfter }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    });
+
     it('cancels a pending run that never started, and only while it is pending', async () => {
       const session = await ctx.backend.sessions.create({}, {});
       const { run: active } = await ctx.backend.runs.create({ sessionId: session.id });
