@@ -31,6 +31,7 @@ import type {
 import { parseSendInput } from './send-input';
 import { inputOfRun, pendingMessage, replayedSend } from './user-message';
 import { DelayedStarts, isDue } from './delayed-starts';
+import { SessionLocks } from './session-locks';
 import { admitFirings } from './firing-admission';
 import {
   NOT_ACCEPTING,
@@ -61,7 +62,7 @@ export interface RunSchedulerOptions {
  * between nodes through its one-active-run rule).
  */
 export class RunScheduler {
-  private readonly sendLocks = new Map<string, Promise<void>>();
+  private readonly locks = new SessionLocks();
   private accepting = true;
   private readonly delayed = new DelayedStarts((sessionId) => void this.startNext(sessionId));
 
@@ -82,7 +83,7 @@ export class RunScheduler {
     const parsed = parseSendInput(input);
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
     const fresh = options.newSession?.id === parsed.sessionId ? options.newSession : undefined;
-    return this.withSessionLock(parsed.sessionId, () => this.sendLocked(parsed, fresh));
+    return this.locks.run(parsed.sessionId, () => this.sendLocked(parsed, fresh));
   }
 
   /**
@@ -134,21 +135,6 @@ export class RunScheduler {
       callbackUrl,
       callbackConfig: callbackUrl === null ? null : config,
     });
-  }
-
-  private async withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.sendLocks.get(sessionId) ?? Promise.resolve();
-    const current = previous.then(fn, fn);
-    const settled = current.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.sendLocks.set(sessionId, settled);
-    try {
-      return await current;
-    } finally {
-      if (this.sendLocks.get(sessionId) === settled) this.sendLocks.delete(sessionId);
-    }
   }
 
   /** `fresh`: the session the caller just created (see `SendOptions.newSession`). */
@@ -294,7 +280,7 @@ export class RunScheduler {
    */
   async sendGraph(input: GraphSendInput): Promise<{ run: Run; created: boolean }> {
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
-    return this.withSessionLock(input.sessionId, async () => {
+    return this.locks.run(input.sessionId, async () => {
       const { storage } = this.o;
       const session = await requireSession(storage, input.sessionId, input.scope);
       if (input.idempotencyKey) {
@@ -361,7 +347,7 @@ export class RunScheduler {
   async startNext(sessionId: string): Promise<void> {
     if (!this.accepting) return;
     try {
-      await this.withSessionLock(sessionId, () => this.startNextLocked(sessionId));
+      await this.locks.run(sessionId, () => this.startNextLocked(sessionId));
     } catch (error) {
       this.o.logger.error({ err: error, sessionId }, 'could not start the next pending run');
     }
