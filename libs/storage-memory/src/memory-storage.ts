@@ -179,6 +179,7 @@ export class MemoryStorage implements StorageBackend {
       update: (id, input, fence) => this.run(() => runs.update(id, input, fence)),
       promote: (id) => this.run(() => runs.promote(id)),
       settlePaused: (id, change) => this.run(() => runs.settlePaused(id, change)),
+      cancelPending: (id, finishedAt) => this.run(() => runs.cancelPending(id, finishedAt)),
       claim: (id, node, now, until) => this.run(() => runs.claim(id, node, now, until)),
       renewLease: (id, node, until) => this.run(() => runs.renewLease(id, node, until)),
       fenceOf: (id) => this.run(() => runs.fenceOf(id)),

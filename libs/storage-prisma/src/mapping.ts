@@ -174,6 +174,7 @@ export function toRun(row: RunFields): Run {
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
     updatedAt: row.updatedAt,
+    startAfter: row.startAfter,
   };
 }
 

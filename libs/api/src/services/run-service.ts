@@ -97,6 +97,8 @@ export interface RunScheduler {
     kwargs: GraphRunKwargs;
     multitaskStrategy?: MultitaskStrategy;
     callbackUrl?: string;
+    /** A delayed run: stored `pending`, it starts at this time (or once the thread is free). */
+    startAfter?: Date;
   }): Promise<{ run: Run; created: boolean }>;
   /**
    * Sets (null: removes) where a run's completion payload goes, and how (`config`: an A2A push
@@ -130,8 +132,29 @@ export interface RunService {
   validateSessionInput(input: { agentName?: string; config?: SessionConfig }): Promise<void>;
   /** Admission of messages (the runtime's `RunScheduler`). */
   scheduler: RunScheduler;
-  /** Cancels the session's active run (bounded wait for it to wind down), or a paused one. */
-  abort(sessionId: string, scope: Scope): Promise<RunAbortResult>;
+  /**
+   * Cancels the session's active run (bounded wait for it to wind down), or a paused one. With
+   * `runId`, only that run (nothing happens when another one holds the session); with
+   * `rollback`, the run is removed (its row, its user message and what followed, the
+   * checkpoints it added) instead of kept `aborted`.
+   */
+  abort(
+    sessionId: string,
+    scope: Scope,
+    options?: { runId?: string; rollback?: boolean },
+  ): Promise<RunAbortResult>;
+  /**
+   * Cancels a run still waiting (`pending`) behind another, before it starts: it ends `aborted`
+   * with its terminal event; with `rollback` it is then removed. null when it is no longer
+   * pending (it started or ended meanwhile).
+   * @throws SESSION_NOT_FOUND, RUN_NOT_FOUND.
+   */
+  cancelPending(
+    sessionId: string,
+    runId: string,
+    scope: Scope,
+    options?: { rollback?: boolean },
+  ): Promise<Run | null>;
   /**
    * Resumes a run paused for a decision (`requires_action`) with one decision per pending tool
    * call; it goes on under the same id, its events following its `interrupt`.

@@ -115,6 +115,8 @@ export const RunSchema = z.object({
   pendingAction: PendingActionSchema.nullable(),
   /** A run of a `langgraph.json` graph: what it was made with (null: an agent run). */
   kwargs: z.lazy(() => GraphRunKwargsSchema).nullable(),
+  /** A delayed run: it waits `pending` until then, even on an idle session (null: no delay). */
+  startAfter: z.date().nullable(),
   usage: UsageSchema.nullable(),
   error: RunErrorSchema.nullable(),
   createdAt: z.date(),
@@ -145,6 +147,8 @@ export const CreateRunInputSchema = z
       .lazy(() => GraphRunKwargsSchema)
       .nullable()
       .optional(),
+    /** A `pending` run that does not start before this time (`Run.startAfter`). */
+    startAfter: z.date().nullable().optional(),
     /** Claimed at creation by the node that will execute it (see `RunStore.claim`). */
     ownerNode: z.string().min(1).nullable().optional(),
     leaseExpiresAt: z.date().nullable().optional(),
@@ -153,7 +157,11 @@ export const CreateRunInputSchema = z
   .refine(
     (input) => input.status !== 'pending' || input.pendingInput != null || input.kwargs != null,
     { path: ['pendingInput'], message: 'a pending run needs the message it will send' },
-  );
+  )
+  .refine((input) => input.startAfter == null || input.status === 'pending', {
+    path: ['startAfter'],
+    message: 'only a pending run waits for a start time',
+  });
 export type CreateRunInput = z.input<typeof CreateRunInputSchema>;
 
 export const UpdateRunInputSchema = z

@@ -1,6 +1,7 @@
 import type { HitlDecision, PendingAction, Run, Session } from '@cognition/contracts';
 import type { Scope } from '@cognition/storage';
 import { RuntimeError } from '../errors';
+import type { Outcome } from '../run-outcome';
 import { eventId, seqOfEventId } from '../ids';
 import type { ActiveRuns } from './coordination/active-runs';
 import { validateDecisions } from './execution/decisions';
@@ -94,9 +95,15 @@ export class PausedRuns {
 
   /**
    * Ends a paused run `aborted`: its stream gets its terminal events and its callback is sent,
-   * like any aborted run. null when it was no longer paused (another caller settled it first).
+   * like any aborted run; with a `rolled_back` outcome it is removed instead (the finisher's
+   * rollback). null when it was no longer paused (another caller settled it first).
    */
-  async abort(session: Session, run: Run, scope: Scope): Promise<Run | null> {
+  async abort(
+    session: Session,
+    run: Run,
+    scope: Scope,
+    outcome: Extract<Outcome, { kind: 'aborted' | 'rolled_back' }> = { kind: 'aborted' },
+  ): Promise<Run | null> {
     const { storage } = this.o.ctx;
     const aborted = await storage.runs.settlePaused(run.id, {
       status: 'aborted',
@@ -106,7 +113,7 @@ export class PausedRuns {
     if (!aborted) return null;
     const active = this.o.active.add(run.id, session.id, scope, await this.lastSeq(run));
     await this.o.finisher.finish(active, session, {
-      outcome: { kind: 'aborted' },
+      outcome,
       meter: null,
       lastAssistantId: null,
       callbackUrl: run.callbackUrl,

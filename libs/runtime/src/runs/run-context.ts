@@ -18,15 +18,20 @@ import type { Outcome } from '../run-outcome';
 import type { RunEmitter } from './run-emitter';
 
 /**
- * Why a run is being cancelled: by a caller (`aborted`), by shutdown (`interrupted`), or by a
- * newer message sent with `multitask_strategy` `interrupt` (`superseded`) or `rollback`
- * (`rolled_back`), or because another node took the run over (`lost`).
+ * Why a run is being cancelled: by a caller (`aborted`), by a caller who removes it as if it
+ * had never been sent (`removed`: LangGraph's cancel with `action=rollback`), by shutdown
+ * (`interrupted`), or by a newer message sent with `multitask_strategy` `interrupt`
+ * (`superseded`) or `rollback` (`rolled_back`), or because another node took the run over
+ * (`lost`).
  */
-export type CancelReason = 'aborted' | 'interrupted' | 'superseded' | 'rolled_back' | 'lost';
+export type CancelReason =
+  'aborted' | 'removed' | 'interrupted' | 'superseded' | 'rolled_back' | 'lost';
 
 export const SUPERSEDED_MESSAGE = 'Interrupted by a newer message (multitask_strategy "interrupt")';
 export const ROLLED_BACK_MESSAGE =
   'Rolled back: a newer message replaced this run (multitask_strategy "rollback")';
+export const REMOVED_MESSAGE = 'Rolled back: the run was cancelled and removed';
+export const CANCELLED_PENDING_MESSAGE = 'Cancelled before it started';
 
 /** The outcome of a run cancelled for `reason` (no reason recorded: an abort). */
 export function cancelledOutcome(reason: CancelReason | null): Outcome {
@@ -35,6 +40,8 @@ export function cancelledOutcome(reason: CancelReason | null): Outcome {
       return { kind: 'interrupted', message: SUPERSEDED_MESSAGE };
     case 'rolled_back':
       return { kind: 'rolled_back' };
+    case 'removed':
+      return { kind: 'rolled_back', message: REMOVED_MESSAGE };
     case 'lost':
       return { kind: 'lost' };
     case 'interrupted':

@@ -102,7 +102,7 @@ export class RunFinisher {
       return;
     }
     if (outcome.kind === 'rolled_back') {
-      await this.rollBack(active);
+      await this.rollBack(active, outcome.message ?? ROLLED_BACK_MESSAGE);
       return;
     }
     const usage = combineUsage(
@@ -254,11 +254,12 @@ export class RunFinisher {
   }
 
   /**
-   * A run a newer message replaced (`rollback`): it is removed with its user message, what it
-   * produced and its checkpoints, as if never sent; its stream still ends, with `error ABORTED`.
-   * No completion callback is sent for a run that no longer exists.
+   * A run a newer message replaced (`rollback`), or one a caller cancelled to remove it: it is
+   * removed with its user message, what it produced and its checkpoints, as if never sent; its
+   * stream still ends, with `error ABORTED` and `message`. No completion callback is sent for a
+   * run that no longer exists.
    */
-  private async rollBack(active: ActiveRun): Promise<void> {
+  private async rollBack(active: ActiveRun, message: string): Promise<void> {
     const { emitter, runId } = active;
     await this.deleteScratch(runId, { kind: 'rolled_back' });
     try {
@@ -267,7 +268,7 @@ export class RunFinisher {
       this.logger.error({ err: error, runId }, 'could not roll back a run');
     }
     emitter.emit({ type: 'status', status: 'idle' });
-    emitter.emit({ type: 'error', code: 'ABORTED', message: ROLLED_BACK_MESSAGE });
+    emitter.emit({ type: 'error', code: 'ABORTED', message });
     await emitter.flush();
     this.onFinished(active);
   }

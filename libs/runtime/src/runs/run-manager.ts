@@ -28,8 +28,10 @@ import { RunSlots } from './coordination/run-slots';
 import { RunExecutor } from './execution/run-executor';
 import { PausedRuns } from './paused-runs';
 import type { ResumedRun } from './paused-runs';
+import type { CancelOptions } from './run-cancel';
+import { RunCancel } from './run-cancel';
 import type { RunContext } from './run-context';
-import { requireSession, sleep } from './run-context';
+import { sleep } from './run-context';
 import { RunFinisher } from './run-finisher';
 import type { SessionStatusWriter } from './run-finisher';
 import type {
@@ -76,6 +78,7 @@ export class RunManager {
   private readonly finisher: RunFinisher;
   private readonly recovery: RunRecovery;
   private readonly paused: PausedRuns;
+  private readonly cancelling: RunCancel;
   private readonly recoveryMode: RecoveryMode;
   private readonly callbacks: CallbackDispatcher;
   private readonly abortWaitMs: number;
@@ -164,6 +167,13 @@ export class RunManager {
       finisher: this.finisher,
       leases: this.leases,
     });
+    this.cancelling = new RunCancel({
+      ctx: this.ctx,
+      active: this.active,
+      control: this.control,
+      paused: this.paused,
+      waitMs: this.abortWaitMs,
+    });
     this.recoveryMode = options.recovery ?? 'resume';
     this.recovery = new RunRecovery({
       storage: options.storage,
@@ -198,25 +208,29 @@ export class RunManager {
    * Cancels the session's active run through the control channel: the model request and any
    * running tool are aborted, what was produced so far is checkpointed (hence projected), the
    * run ends `aborted` and subscribers receive the final events. A run paused for a decision
-   * ends `aborted` at once. Waits (bounded) for a run of
-   * this process to wind down.
+   * ends `aborted` at once. Waits (bounded) for a run of this process to wind down. With
+   * `runId`, only that run (nothing happens when another one holds the session); with
+   * `rollback`, the run is removed instead, as a newer message's `rollback` removes it.
    * @throws RuntimeError SESSION_NOT_FOUND.
    */
-  async abort(sessionId: string, scope: Scope): Promise<AbortResult> {
-    const { storage } = this.ctx;
-    const session = await requireSession(storage, sessionId, scope);
-    const local = this.active.forSession(sessionId);
-    const held = local ? null : await storage.runs.getActive(sessionId);
-    if (held?.status === 'requires_action') {
-      // Paused for a decision: no process executes it, so it is ended here.
-      const run = await this.paused.abort(session, held, scope);
-      return { run: run ?? (await storage.runs.get(held.id)), aborted: run !== null };
-    }
-    const runId = local?.runId ?? held?.id;
-    if (runId === undefined) return { run: null, aborted: false };
-    const delivered = await this.control.cancel(runId, 'aborted');
-    if (local) await Promise.race([local.done, sleep(this.abortWaitMs)]);
-    return { run: await storage.runs.get(runId), aborted: delivered };
+  abort(sessionId: string, scope: Scope, options: CancelOptions = {}): Promise<AbortResult> {
+    return this.cancelling.abort(sessionId, scope, options);
+  }
+
+  /**
+   * Cancels a run still waiting (`pending`) behind the session's active run, before it ever
+   * starts: it ends `aborted` with its terminal `error ABORTED` event, and the runs behind it
+   * keep their order; with `rollback` it is then removed. null when it is no longer pending
+   * (it started or ended meanwhile: `abort` it). No completion callback: it never ran.
+   * @throws RuntimeError SESSION_NOT_FOUND, RUN_NOT_FOUND.
+   */
+  cancelPending(
+    sessionId: string,
+    runId: string,
+    scope: Scope,
+    options: { rollback?: boolean } = {},
+  ): Promise<Run | null> {
+    return this.cancelling.cancelPending(sessionId, runId, scope, options);
   }
 
   /**

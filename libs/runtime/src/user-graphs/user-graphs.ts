@@ -30,6 +30,14 @@ export interface CompiledUserGraph {
   nodes?: Record<string, unknown>;
   /** LangGraph's state update (`Pregel.updateState`): the config of the checkpoint it wrote. */
   updateState?(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
+  /**
+   * LangGraph's bulk state update (`Pregel.bulkUpdateState`): one checkpoint per superstep, each
+   * applying its updates together; the config of the last checkpoint it wrote.
+   */
+  bulkUpdateState?(
+    config: RunnableConfig,
+    supersteps: { updates: { values: unknown; asNode?: string }[] }[],
+  ): Promise<RunnableConfig>;
   getGraphAsync?(config?: RunnableConfig): Promise<unknown>;
   getGraph?(config?: RunnableConfig): unknown;
   checkpointer?: unknown;

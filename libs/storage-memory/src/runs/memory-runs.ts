@@ -71,6 +71,7 @@ export class MemoryRuns {
       leaseExpiresAt: data.leaseExpiresAt ?? null,
       pendingAction: null,
       kwargs: data.kwargs ? copy(data.kwargs) : null,
+      startAfter: data.startAfter ?? null,
       usage: null,
       error: null,
       createdAt: now,
@@ -149,6 +150,16 @@ export class MemoryRuns {
     this.onChanged(current, next);
     // Resumed for a node: a claim like `claim`'s (what executed the run before is fenced out).
     if (change.status === 'queued') this.nextClaim(id);
+    return copy(next);
+  }
+
+  cancelPending(id: string, finishedAt: Date): Run | null {
+    const current = this.state.runs.get(id);
+    if (!current) throw new StorageError('RUN_NOT_FOUND', `Run not found: ${id}`);
+    if (current.status !== 'pending') return null;
+    const next: Run = { ...current, status: 'aborted', finishedAt, updatedAt: this.now() };
+    this.state.runs.set(id, copy(next));
+    this.onChanged(current, next);
     return copy(next);
   }
 

@@ -11,12 +11,13 @@ import { toRun } from '../mapping';
  */
 export const SQLITE_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
   multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node, lease_expires_at,
-  lease_attempt, pending_action, kwargs, usage, error, created_at, started_at, finished_at, updated_at`;
+  lease_attempt, pending_action, kwargs, usage, error, created_at, started_at, finished_at, updated_at,
+  start_after`;
 export const POSTGRES_COLUMNS = `id, session_id, status, input_message_id, idempotency_key,
   multitask_strategy, supersedes_run_id, callback_url, callback_config, owner_node,
   ${pgUtc('lease_expires_at')}, lease_attempt,
   pending_action, kwargs, usage, error, ${pgUtc('created_at')}, ${pgUtc('started_at')},
-  ${pgUtc('finished_at')}, ${pgUtc('updated_at')}`;
+  ${pgUtc('finished_at')}, ${pgUtc('updated_at')}, ${pgUtc('start_after')}`;
 
 function select(name: string, where: { sqlite: string; postgres: string }): RawSelect {
   return {
@@ -77,6 +78,7 @@ export interface RawRunRow {
   started_at: unknown;
   finished_at: unknown;
   updated_at: unknown;
+  start_after: unknown;
 }
 
 export function fromRaw(row: RawRunRow): Run {
@@ -100,6 +102,7 @@ export function fromRaw(row: RawRunRow): Run {
     startedAt: rawDateOrNull(row.started_at),
     finishedAt: rawDateOrNull(row.finished_at),
     updatedAt: rawDate(row.updated_at),
+    startAfter: rawDateOrNull(row.start_after),
   });
 }
 

@@ -25,6 +25,7 @@ export interface NewRunRow {
   kwargs: string | null;
   ownerNode: string | null;
   leaseExpiresAt: Date | null;
+  startAfter: Date | null;
   createdAt: Date;
   startedAt: Date | null;
   updatedAt: Date;
@@ -51,15 +52,16 @@ export function usagePatch(usage: Usage): RunPatch {
 
 export const INSERT_COLUMNS = `id, session_id, status, active_session_id, input_message_id,
   idempotency_key, multitask_strategy, supersedes_run_id, callback_url, callback_config,
-  pending_input, kwargs, owner_node, lease_expires_at, created_at, started_at, updated_at`;
+  pending_input, kwargs, owner_node, lease_expires_at, created_at, started_at, updated_at,
+  start_after`;
 
 export const INSERT = {
   sqlite: `INSERT INTO runs (${INSERT_COLUMNS})
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SQLITE_COLUMNS}`,
-  /** Without RETURNING: run-writes-postgres.ts adds what it reads back. Parameters $1…$17. */
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SQLITE_COLUMNS}`,
+  /** Without RETURNING: run-writes-postgres.ts adds what it reads back. Parameters $1…$18. */
   postgres: `INSERT INTO runs (${INSERT_COLUMNS})
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${pgTimestamp('$14')},
-      ${pgTimestamp('$15')}, ${pgTimestamp('$16')}, ${pgTimestamp('$17')})`,
+      ${pgTimestamp('$15')}, ${pgTimestamp('$16')}, ${pgTimestamp('$17')}, ${pgTimestamp('$18')})`,
 };
 
 export const CURRENT = {
@@ -89,6 +91,7 @@ export function insertValues(row: NewRunRow, date: Dated): unknown[] {
     date(row.createdAt),
     row.startedAt === null ? null : date(row.startedAt),
     date(row.updatedAt),
+    row.startAfter === null ? null : date(row.startAfter),
   ];
 }
 

@@ -21,6 +21,7 @@ import { toRun } from '../mapping';
 import type { RawConnection } from '../db/raw-connections';
 import { requireRawConnection } from '../db/raw-connections';
 import { PrismaRunCallbacks } from './run-callbacks';
+import { cancelPendingRun } from './run-pending-cancel';
 import { readRuns, RUN_READS } from './run-reads';
 import type { NewRunRow, RunPatch } from './run-statements';
 import { insertRunRaw, updateRunRaw } from './run-writes';
@@ -104,6 +105,7 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         kwargs: data.kwargs ? JSON.stringify(data.kwargs) : null,
         ownerNode: data.ownerNode ?? null,
         leaseExpiresAt: data.leaseExpiresAt ?? null,
+        startAfter: data.startAfter ?? null,
         createdAt: now,
         startedAt: data.status === 'running' ? now : null,
         updatedAt: now,
@@ -249,6 +251,12 @@ export class PrismaRunStore extends PrismaRunCallbacks implements RunStore {
         await applyRunUsage(tx, toRun(current), updated);
         return updated;
       }),
+    );
+  }
+
+  cancelPending(id: string, finishedAt: Date): Promise<Run | null> {
+    return guard('cancel pending run', () =>
+      cancelPendingRun(this.db, this.provider, id, finishedAt),
     );
   }
 

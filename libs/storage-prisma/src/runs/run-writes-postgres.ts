@@ -90,7 +90,7 @@ export class RunVersions {
 }
 
 const INSERT_WITH_USAGE = (() => {
-  const usage = postgresUsageCtes('inserted', 18);
+  const usage = postgresUsageCtes('inserted', 19);
   return `WITH inserted AS (${INSERT.postgres} RETURNING ${RETURNING}),
     ${usage.sql}
     SELECT * FROM inserted`;
@@ -125,6 +125,7 @@ export async function insertRunOnPostgres(
     started_at: row.startedAt,
     finished_at: null,
     updated_at: row.updatedAt,
+    start_after: row.startAfter,
   });
   const result = await pool.query<VersionedRawRow>({
     name: 'cognition_run_insert_with_usage',

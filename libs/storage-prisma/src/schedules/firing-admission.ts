@@ -154,6 +154,7 @@ function plan(firing: FiringAdmission, createdAt: Date): Planned {
     leaseExpiresAt: firing.run.leaseExpiresAt,
     pendingAction: null,
     kwargs: null,
+    startAfter: null,
     usage: null,
     error: null,
     createdAt,

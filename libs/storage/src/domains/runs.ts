@@ -147,6 +147,13 @@ export interface RunStore {
    * RUN_NOT_FOUND when missing.
    */
   settlePaused(id: string, change: SettlePausedChange): Promise<Run | null>;
+  /**
+   * Ends a pending run that never started (cancelled while it waited behind another run):
+   * `aborted` at `finishedAt`, atomically against `promote`, so of a cancel and a start exactly
+   * one wins. Answers the ended run, or null when it is no longer pending (it started, or ended
+   * meanwhile). RUN_NOT_FOUND when missing.
+   */
+  cancelPending(id: string, finishedAt: Date): Promise<Run | null>;
   /** Pending runs, oldest first: of one session, or of every session when omitted. */
   listPending(sessionId?: string): Promise<Run[]>;
   /** The message a run was created `pending` with (kept after it started); null otherwise. */

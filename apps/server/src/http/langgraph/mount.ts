@@ -137,9 +137,24 @@ export function mountLangGraph(app: Express, options: LangGraphMountOptions): vo
     },
   });
 
-  route('post', '/threads', async (req, caller) =>
-    threads.create(parsePart(ThreadCreateSchema, req.body, 'body'), caller.scope),
-  );
+  route('post', '/threads', async (req, caller) => {
+    const { supersteps, ...body } = parsePart(ThreadCreateSchema, req.body, 'body');
+    const existing =
+      supersteps && body.thread_id !== undefined
+        ? await services.storage.sessions.get(body.thread_id, caller.scope)
+        : null;
+    const thread = await threads.create(body, caller.scope);
+    // A thread that already existed (`if_exists: do_nothing`) is answered as it is.
+    if (!supersteps || existing) return thread;
+    try {
+      await state.bulk(await threads.session(thread.thread_id, caller.scope), supersteps);
+    } catch (error) {
+      // Made with its state or not at all.
+      await deleteThread(thread.thread_id, req, caller);
+      throw error;
+    }
+    return threads.get(thread.thread_id, caller.scope);
+  });
   route('post', '/threads/search', async (req, caller) =>
     threads.search(parsePart(ThreadSearchSchema, req.body, 'body'), caller.scope),
   );

@@ -37,7 +37,8 @@ export const RunCreateSchema = z
     checkpoint_id: z.string().optional(),
     checkpoint_during: z.boolean().optional(),
     durability: z.enum(['sync', 'async', 'exit']).optional(),
-    after_seconds: z.number().min(0).optional(),
+    // A delayed run: `pending` until then (graph runs; refused for an agent's, runs.ts).
+    after_seconds: z.number().min(0).max(31_536_000).optional(),
     if_not_exists: z.enum(['create', 'reject']).optional(),
     feedback_keys: z.union([z.string(), z.array(z.string())]).optional(),
     langsmith_tracer: JsonObject.optional(),
@@ -45,8 +46,6 @@ export const RunCreateSchema = z
   .strict();
 export type RunCreate = z.output<typeof RunCreateSchema>;
 
-/** Fields of the create body this slice does not act on yet: refused, never silently ignored. */
-export const NOT_YET: (keyof RunCreate)[] = ['after_seconds'];
 /** What an agent assistant's run cannot take (its pauses are its tools' decisions). */
 export const NOT_FOR_AGENTS: (keyof RunCreate)[] = ['interrupt_before', 'interrupt_after'];
 

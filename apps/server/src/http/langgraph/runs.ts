@@ -8,7 +8,7 @@ import { AGENT_GRAPH_PREFIX } from './assistants';
 import { graphKwargs, graphNodes, refuseEventsForAgents, refuseOtherRuns } from './graph-runs';
 import { parseCommand, resumeThread } from './resume';
 import type { CancelQuerySchema, RunCreate, RunListQuerySchema } from './run-wire';
-import { NOT_FOR_AGENTS, NOT_YET, humanText, refuse, runStatus, startCheckpoint } from './run-wire';
+import { NOT_FOR_AGENTS, humanText, refuse, runStatus, startCheckpoint } from './run-wire';
 import { errorPart } from './run-stream';
 import type { StateViews } from './state-views';
 import type { Threads } from './threads';
@@ -36,7 +36,6 @@ export class Runs {
     body: RunCreate,
     scope: Scope,
   ): Promise<{ run: Run; session: Session; assistantId: string; after?: string }> {
-    refuse(NOT_YET, body, 'not supported yet (docs/langgraph-api.md)');
     const checkpointId = startCheckpoint(body);
     const session = await this.thread(threadId, body.if_not_exists, scope);
     const { assistant, target } = await this.assistants.get(body.assistant_id, scope);
@@ -58,11 +57,16 @@ export class Runs {
         kwargs,
         ...(body.multitask_strategy ? { multitaskStrategy: body.multitask_strategy } : {}),
         ...(body.webhook ? { callbackUrl: body.webhook } : {}),
+        // Stored on the run row: the run waits `pending` until then, on any node, restarts too.
+        ...(body.after_seconds
+          ? { startAfter: new Date(Date.now() + body.after_seconds * 1000) }
+          : {}),
       });
       return { run: sent.run, session, assistantId: assistant.assistant_id };
     }
     refuse(NOT_FOR_AGENTS, body, "an agent assistant pauses on its tools' decisions only");
     refuseEventsForAgents(body.stream_mode);
+    refuse(['after_seconds'], body, 'not supported for an agent assistant yet');
     const agentSession = await this.bindAgent(session, target.name, scope);
     if (checkpointId !== undefined) {
       if (body.command != null) {
@@ -237,30 +241,33 @@ export class Runs {
     }
   }
 
+  /**
+   * `POST /threads/{id}/runs/{run_id}/cancel`: the run holding the thread is cancelled (any
+   * node); one still waiting behind it never starts (it ends `interrupted`, the queue moves
+   * on). `action=rollback` also removes the run, as the reference server does: its row, its
+   * input and what followed, the checkpoints its thread gained (a run that never started gained
+   * none). A run that has ended is left as it is.
+   */
   async cancel(
     threadId: string,
     runId: string,
     query: z.output<typeof CancelQuerySchema>,
     scope: Scope,
   ): Promise<void> {
-    if (query.action === 'rollback') {
-      const message = 'rollback is not supported yet (docs/langgraph-api.md)';
-      throw new LangGraphHttpError(422, `Invalid query: query.action: ${message}`, [
-        { path: 'query.action', message },
-      ]);
-    }
     const { run, session } = await this.get(threadId, runId, scope);
-    // Only the run holding the session can be cancelled here (a queued-behind `pending` run
-    // ends when the session's run does); any other one has already ended: nothing to do.
-    const active = await this.services.storage.runs.getActive(session.id);
-    if (active?.id !== run.id) {
-      if (run.status === 'pending') {
-        const message = 'cancelling a run enqueued behind another is not supported yet';
-        throw new LangGraphHttpError(409, message);
-      }
-      return;
+    const rollback = query.action === 'rollback';
+    const wait = query.wait === '1' || query.wait === 'true';
+    if (run.status === 'pending') {
+      const cancelled = await this.services.runs.cancelPending(session.id, run.id, scope, {
+        rollback,
+      });
+      if (cancelled) return;
+      // It started meanwhile: cancelled as the run holding the thread, below.
     }
-    await this.services.runs.abort(session.id, scope);
-    if (query.wait === '1' || query.wait === 'true') await this.settle(run);
+    const { run: held } = await this.services.runs.abort(session.id, scope, {
+      runId: run.id,
+      rollback,
+    });
+    if (held !== null && wait) await this.settle(run);
   }
 }

@@ -7,7 +7,7 @@ import { rootCheckpoint } from '@cognition/storage';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { z } from 'zod';
 import type { StateViews } from './state-views';
-import type { Threads } from './threads';
+import type { SuperstepsSchema, Threads } from './threads';
 import { JsonObject, LangGraphHttpError } from './wire';
 
 /**
@@ -117,6 +117,31 @@ export class ThreadState {
   }
 
   /**
+   * `supersteps` of a thread just made (`POST /threads`): LangGraph's `bulkUpdateState` on the
+   * graph its `graph_id` names, one checkpoint per superstep. An agent's thread is a 409, as its
+   * state updates are; an update LangGraph cannot place a 422 naming the superstep.
+   */
+  async bulk(session: Session, supersteps: z.output<typeof SuperstepsSchema>): Promise<void> {
+    const graph = await this.graphOf(session);
+    const config = { configurable: { thread_id: session.threadId, checkpoint_ns: '' } };
+    const compiled = await graphOnStorage(graph, this.checkpointer, config);
+    if (!compiled.bulkUpdateState) {
+      throw new LangGraphHttpError(501, `Graph "${graph.graphId}" cannot update its state`);
+    }
+    const steps = supersteps.map((step) => ({
+      updates: step.updates.map((update) => ({
+        values: update.values ?? null,
+        ...(update.as_node !== undefined ? { asNode: update.as_node } : {}),
+      })),
+    }));
+    try {
+      await compiled.bulkUpdateState(config, steps);
+    } catch (error) {
+      throw invalidUpdate(error, 'body.supersteps');
+    }
+  }
+
+  /**
    * The graph whose state the thread holds: the one its runs ran, else the `graph_id` it was
    * created with. An agent's thread is updated by its runs only (409).
    */
@@ -134,11 +159,12 @@ export class ThreadState {
 
 /**
  * LangGraph refuses an update it cannot place (`InvalidUpdateError`: an unknown node, an
- * ambiguous one without `as_node`, a value a channel rejects): a 422 naming the field.
+ * ambiguous one without `as_node`, a value a channel rejects): a 422 naming the field (`at`: a
+ * bulk update's, which LangGraph does not say more precisely).
  */
-function invalidUpdate(error: unknown): unknown {
+function invalidUpdate(error: unknown, at?: string): unknown {
   if (!(error instanceof Error) || error.name !== 'InvalidUpdateError') return error;
-  const field = /node/i.test(error.message) ? 'body.as_node' : 'body.values';
+  const field = at ?? (/node/i.test(error.message) ? 'body.as_node' : 'body.values');
   return new LangGraphHttpError(422, `Invalid body: ${field}: ${error.message}`, [
     { path: field, message: error.message },
   ]);

@@ -41,12 +41,38 @@ const Ttl = z
   .object({ ttl: z.number().positive(), strategy: z.literal('delete').default('delete') })
   .strict();
 
+/**
+ * `POST /threads`' `supersteps`: LangGraph's bulk state update at creation (a copy of another
+ * thread's history, say), one checkpoint per superstep. `command` updates are not served.
+ */
+export const SuperstepsSchema = z
+  .array(
+    z
+      .object({
+        updates: z
+          .array(
+            z
+              .object({
+                values: z.union([JsonObject, z.array(z.unknown()), z.null()]).optional(),
+                as_node: z.string().min(1).optional(),
+              })
+              .strict(),
+          )
+          .min(1),
+      })
+      .strict(),
+  )
+  .min(1)
+  .max(1000);
+
 export const ThreadCreateSchema = z
   .object({
     thread_id: ThreadId.optional(),
     metadata: JsonObject.default({}),
     if_exists: z.enum(['raise', 'do_nothing']).default('raise'),
     ttl: Ttl.optional(),
+    // Applied by the route after the thread is made (thread-state.ts, `bulk`).
+    supersteps: SuperstepsSchema.optional(),
   })
   .strict();
 

@@ -30,6 +30,8 @@ import type {
 } from './send-input';
 import { parseSendInput } from './send-input';
 import { inputOfRun, pendingMessage, replayedSend } from './user-message';
+import { DelayedStarts, isDue } from './delayed-starts';
+import { SessionLocks } from './session-locks';
 import { admitFirings } from './firing-admission';
 import {
   NOT_ACCEPTING,
@@ -60,14 +62,16 @@ export interface RunSchedulerOptions {
  * between nodes through its one-active-run rule).
  */
 export class RunScheduler {
-  private readonly sendLocks = new Map<string, Promise<void>>();
+  private readonly locks = new SessionLocks();
   private accepting = true;
+  private readonly delayed = new DelayedStarts((sessionId) => void this.startNext(sessionId));
 
   constructor(private readonly o: RunSchedulerOptions) {}
 
   /** Refuses every later send with UNAVAILABLE (shutdown). */
   stopAccepting(): void {
     this.accepting = false;
+    this.delayed.stop();
   }
 
   /**
@@ -79,7 +83,7 @@ export class RunScheduler {
     const parsed = parseSendInput(input);
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
     const fresh = options.newSession?.id === parsed.sessionId ? options.newSession : undefined;
-    return this.withSessionLock(parsed.sessionId, () => this.sendLocked(parsed, fresh));
+    return this.locks.run(parsed.sessionId, () => this.sendLocked(parsed, fresh));
   }
 
   /**
@@ -133,21 +137,6 @@ export class RunScheduler {
     });
   }
 
-  private async withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.sendLocks.get(sessionId) ?? Promise.resolve();
-    const current = previous.then(fn, fn);
-    const settled = current.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.sendLocks.set(sessionId, settled);
-    try {
-      return await current;
-    } finally {
-      if (this.sendLocks.get(sessionId) === settled) this.sendLocks.delete(sessionId);
-    }
-  }
-
   /** `fresh`: the session the caller just created (see `SendOptions.newSession`). */
   private async sendLocked(input: ParsedSend, fresh?: Session): Promise<SendResult> {
     const { storage } = this.o;
@@ -167,9 +156,11 @@ export class RunScheduler {
     }
     if (callbackUrl) await checkCallbackHost(callbackUrl, this.o.allowPrivateCallbacks);
     const parsedMetadata = input.metadata ?? {};
-    const { active, pending: waiting } = fresh
+    const { active, pending } = fresh
       ? { active: null, pending: [] }
       : await storage.runs.getActiveAndPending(session.id);
+    // A delayed run not due yet holds nothing back.
+    const waiting = pending.filter((run) => isDue(run, new Date()));
     if (active || waiting.length > 0) {
       return this.sendWhileBusy(input, session, active, waiting.length);
     }
@@ -289,7 +280,7 @@ export class RunScheduler {
    */
   async sendGraph(input: GraphSendInput): Promise<{ run: Run; created: boolean }> {
     if (!this.accepting) throw new RuntimeError('UNAVAILABLE', 'The server is shutting down');
-    return this.withSessionLock(input.sessionId, async () => {
+    return this.locks.run(input.sessionId, async () => {
       const { storage } = this.o;
       const session = await requireSession(storage, input.sessionId, input.scope);
       if (input.idempotencyKey) {
@@ -304,7 +295,8 @@ export class RunScheduler {
         await checkCallbackHost(input.callbackUrl, this.o.allowPrivateCallbacks);
       }
       const { active, pending } = await storage.runs.getActiveAndPending(session.id);
-      const waiting = pending.length;
+      // A delayed run not due yet holds nothing back.
+      const waiting = pending.filter((run) => isDue(run, new Date())).length;
       const fields = {
         id: newRunId(),
         sessionId: session.id,
@@ -319,8 +311,18 @@ export class RunScheduler {
           status: 'pending',
           multitaskStrategy: strategy,
           supersedesRunId: active?.id ?? null,
+          startAfter: input.startAfter ?? null,
         });
         if (created) await this.supersede(active, strategy);
+        return { run, created };
+      }
+      if (input.startAfter) {
+        const { run, created } = await storage.runs.create({
+          ...fields,
+          status: 'pending',
+          startAfter: input.startAfter,
+        });
+        if (created) this.delayed.wake(session.id, [run]);
         return { run, created };
       }
       const { run, created } = await storage.runs
@@ -345,7 +347,7 @@ export class RunScheduler {
   async startNext(sessionId: string): Promise<void> {
     if (!this.accepting) return;
     try {
-      await this.withSessionLock(sessionId, () => this.startNextLocked(sessionId));
+      await this.locks.run(sessionId, () => this.startNextLocked(sessionId));
     } catch (error) {
       this.o.logger.error({ err: error, sessionId }, 'could not start the next pending run');
     }
@@ -355,8 +357,15 @@ export class RunScheduler {
     const { storage } = this.o;
     if (!this.accepting) return;
     const { active, pending } = await storage.runs.getActiveAndPending(sessionId);
-    const next = pending[0];
-    if (active || !next) return;
+    if (active) return;
+    const now = new Date();
+    // The oldest run that is due: a delayed one waits for its time without holding others.
+    const next = pending.find((run) => isDue(run, now));
+    this.delayed.wake(
+      sessionId,
+      pending.filter((run) => !isDue(run, now)),
+    );
+    if (!next) return;
     // A suspended or ended session starts nothing: its pending runs wait (resume starts them).
     const current = await storage.sessions.get(sessionId, {});
     if (!current || NOT_ACCEPTING.includes(current.status)) return;

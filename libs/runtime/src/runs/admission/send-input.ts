@@ -48,6 +48,11 @@ export interface GraphSendInput {
   callbackUrl?: string;
   /** A key already used on the session returns that run (a schedule's firing retried). */
   idempotencyKey?: string;
+  /**
+   * A delayed run: it is stored `pending` and starts at this time, or later when the session
+   * is busy then (its runs not due yet do not hold back other runs).
+   */
+  startAfter?: Date;
 }
 
 export interface SendResult {

@@ -37,7 +37,12 @@ function follow(
   run: string,
   isActive: () => boolean,
   pollMs: number,
-  end: { repairEnd?: () => Promise<void>; endWaitMs?: number; isLocal?: () => boolean } = {},
+  end: {
+    repairEnd?: () => Promise<void>;
+    endWaitMs?: number;
+    isLocal?: () => boolean;
+    unstartedEnd?: () => Promise<AgentEventEnvelope | null>;
+  } = {},
 ) {
   return openEventStream({
     log,
@@ -49,6 +54,7 @@ function follow(
     isLocal: end.isLocal ?? (() => false),
     isActive: () => Promise.resolve(isActive()),
     repairEnd: end.repairEnd ?? (() => Promise.resolve()),
+    unstartedEnd: end.unstartedEnd ?? (() => Promise.resolve(null)),
     signals: [],
     pollMs,
     endWaitMs: end.endWaitMs ?? END_WAIT_MS,
@@ -97,6 +103,7 @@ describe('openEventStream of a local run', () => {
       isLocal: () => true,
       isActive: () => Promise.resolve(true),
       repairEnd: () => Promise.reject(new Error('a local run is never repaired')),
+      unstartedEnd: () => Promise.reject(new Error('a local run has started')),
       signals: [],
       pollMs: 60_000,
       endWaitMs: END_WAIT_MS,
@@ -222,6 +229,23 @@ describe('openEventStream of a run executed elsewhere', () => {
     expect(repairs).toBe(0);
   });
 
+  it('ends a run cancelled before it started on the end made for it, without waiting or repairing', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    const run = newRunId();
+    let pending = true;
+    const made = envelope(run, 1, { type: 'error', code: 'ABORTED', message: 'cancelled' });
+    const repairEnd = jest.fn(() => Promise.resolve());
+    const reading = collect(
+      follow(store, run, () => pending, 50, {
+        repairEnd,
+        unstartedEnd: () => Promise.resolve(pending ? null : made),
+      }),
+    );
+    pending = false;
+    expect(await reading).toEqual([made]);
+    expect(repairEnd).not.toHaveBeenCalled();
+  });
+
   it('ends with the repaired end of a run whose node died before storing its last events', async () => {
     const store = new InMemoryEventLog({ bufferSize: 100 });
     const run = newRunId();
@@ -296,6 +320,7 @@ describe('openEventStream of a thread (endless)', () => {
       isLocal: () => false,
       isActive: () => Promise.resolve(false),
       repairEnd: () => Promise.resolve(),
+      unstartedEnd: () => Promise.resolve(null),
       signals: [signal],
       pollMs,
       endWaitMs: END_WAIT_MS,

@@ -34,6 +34,12 @@ export interface EventStreamParams {
    * for them delivers instead of ending without an end.
    */
   repairEnd(runId: string): Promise<void>;
+  /**
+   * The end of a run that ended without ever starting (cancelled while it waited behind
+   * another), or null for any other run. Such a run has no event in the log, and none is
+   * written for it: its id would sort after events the session's active run is still to emit.
+   */
+  unstartedEnd(runId: string): Promise<AgentEventEnvelope | null>;
   signals: readonly AbortSignal[];
   /**
    * How often a waiting stream re-checks its run: one executed elsewhere, or one executed here
@@ -192,6 +198,11 @@ export function openEventStream(
           if (rest.length > 0) {
             queue.push(...rest);
             continue;
+          }
+          const unstarted = await p.unstartedEnd(p.targetRunId);
+          if (unstarted) {
+            yield unstarted;
+            return;
           }
           endBy ??= Date.now() + p.endWaitMs;
           if (Date.now() < endBy) {

@@ -7,6 +7,7 @@ import type { ActiveRuns } from '../coordination/active-runs';
 import { END_WAIT_MS, openEventStream } from './event-stream';
 import type { RunContext } from '../run-context';
 import { requireSession } from '../run-context';
+import { CANCELLED_PENDING_MESSAGE } from '../run-context';
 import { repairTerminalEvent } from '../run-recovery';
 
 /** Which events `RunManager.events` streams, and from where. */
@@ -111,6 +112,7 @@ async function openTargetEvents(
       const run = await storage.runs.get(runId);
       if (run) await repairTerminalEvent(storage, log, logger, run);
     },
+    unstartedEnd: (runId) => unstartedEnd(d, sessionId, runId),
     signals: options.signal ? [options.signal, d.closing] : [d.closing],
     pollMs: 2000,
     endWaitMs: END_WAIT_MS,
@@ -181,9 +183,35 @@ export async function openThreadEvents(
     isLocal: (runId) => d.active.has(runId),
     isActive: () => Promise.resolve(false),
     repairEnd: () => Promise.resolve(),
+    // No target run: a run cancelled before it started never opened a part of this stream.
+    unstartedEnd: () => Promise.resolve(null),
     signals: options.signal ? [options.signal, d.closing] : [d.closing],
     // Only a safety net for events a cluster's fan-out dropped: live events wake it at once.
     pollMs: 5000,
     endWaitMs: END_WAIT_MS,
   });
+}
+
+/**
+ * The terminal event of a run cancelled before it ever started (`RunManager.cancelPending`):
+ * `aborted` (or removed since) without a start and without an event of its own in the log. Not
+ * stored (see `EventStreamParams.unstartedEnd`); its id follows the `queued` event's.
+ */
+async function unstartedEnd(
+  d: RunEventsDeps,
+  sessionId: string,
+  runId: string,
+): Promise<AgentEventEnvelope | null> {
+  const { storage, log } = d.ctx;
+  const run = await storage.runs.get(runId);
+  if (run && (run.status !== 'aborted' || run.startedAt !== null)) return null;
+  const own = await log.readAfter(sessionId, `${runId}:`);
+  if (own.events.some((e) => e.runId === runId)) return null;
+  return {
+    id: eventId(runId, 1),
+    sessionId,
+    runId,
+    at: new Date().toISOString(),
+    event: { type: 'error', code: 'ABORTED', message: CANCELLED_PENDING_MESSAGE },
+  };
 }

@@ -173,6 +173,71 @@ export function multitaskTests(ctx: SuiteContext): void {
       await expectStorageError(ctx.backend.runs.promote(uid('missing')), 'RUN_NOT_FOUND');
     });
 
+    it("keeps a delayed run's start time, and refuses one on a run that is not pending", async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const startAfter = new Date(Date.now() + 60_000);
+      const { run } = await ctx.backend.runs.create({
+        sessionId: session.id,
+        status: 'pending',
+        pendingInput: pendingInput('later'),
+        startAfter,
+      });
+      expect(run.startAfter?.getTime()).toBe(startAfter.getTime());
+      expect((await ctx.backend.runs.get(run.id))?.startAfter?.getTime()).toBe(
+        startAfter.getTime(),
+      );
+      const [listed] = await ctx.backend.runs.listPending(session.id);
+      expect(listed?.startAfter?.getTime()).toBe(startAfter.getTime());
+      const { run: plain } = await ctx.backend.runs.create({ sessionId: session.id });
+      expect(plain.startAfter).toBeNull();
+      await expect(
+        ctx.backend.runs.create({ sessionId: session.id, status: 'queued', startAfter }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    });
+
+    it('cancels a pending run that never started, and only while it is pending', async () => {
+      const session = await ctx.backend.sessions.create({}, {});
+      const { run: active } = await ctx.backend.runs.create({ sessionId: session.id });
+      const make = async () =>
+        (
+          await ctx.backend.runs.create({
+            sessionId: session.id,
+            status: 'pending',
+            pendingInput: pendingInput('q'),
+          })
+        ).run;
+      const [first, second] = [await make(), await make()];
+      const at = new Date();
+      const cancelled = await ctx.backend.runs.cancelPending(first.id, at);
+      expect(cancelled).toMatchObject({ id: first.id, status: 'aborted', inputMessageId: null });
+      expect(cancelled?.finishedAt?.getTime()).toBe(at.getTime());
+      expect(await ctx.backend.runs.get(first.id)).toEqual(cancelled);
+      expect((await ctx.backend.runs.listPending(session.id)).map((r) => r.id)).toEqual([
+        second.id,
+      ]);
+      expect((await ctx.backend.usage.totals([session.id])).get(session.id)?.abortedCount).toBe(1);
+      // Ended: neither cancelled again nor started.
+      expect(await ctx.backend.runs.cancelPending(first.id, new Date())).toBeNull();
+      await expectStorageError(ctx.backend.runs.promote(first.id), 'CONFLICT');
+      // An active run is not pending: the cancel leaves it alone.
+      expect(await ctx.backend.runs.cancelPending(active.id, new Date())).toBeNull();
+      expect((await ctx.backend.runs.get(active.id))?.status).toBe('queued');
+      await expectStorageError(
+        ctx.backend.runs.cancelPending(uid('missing'), new Date()),
+        'RUN_NOT_FOUND',
+      );
+      // A cancel racing a start: exactly one of them wins.
+      await ctx.backend.runs.update(active.id, { status: 'completed', finishedAt: new Date() });
+      const [promoted, cancel] = await Promise.allSettled([
+        ctx.backend.runs.promote(second.id),
+        ctx.backend.runs.cancelPending(second.id, new Date()),
+      ]);
+      const started = promoted.status === 'fulfilled';
+      const ended = cancel.status === 'fulfilled' && cancel.value !== null;
+      expect(started).not.toBe(ended);
+      expect((await ctx.backend.runs.get(second.id))?.status).toBe(started ? 'queued' : 'aborted');
+    });
+
     it('lets exactly one of two pending runs of a session win concurrent promotes', async () => {
       const session = await ctx.backend.sessions.create({}, {});
       const make = async () =>
