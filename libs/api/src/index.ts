@@ -1,6 +1,7 @@
 export { appRouter } from './routers/app';
 export type { AppRouter } from './routers/app';
 export { createCaller } from './caller';
+export { mapAsyncIterator } from './map-iterator';
 export { createApiContext } from './context';
 export type { ApiContext, ApiServices, ApiStorage, BreakerSnapshot, SkillCatalog } from './context';
 export type { ContextViewService } from './services/context-service';

@@ -1,3 +1,5 @@
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CognitionClient } from '@cognition/client';
 import { FakeOpenAIServer, parseSseBlocks } from '@cognition/runtime/testing/http';
@@ -8,10 +10,13 @@ import type { PeerName } from '../peers/start';
 import { startPeers, stopPeers } from '../peers/start';
 import type { AgentServer } from '../support/agent-server';
 import { serverRssBytes, startAgentServer } from '../support/agent-server';
+import { heapProbe, liveHeapBytes } from '../support/heap-probe';
 import { startSseFloor } from '../support/sse-floor';
 
-/** The goal, server memory per idle subscription: 30 KB, read as KiB. */
-const BUDGET_BYTES = 30 * 1024;
+/** Issue 27, goal 6: RSS per idle stream at most this multiple of the `node:http` floor's. */
+const FLOOR_RATIO_GOAL = 1.2;
+/** Issue 27, goal 6: live heap per idle stream (V8's used heap after a full collection). */
+const HEAP_BUDGET_BYTES = 12 * 1024;
 /** Requests in flight at once while setting up (sessions, sends, connections). */
 const PARALLEL = 48;
 const MODEL_CALLS_TIMEOUT_MS = 60_000;
@@ -118,12 +123,16 @@ interface Reading {
   before: number;
   open: number;
   closed: number;
+  /** Live heap per stream (open − closed, / count); only where `probeDir` is. */
+  heapPerSubscription?: number;
 }
 
 /** A server process with `sessions` runs waiting on the model, and an opener of streams per run. */
 interface IdleTarget {
   label: string;
   pid: number;
+  /** Where the process (started with `heapProbe`) reports its live heap; none for peers. */
+  probeDir?: string;
   /** One opener per session; a stream opened by it follows that session's run. */
   openers: (() => Promise<OpenStream>)[];
 }
@@ -143,7 +152,14 @@ async function measureStreams(
   const settleMs = ctx.size(500, 2_000);
   const streams: OpenStream[] = [];
   const requestsBefore = fake.requests.length;
-  const { label, pid, openers } = await prepare();
+  const { label, pid, openers, probeDir } = await prepare();
+  // Only after the RSS readings before and open: a forced full collection changes what RSS
+  // would show next.
+  let readings = 0;
+  const liveHeap = (): Promise<number | undefined> => {
+    readings += 1;
+    return probeDir ? liveHeapBytes(pid, probeDir, readings) : Promise.resolve(undefined);
+  };
   try {
     // Once every run has called the model and waits for its first chunk, the server is idle.
     const deadline = Date.now() + MODEL_CALLS_TIMEOUT_MS;
@@ -168,11 +184,20 @@ async function measureStreams(
     );
     await sleep(settleMs);
     const open = serverRssBytes(pid).current;
+    const heapOpen = await liveHeap();
 
     for (const stream of streams.splice(0)) stream.close();
     await sleep(settleMs);
     const closed = serverRssBytes(pid).current;
+    // The baseline of the live heap: the same server once the streams closed and their sockets
+    // ended (what a closed stream still held would be missing from both, see the notes).
+    const heapClosed = await liveHeap();
     ctx.log(`${label}: ${count} subscriptions, RSS +${formatBytes(open - before)}`);
+    let heapPerSubscription: number | undefined;
+    if (heapOpen !== undefined && heapClosed !== undefined) {
+      heapPerSubscription = (heapOpen - heapClosed) / count;
+      ctx.log(`${label}: live heap ${formatBytes(heapPerSubscription)} per stream`);
+    }
     if (open <= before && !ctx.smoke) {
       throw new Error(
         `${label}: RSS did not grow with ${count} subscriptions open (${formatBytes(before)} → ${formatBytes(open)}): the signal is below this machine's noise`,
@@ -180,7 +205,13 @@ async function measureStreams(
     }
     // At smoke sizes (a few dozen streams) a collection can shrink RSS meanwhile: the figure is
     // noise there (no verdict is given), recorded as 0 rather than failing the smoke run.
-    return { perSubscription: Math.max(0, open - before) / count, before, open, closed };
+    return {
+      perSubscription: Math.max(0, open - before) / count,
+      before,
+      open,
+      closed,
+      ...(heapPerSubscription !== undefined ? { heapPerSubscription } : {}),
+    };
   } finally {
     for (const stream of streams) stream.close();
   }
@@ -194,11 +225,14 @@ async function measureOurs(
   sessions: number,
   count: number,
 ): Promise<Reading> {
+  const probeDir = await mkdtemp(path.join(ctx.tmpDir, 'heap-'));
+  const probe = heapProbe(ctx.repoRoot, probeDir);
   const agent = await startAgentServer(ctx, {
     provider: 'sqlite',
     fake,
     // The runs never finish: waiting out the default 10 s grace at shutdown would only add time.
-    env: { COGNITION_SHUTDOWN_GRACE_SECONDS: '0.1' },
+    env: { COGNITION_SHUTDOWN_GRACE_SECONDS: '0.1', ...probe.env },
+    nodeArgs: probe.nodeArgs,
   });
   try {
     return await measureStreams(ctx, fake, sessions, count, async () => {
@@ -210,7 +244,7 @@ async function measureOurs(
         await agent.client.messages.send.mutate({ sessionId: session.id, content: 'Hello?' });
         openers.push(() => kind.open(agent, session.id));
       }
-      return { label: kind.label, pid, openers };
+      return { label: kind.label, pid, openers, probeDir };
     });
   } finally {
     await agent.cleanup();
@@ -254,7 +288,11 @@ async function measureFloor(
   fake: FakeOpenAIServer,
   count: number,
 ): Promise<Reading> {
-  const floor = await startSseFloor(ctx.repoRoot, { idleHeartbeatMs: HEARTBEAT_MS });
+  const probeDir = await mkdtemp(path.join(ctx.tmpDir, 'heap-'));
+  const floor = await startSseFloor(ctx.repoRoot, {
+    idleHeartbeatMs: HEARTBEAT_MS,
+    ...heapProbe(ctx.repoRoot, probeDir),
+  });
   try {
     const url = floor.url.replace(/\/$/, '');
     return await measureStreams(ctx, fake, 0, count, () =>
@@ -262,6 +300,7 @@ async function measureFloor(
         label: FLOOR_LABEL,
         pid: floor.pid,
         openers: [() => subscribeRest(url, 'floor')],
+        probeDir,
       }),
     );
   } finally {
@@ -269,18 +308,22 @@ async function measureFloor(
   }
 }
 
+function rssFigures(reading: Reading): string {
+  return `RSS ${formatBytes(reading.before)} → ${formatBytes(reading.open)} open → ${formatBytes(reading.closed)} closed`;
+}
+
 function figuresOf(reading: Reading): string {
-  return `${formatBytes(reading.perSubscription)} per stream · RSS ${formatBytes(reading.before)} → ${formatBytes(reading.open)} open → ${formatBytes(reading.closed)} closed`;
+  return `${formatBytes(reading.perSubscription)} per stream · ${rssFigures(reading)}`;
 }
 
 export const idleSubscriptionsBenchmark: Benchmark = {
   id: 4,
   title: '1,000 idle open subscriptions',
   measuredAs:
-    "the built server's RSS increase per open event stream (tRPC `runs.events` and REST `GET /sessions/{id}/events`), 1,000 streams over 20 sessions whose runs wait on the model",
+    "the built server's RSS increase and live heap increase (after a forced full collection) per open event stream (tRPC `runs.events` and REST `GET /sessions/{id}/events`), 1,000 streams over 20 sessions whose runs wait on the model",
   comparedWith:
     'a bare `node:http` SSE server holding as many streams (the floor); peers: the LangGraph.js API server (in-memory, `runs.joinStream`), Mastra (LibSQL, `agent.observe`)',
-  goal: '≤ 30 KB each; ≤ 1.0× each peer',
+  goal: 'RSS ≤ 1.2× the floor and live heap ≤ 12 KiB per stream (issue 27, goal 6); ≤ 1.0× each peer',
   async run(ctx) {
     const count = ctx.size(40, 1_000);
     const sessions = ctx.size(4, 20);
@@ -299,9 +342,10 @@ export const idleSubscriptionsBenchmark: Benchmark = {
         floorReadings.push(await measureFloor(ctx, fake, count));
       }
       const floorPer = median(floorReadings.map((r) => r.perSubscription));
+      const floorHeap = median(floorReadings.map((r) => r.heapPerSubscription ?? 0));
       const floorFigures = `${formatBytes(floorPer)} per stream (rounds: ${floorReadings
         .map((r) => formatBytes(r.perSubscription))
-        .join(', ')})`;
+        .join(', ')}) · live heap ${formatBytes(floorHeap)}`;
       // Peers at full sizes only (the smoke run measures them in benchmark 1), one round each.
       const peerReadings: { label: string; reading: Reading }[] = [];
       for (const name of ctx.smoke ? [] : PEERS) {
@@ -319,30 +363,40 @@ export const idleSubscriptionsBenchmark: Benchmark = {
           undefined,
         );
         if (!mid) throw new Error(`${kind.label}: no reading`);
-        const range =
-          all.length > 1
-            ? ` (rounds: ${all.map((r) => formatBytes(r.perSubscription)).join(', ')})`
-            : '';
+        const heap = median(all.map((r) => r.heapPerSubscription ?? 0));
+        const range = (of: (r: Reading) => number): string =>
+          all.length > 1 ? ` (rounds: ${all.map((r) => formatBytes(of(r))).join(', ')})` : '';
         return {
           case: `${kind.label}, ${count.toLocaleString('en-US')} idle`,
           figures:
-            `${formatBytes(per)} per subscription${range} · ` +
-            `RSS ${formatBytes(mid.before)} → ${formatBytes(mid.open)} open → ${formatBytes(mid.closed)} closed`,
+            `${formatBytes(per)} per subscription${range((r) => r.perSubscription)} · ` +
+            `live heap ${formatBytes(heap)}${range((r) => r.heapPerSubscription ?? 0)} · ` +
+            rssFigures(mid),
           metrics: {
             subscriptions: count,
             sessions,
             perSubscriptionBytes: per,
+            heapPerSubscriptionBytes: heap,
             rssBeforeBytes: mid.before,
             rssOpenBytes: mid.open,
             rssClosedBytes: mid.closed,
           },
-          // The floor is the reference (no goal: issue 20's 20 KiB is below it, see the docs).
-          ...(per > 0 && floorPer > 0
-            ? { comparison: compare(per, floorPer, FLOOR_LABEL, floorFigures) }
-            : {}),
           // Smoke sizes measure a few dozen subscriptions, within RSS noise: no verdict there.
-          ...(!ctx.smoke && per > BUDGET_BYTES
-            ? { failure: `${formatBytes(per)} per subscription > ${formatBytes(BUDGET_BYTES)}` }
+          ...(per > 0 && floorPer > 0
+            ? {
+                comparison: compare(
+                  per,
+                  floorPer,
+                  FLOOR_LABEL,
+                  floorFigures,
+                  ctx.smoke ? undefined : { kind: 'at-most', ratio: FLOOR_RATIO_GOAL },
+                ),
+              }
+            : {}),
+          ...(!ctx.smoke && heap > HEAP_BUDGET_BYTES
+            ? {
+                failure: `live heap ${formatBytes(heap)} per subscription > ${formatBytes(HEAP_BUDGET_BYTES)}`,
+              }
             : {}),
           ...(peerReadings.length > 0
             ? {
@@ -361,8 +415,8 @@ export const idleSubscriptionsBenchmark: Benchmark = {
         notes: [
           `A subscription stays open only while its run is active (with no run, \`runs.events\` ends at once and \`GET /sessions/{id}/events\` answers 204), so "idle" means waiting on a run whose model has not answered: ${sessions} sessions each get a run whose chat completion hangs after its headers (the fake OpenAI-compatible server), then ${count.toLocaleString('en-US')} subscriptions are spread over them (per-subscription state does not depend on sharing a session). The runs exist before the first reading, so their memory is not counted.`,
           'Each subscription counts as open once its first event (the replayed `status: thinking`) arrived; up to 48 are opened at once. tRPC: `runs.events.subscribe` of the typed client (httpSubscriptionLink, `eventsource`); REST: `fetch` of the SSE route, body drained.',
-          `RSS (VmRSS of /proc/<pid>/status) is read after ${ctx.size(0.5, 2)} s of quiet before opening, with all open, and after closing; per subscription = (open − before) / count. ${rounds > 1 ? `${rounds} rounds, each kind on a fresh server per round (ABBA order); the median is shown, with the RSS figures of the round closest to it.` : 'One round per kind, each on a fresh server.'} RSS includes garbage not yet collected and V8's heap headroom, so it is above the live heap; it does not fall back after closing (V8 keeps the pages for reuse).`,
-          'The goal is absolute, 30 KB read as 30 KiB: a row above it is marked FAILED; smoke sizes give no verdict.',
+          `RSS (VmRSS of /proc/<pid>/status) is read after ${ctx.size(0.5, 2)} s of quiet before opening, with all open, and after closing; per subscription = (open − before) / count. Live heap: our server and the floor run tools/bench/src/support/heap-probe.cjs (preloaded with \`--require\`), which on SIGUSR2 forces a full garbage collection and reports V8's used heap size; it is read right after the RSS readings with all open and after closing (so the forced collections change no RSS reading but the one after closing): live heap per subscription = (open − closed) / count. Unlike RSS it does not depend on the machine's load or on when V8 last collected; it leaves out what a closed stream would still hold (a leak), which the server's specs check. ${rounds > 1 ? `${rounds} rounds, each kind on a fresh server per round (ABBA order); the median is shown, with the RSS figures of the round closest to it.` : 'One round per kind, each on a fresh server.'} RSS includes garbage not yet collected and V8's heap headroom, so it is above the live heap; it does not fall back after closing (V8 keeps the pages for reuse).`,
+          `Issue 27, goal 6: RSS per subscription ≤ ${FLOOR_RATIO_GOAL}× the floor's (the comparison's verdict) and live heap per subscription ≤ ${formatBytes(HEAP_BUDGET_BYTES)} (a row above it is marked FAILED); smoke sizes give no verdict.`,
           `Floor: a bare \`node:http\` server in its own process (tools/bench/src/support/sse-floor-server.mjs, idle mode) answering each request with the SSE headers, \`retry:\` and one \`status\` event, then a \`: ping\` every ${HEARTBEAT_MS / 1000} s (the server's default heartbeat) — no framework, no run, no event log; the same REST opener, count and RSS readings, once per round after ours. It is what Node's HTTP server itself keeps per open stream (socket, parser, request and response), which no server on it can go below.`,
           ctx.smoke
             ? 'Peers are measured at full sizes only (the smoke run measures them in benchmark 1).'

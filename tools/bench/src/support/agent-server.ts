@@ -105,6 +105,8 @@ export interface AgentServerOptions {
   fake: FakeOpenAIServer;
   /** More COGNITION_* settings; they win over the ones set here. */
   env?: Record<string, string>;
+  /** More Node flags for the server process (e.g. `heapProbe`). */
+  nodeArgs?: readonly string[];
 }
 
 export interface AgentServer {
@@ -153,6 +155,7 @@ export async function startAgentServer(
       repoRoot: ctx.repoRoot,
       env: { ...storageEnv, ...fakeProviderEnv(options.fake), ...options.env },
       profileDir: ctx.profileDir,
+      ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
     });
     const client = createCognitionClient({ url: `${server.url}/trpc` });
     let cleaned = false;

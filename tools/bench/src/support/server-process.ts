@@ -111,6 +111,8 @@ export interface StartServerOptions {
   readyHeaders?: Record<string, string>;
   /** The port to listen on (default: a free one); a node behind a balancer keeps its port. */
   port?: number;
+  /** More Node flags for the server process (e.g. `heapProbe`). */
+  nodeArgs?: readonly string[];
 }
 
 /**
@@ -122,7 +124,10 @@ export interface StartServerOptions {
 export async function startServer(options: StartServerOptions): Promise<BenchServer> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = [
+    ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+    ...(options.nodeArgs ?? []),
+  ];
   const started = performance.now();
   const main = options.mainPath ?? serverMainPath(options.repoRoot);
   const child = spawn(process.execPath, [...nodeArgs, main], {

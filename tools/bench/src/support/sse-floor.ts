@@ -24,13 +24,22 @@ export async function startSseFloor(
     | { tokens: number; words: readonly string[] }
     /** Benchmark 4: one `status` event per request, then heartbeats every `idleHeartbeatMs`. */
     | { idleHeartbeatMs: number }
-  ) & { profileDir?: string | undefined },
+  ) & {
+    profileDir?: string | undefined;
+    /** More Node flags and environment for the floor's process (e.g. `heapProbe`). */
+    nodeArgs?: readonly string[];
+    env?: Record<string, string>;
+  },
 ): Promise<SseFloor> {
   const script = path.join(repoRoot, 'tools/bench/src/support/sse-floor-server.mjs');
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = [
+    ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+    ...(options.nodeArgs ?? []),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      ...options.env,
       ...('idleHeartbeatMs' in options
         ? { SSE_FLOOR_IDLE_HEARTBEAT_MS: String(options.idleHeartbeatMs) }
         : {

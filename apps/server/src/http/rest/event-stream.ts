@@ -1,7 +1,9 @@
 import { formatSseFrame } from '@cognition/runtime';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
+import type { ServerMetrics } from '../../telemetry/metrics';
 import { requestLog } from '../request-log';
+import type { SseHeartbeat } from '../sse-heartbeat';
 import type { StreamResult } from './route';
 
 /** How the REST event streams are written. */
@@ -12,31 +14,37 @@ export interface SseHttpConfig {
   heartbeatMs: number;
 }
 
+const PING = ': ping\n\n';
+
 /**
- * Writes an event stream: headers, the `retry:` hint, one frame per envelope, `: ping`
- * heartbeats, honouring backpressure; ends the response when the events end. A client that
- * disconnects stops the iteration (whose `return()` releases the subscription).
+ * Writes an event stream, counted as open in `deps.metrics` meanwhile: headers, the `retry:`
+ * hint, one frame per envelope, `: ping` heartbeats (from `heartbeat`, the timer every REST
+ * stream shares), honouring backpressure; ends the response when the events end. A client that
+ * disconnects stops the iteration (whose `return()` releases the subscription). Never rejects:
+ * a failure is logged, and the client sees the stream end.
  */
 export async function writeEventStream(
   req: Request,
   res: Response,
   result: StreamResult,
-  sse: SseHttpConfig,
+  deps: { sse: SseHttpConfig; metrics: ServerMetrics | null },
+  heartbeat: SseHeartbeat,
   gone: AbortSignal,
 ): Promise<void> {
-  res.status(result.status);
-  res.setHeader('Content-Type', 'text/event-stream');
-  res.setHeader('Cache-Control', 'no-cache');
-  res.setHeader('X-Accel-Buffering', 'no');
-  if (!res.hasHeader('Connection')) res.setHeader('Connection', 'keep-alive');
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-  res.flushHeaders();
-  res.write(`retry: ${sse.retryMs}\n\n`);
-  const heartbeat = setInterval(() => {
-    if (!res.destroyed) res.write(': ping\n\n');
-  }, sse.heartbeatMs);
+  let stopPings: (() => void) | undefined;
+  let release: (() => void) | undefined;
   let events = 0;
   try {
+    res.status(result.status);
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('X-Accel-Buffering', 'no');
+    if (!res.hasHeader('Connection')) res.setHeader('Connection', 'keep-alive');
+    for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+    res.flushHeaders();
+    res.write(`retry: ${deps.sse.retryMs}\n\n`);
+    stopPings = heartbeat.add(res, PING);
+    release = deps.metrics?.trackStream('rest_sse');
     for await (const envelope of result.events) {
       if (gone.aborted || res.destroyed) break;
       events += 1;
@@ -49,7 +57,8 @@ export async function writeEventStream(
     // Headers are gone: the client sees the stream end and resumes with Last-Event-ID.
     requestLog(req).error({ err: error, events }, 'event stream failed');
   } finally {
-    clearInterval(heartbeat);
+    stopPings?.();
+    release?.();
   }
   if (!res.destroyed) res.end();
   requestLog(req).debug({ events, clientGone: gone.aborted }, 'event stream ended');

@@ -13,10 +13,11 @@ import { z } from 'zod';
 import type { ServerMetrics } from '../../telemetry/metrics';
 import { requestIdOf, requestLog } from '../request-log';
 import type { ServerState } from '../server-state';
+import type { SseHeartbeat } from '../sse-heartbeat';
 import { sendError } from './errors';
 import type { SseHttpConfig } from './event-stream';
 import { writeEventStream } from './event-stream';
-import type { CallerPolicy, RestRoute } from './route';
+import type { CallerPolicy, RestRoute, RouteResult } from './route';
 import { isStreamResult } from './route';
 
 export interface RouteDeps {
@@ -30,9 +31,14 @@ export interface RouteDeps {
 /**
  * The Express handler of one REST route: who calls (by the route's policy), the path, query and
  * body checked against its schemas (422 naming each field), then its handler over a tRPC caller;
- * a JSON answer, an event stream, or the error answer of libs/api's mapping.
+ * a JSON answer, an event stream (pinged by `heartbeat`, shared by every REST stream), or the
+ * error answer of libs/api's mapping.
  */
-export function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
+export function restHandler(
+  route: RestRoute,
+  deps: RouteDeps,
+  heartbeat: SseHeartbeat,
+): RequestHandler {
   return async (req, res) => {
     // Client gone before the response ended: ends event subscriptions, never the run itself.
     const gone = new AbortController();
@@ -40,34 +46,11 @@ export function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
       if (!res.writableFinished) gone.abort();
     });
     try {
-      const { caller, identified } = identify(req, route.caller, deps.auth);
-      const params = validate(route.request.params, req.params, 'path');
-      const { declared, extra } = splitQuery(req.query as Record<string, string | string[]>, route);
-      const query = validate(route.request.query, declared, 'query');
-      const body = route.request.body
-        ? validate(route.request.body, (req.body as unknown) ?? {}, 'body')
-        : undefined;
-      const api = createCaller(createApiContext(deps.services, caller, requestIdOf(req)), {
-        signal: gone.signal,
-      });
-      const result = await route.handle({
-        params,
-        query,
-        body,
-        extraQuery: extra,
-        api,
-        identified,
-        shuttingDown: deps.state.shuttingDown,
-        headers: req.headers,
-        signal: gone.signal,
-      });
+      const result = await callRoute(route, deps, req, gone.signal);
       if (isStreamResult(result)) {
-        const release = deps.metrics?.trackStream('rest_sse');
-        try {
-          await writeEventStream(req, res, result, deps.sse, gone.signal);
-        } finally {
-          release?.();
-        }
+        // Not awaited: this handler's frame ends here, the stream's own is all an open one keeps.
+        // It reports its failures itself (headers are gone by then).
+        void writeEventStream(req, res, result, deps, heartbeat, gone.signal);
       } else if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     } catch (error) {
@@ -80,6 +63,38 @@ export function restHandler(route: RestRoute, deps: RouteDeps): RequestHandler {
       sendError(res, status, restFieldPaths(body, route));
     }
   };
+}
+
+/**
+ * The route's handler called with the request checked. Its own async function, so that what
+ * only the call needs (the tRPC caller and context, the validated parts) is released once it
+ * returned, not kept by the handler for as long as an event stream stays open.
+ */
+async function callRoute(
+  route: RestRoute,
+  deps: RouteDeps,
+  req: Request,
+  signal: AbortSignal,
+): Promise<RouteResult> {
+  const { caller, identified } = identify(req, route.caller, deps.auth);
+  const params = validate(route.request.params, req.params, 'path');
+  const { declared, extra } = splitQuery(req.query as Record<string, string | string[]>, route);
+  const query = validate(route.request.query, declared, 'query');
+  const body = route.request.body
+    ? validate(route.request.body, (req.body as unknown) ?? {}, 'body')
+    : undefined;
+  const api = createCaller(createApiContext(deps.services, caller, requestIdOf(req)), { signal });
+  return route.handle({
+    params,
+    query,
+    body,
+    extraQuery: extra,
+    api,
+    identified,
+    shuttingDown: deps.state.shuttingDown,
+    headers: req.headers,
+    signal,
+  });
 }
 
 const REQUEST_PARTS = ['path', 'query', 'body', 'headers'];

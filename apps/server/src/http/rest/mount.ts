@@ -8,6 +8,7 @@ import { buildOpenApiDocument, serversFor } from './openapi';
 import type { OpenApiDocument } from './openapi';
 import { expressPath } from './route';
 import { REST_ROUTES } from './routes';
+import { SseHeartbeat } from '../sse-heartbeat';
 
 export interface RestMountOptions extends RouteDeps {
   maxBodyBytes: number;
@@ -36,10 +37,12 @@ export function mountRest(app: Express, options: RestMountOptions): void {
     type: () => true,
   });
 
+  // One timer pings every open REST event stream.
+  const heartbeat = new SseHeartbeat(deps.sse.heartbeatMs);
   for (const route of REST_ROUTES) {
     const parser = route.request.bodyLimit === 'artifact' ? artifactJsonBody : jsonBody;
     const handlers: RequestHandler[] = route.request.body ? [parser] : [];
-    handlers.push(restHandler(route, deps));
+    handlers.push(restHandler(route, deps, heartbeat));
     app[route.method](expressPath(route.path), ...handlers);
   }
 

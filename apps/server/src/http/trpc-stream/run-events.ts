@@ -2,6 +2,7 @@ import type { ApiContext, RouterInputs } from '@cognition/api';
 import { createCaller, toTRPCError } from '@cognition/api';
 import { isTrackedEnvelope, TRPCError } from '@trpc/server';
 import type { Request, RequestHandler } from 'express';
+import { SseHeartbeat } from '../sse-heartbeat';
 import type { TrpcStreamDeps } from './preamble';
 import { callContext, isObject, queryOf, routerConfig, serialize, TrpcStream } from './preamble';
 
@@ -72,6 +73,45 @@ function isPlainSubscriptionGet(req: Request, params: URLSearchParams): boolean 
   );
 }
 
+/** A `runs.events` call read from its request: the context and input, or why they failed. */
+type EventsCall =
+  | { ctx: ApiContext; input: unknown; failure?: undefined }
+  | { ctx: ApiContext | undefined; input: unknown; failure: TRPCError };
+
+/**
+ * The call of a plain subscription GET of `runs.events` (undefined for any other request). Like
+ * tRPC: the context (authentication) first, then the input.
+ */
+function plainSubscriptionCall(req: Request, deps: TrpcEventsDeps): EventsCall | undefined {
+  const params = queryOf(req);
+  if (!isPlainSubscriptionGet(req, params)) return undefined;
+  let ctx: ApiContext | undefined;
+  try {
+    ctx = callContext(req, deps);
+    return { ctx, input: readInput(req, params) };
+  } catch (error) {
+    return { ctx, input: undefined, failure: toTRPCError(error) };
+  }
+}
+
+/**
+ * The procedure's events, or its failure: it resolves once its lookups passed (a session
+ * outside the scope fails here, before events).
+ */
+async function subscribe(
+  call: EventsCall,
+  signal: AbortSignal,
+): Promise<AsyncIterable<unknown> | TRPCError> {
+  if (call.failure) return call.failure;
+  try {
+    const api = createCaller(call.ctx, { signal });
+    // The procedure's input parser validates `input`; the cast only satisfies the caller's type.
+    return await api.runs.events(call.input as RunEventsInput);
+  } catch (error) {
+    return toTRPCError(error);
+  }
+}
+
 /**
  * Mounted on `/trpc` in front of tRPC's adapter. Serves the `runs.events` subscription with
  * tRPC's SSE wire format (what `httpSubscriptionLink` parses) written straight to the Node
@@ -90,31 +130,22 @@ function isPlainSubscriptionGet(req: Request, params: URLSearchParams): boolean 
  */
 export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
   const sse = deps.sse ?? config.sse ?? {};
-  const pingMs = sse.ping?.enabled ? (sse.ping.intervalMs ?? 1000) : 0;
+  // One timer pings every open subscription (each had an interval of its own, restarted by each
+  // event): a ping at most `intervalMs` after the last, so never longer silent than tRPC's.
+  const heartbeat = new SseHeartbeat(sse.ping?.enabled ? (sse.ping.intervalMs ?? 1000) : 0);
   const connectedFrame = `event: connected\ndata: ${JSON.stringify(sse.client ?? {})}\n\n\n`;
 
   return async (req, res, next) => {
-    const params = queryOf(req);
-    if (!isPlainSubscriptionGet(req, params)) {
+    // Read in functions of their own: what only the call needs (the parsed query, the caller)
+    // is released once it returned, not kept for as long as the subscription stays open.
+    const call = plainSubscriptionCall(req, deps);
+    if (!call) {
       next();
       return;
     }
+    const { ctx, input } = call;
     const stream = new TrpcStream(req, res, 'trpc_sse', deps.metrics);
-
-    // Like tRPC: the context (authentication) first, then the input, then the procedure, which
-    // resolves once its lookups passed (a session outside the scope fails here, before events).
-    let ctx: ApiContext | undefined;
-    let input: unknown;
-    let source: AsyncIterable<unknown> | TRPCError;
-    try {
-      ctx = callContext(req, deps);
-      input = readInput(req, params);
-      const api = createCaller(ctx, { signal: stream.signal });
-      // The procedure's input parser validates `input`; the cast only satisfies the caller's type.
-      source = await api.runs.events(input as RunEventsInput);
-    } catch (error) {
-      source = toTRPCError(error);
-    }
+    const source = await subscribe(call, stream.signal);
 
     stream.open('text/event-stream', connectedFrame, {
       'Cache-Control': 'no-cache, no-transform',
@@ -123,13 +154,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
       ...(res.hasHeader('Connection') ? {} : { Connection: 'keep-alive' }),
     });
 
-    // tRPC pings after `intervalMs` without a frame; each event restarts the interval.
-    const ping =
-      pingMs > 0
-        ? setInterval(() => {
-            if (!res.destroyed) res.write(PING_FRAME);
-          }, pingMs)
-        : undefined;
+    const stopPings = heartbeat.add(res, PING_FRAME);
     try {
       if (source instanceof TRPCError) throw source;
       for await (const item of source) {
@@ -137,7 +162,6 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
         // The resolver yields `tracked(id, envelope)`; the caller's static type is the unwrapped one.
         if (!isTrackedEnvelope(item))
           throw new Error(`${PROCEDURE_PATH} yielded an untracked item`);
-        ping?.refresh();
         await stream.event(`data: ${serialize(item[1])}\nid: ${item[0]}\n\n\n`);
       }
       if (stream.live) res.write(RETURN_FRAME);
@@ -152,7 +176,7 @@ export function trpcRunEventsMiddleware(deps: TrpcEventsDeps): RequestHandler {
         res.write(`event: serialized-error\ndata: ${serialize(shape)}\n\n\n`);
       }
     } finally {
-      clearInterval(ping);
+      stopPings();
     }
     stream.end('tRPC event stream ended');
   };

@@ -2,13 +2,14 @@ import type { AgentEventEnvelope } from '@cognition/contracts';
 import type { TrackedEnvelope } from '@trpc/server';
 import { tracked } from '@trpc/server';
 import type { ApiContext } from '../../context';
+import { mapAsyncIterator } from '../../map-iterator';
 import type { RunEventsApiInput } from './schemas';
 
-async function* trackEvents(
+/** Tracks each envelope with its id; leaving early (client gone) returns `stream`, releasing it. */
+function trackEvents(
   stream: AsyncGenerator<AgentEventEnvelope, void, undefined>,
 ): AsyncGenerator<TrackedEnvelope<AgentEventEnvelope>, void, undefined> {
-  // Leaving the loop early (client gone) returns `stream`, which releases its subscription.
-  for await (const envelope of stream) yield tracked(envelope.id, envelope);
+  return mapAsyncIterator(stream, (envelope) => tracked(envelope.id, envelope));
 }
 
 /**

@@ -388,3 +388,62 @@ describe('openEventStream of a thread (endless)', () => {
 async function eventually(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
+
+/** An idle stream holds a subscription and abort listeners: what closing it must give back. */
+describe('openEventStream released', () => {
+  it('leaves no subscription or listener on the shared signal once its client went while idle', async () => {
+    const store = new InMemoryEventLog({ bufferSize: 100 });
+    let subscriptions = 0;
+    const counting: EventLog = {
+      ...lossy(store, () => false),
+      subscribe: (session, listener) => {
+        subscriptions += 1;
+        const unsubscribe = store.subscribe(session, listener);
+        return () => {
+          subscriptions -= 1;
+          unsubscribe();
+        };
+      },
+    };
+    // The server's shutdown signal, shared by every stream, and this stream's client-gone signal.
+    const closing = new AbortController();
+    const gone = new AbortController();
+    let listeners = 0;
+    const add = closing.signal.addEventListener.bind(closing.signal);
+    const remove = closing.signal.removeEventListener.bind(closing.signal);
+    closing.signal.addEventListener = (...args: Parameters<typeof add>) => {
+      listeners += 1;
+      add(...args);
+    };
+    closing.signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+      listeners -= 1;
+      remove(...args);
+    };
+    const run = newRunId();
+    await store.append(envelope(run, 1, { type: 'status', status: 'thinking' }));
+    const stream = openEventStream({
+      log: counting,
+      sessionId: SESSION,
+      targetRunId: run,
+      onlyRunId: run,
+      cursor: `${run}:`,
+      lastEventId: undefined,
+      isLocal: () => true,
+      isActive: () => Promise.resolve(true),
+      repairEnd: () => Promise.reject(new Error('a local run is never repaired')),
+      unstartedEnd: () => Promise.resolve(null),
+      signals: [gone.signal, closing.signal],
+      pollMs: 60_000,
+      endWaitMs: END_WAIT_MS,
+    });
+    expect((await stream.next()).value?.id).toBe(eventId(run, 1));
+    expect([subscriptions, listeners]).toEqual([1, 1]);
+
+    // Parked, waiting for the run's next event, when the client goes.
+    const parked = stream.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    gone.abort();
+    await expect(parked).resolves.toEqual({ done: true, value: undefined });
+    expect([subscriptions, listeners]).toEqual([0, 0]);
+  });
+});

@@ -75,170 +75,219 @@ export const END_WAIT_MS = 15_000;
 export function openEventStream(
   p: EventStreamParams,
 ): AsyncGenerator<AgentEventEnvelope, void, undefined> {
-  const queue: AgentEventEnvelope[] = [];
-  let wake: (() => void) | null = null;
+  return follow(new OpenStream(p));
+}
+
+/**
+ * One open stream's state, shared by its log subscription and its generator. A class and
+ * module-level generators rather than closures and a generator declared per call: an idle
+ * stream (benchmark 4 holds 1,000) then keeps one object, not a dozen closures with their
+ * contexts, and no generator function of its own (each with a prototype and an object shape).
+ */
+class OpenStream {
+  readonly queue: AgentEventEnvelope[] = [];
+  /** The id of the last event delivered or skipped: later events only. */
+  last: string | undefined;
+  /** Resolves the generator's wait for events (null while it is not waiting). */
+  private wake: (() => void) | null = null;
   /** The generator is parked waiting for events: the consumer has read everything. */
-  let waiting = false;
+  private waiting = false;
   /**
    * Events that reached a parked generator. A log publishes a whole flush at once (the durable
    * log's group commit), so several can arrive together for a consumer that keeps up: they are
    * not a backlog, and are delivered one by one. Only events that came while the consumer was
-   * busy with an earlier one are merged (`coalesceTokens`).
+   * busy with an earlier one are merged (`coalesceTokens`). Made with the first such event.
    */
-  const fresh = new WeakSet<AgentEventEnvelope>();
-  const notify = (): void => {
-    const resolve = wake;
-    wake = null;
+  private fresh: WeakSet<AgentEventEnvelope> | undefined;
+  private readonly unsubscribe: () => void;
+  readonly notify = (): void => {
+    const resolve = this.wake;
+    this.wake = null;
     resolve?.();
   };
-  const unsubscribe = p.log.subscribe(p.sessionId, (envelope) => {
-    queue.push(envelope);
-    if (waiting) fresh.add(envelope);
-    notify();
-  });
-  for (const signal of p.signals) signal.addEventListener('abort', notify);
-  const stopped = (): boolean => p.signals.some((signal) => signal.aborted);
-  const release = (): void => {
-    unsubscribe();
-    for (const signal of p.signals) signal.removeEventListener('abort', notify);
-  };
 
-  async function* generate(): AsyncGenerator<AgentEventEnvelope, void, undefined> {
-    try {
-      let last = p.cursor;
-      /** Once the followed run ended elsewhere: until when to re-read the log for its end. */
-      let endBy: number | null = null;
-      let repaired = false;
-      /**
-       * For one candidate event: skip it, yield it, yield it and end, or yield it and end unless
-       * the run goes on (`interrupt`: it paused for a decision, and may have been resumed since).
-       */
-      const classify = (
-        envelope: AgentEventEnvelope,
-      ): 'skip' | 'yield' | 'yield-end' | 'yield-pause' => {
-        if (last !== undefined && envelope.id <= last) return 'skip';
-        last = envelope.id;
-        if (p.onlyRunId !== null && envelope.runId !== p.onlyRunId) return 'skip';
-        if (envelope.runId !== p.targetRunId) return 'yield';
-        if (isTerminalEvent(envelope.event)) return 'yield-end';
-        return envelope.event.type === 'interrupt' ? 'yield-pause' : 'yield';
-      };
-      /** After a paused run's `interrupt`: whether it resumed (later events, or active again). */
-      const resumedAfter = async (
-        envelope: AgentEventEnvelope,
-        later: readonly AgentEventEnvelope[],
-      ): Promise<boolean> =>
-        later.some((e) => e.runId === envelope.runId) || (await p.isActive(envelope.runId));
-
-      const replay = await p.log.readAfter(p.sessionId, p.cursor);
-      if (stopped()) return;
-      if (p.lastEventId !== undefined) {
-        yield {
-          id: p.lastEventId,
-          sessionId: p.sessionId,
-          runId: p.lastEventId.slice(0, p.lastEventId.lastIndexOf(':')),
-          at: new Date().toISOString(),
-          event: { type: 'reconnected', last_event_id: p.lastEventId, truncated: replay.truncated },
-        };
-      }
-      if (p.prelude) {
-        yield p.prelude;
-        if (last === undefined || p.prelude.id > last) last = p.prelude.id;
-      }
-      // The replay is the log as stored, event by event; merging is for the live queue only.
-      for (const [index, envelope] of replay.events.entries()) {
-        if (stopped()) return;
-        const verdict = classify(envelope);
-        if (verdict === 'skip') continue;
-        yield envelope;
-        if (verdict === 'yield-end') return;
-        if (verdict === 'yield-pause') {
-          if (!(await resumedAfter(envelope, replay.events.slice(index + 1)))) return;
-        }
-      }
-      for (;;) {
-        if (stopped()) return;
-        // Read before draining: if the run is no longer local, its terminal event (if any) was
-        // appended before, hence is already queued.
-        const local = p.targetRunId !== null && p.isLocal(p.targetRunId);
-        while (queue.length > 0) {
-          const next = queue[0];
-          if (next && last !== undefined && skipsAhead(last, next.id)) {
-            // A live event arrived past a gap (a fan-out across nodes dropped some, e.g. while
-            // Redis was down): the stored log has the missing ones, delivered first.
-            const missing = (await p.log.readAfter(p.sessionId, last)).events.filter(
-              (e) => e.id < next.id,
-            );
-            queue.unshift(...missing);
-          }
-          const envelope = queue.shift();
-          if (!envelope) break;
-          const verdict = classify(envelope);
-          if (verdict === 'skip') continue;
-          // Events queue up only while the consumer is not reading (a slow client, its socket
-          // full): a consumer that keeps up gets every token as it comes, never later.
-          const merged = fresh.has(envelope)
-            ? { envelope, taken: 0 }
-            : coalesceTokens(envelope, queue);
-          if (merged.taken > 0) {
-            queue.splice(0, merged.taken);
-            last = merged.envelope.id;
-          }
-          yield merged.envelope;
-          if (verdict === 'yield-end') return;
-          if (verdict === 'yield-pause' && !(await resumedAfter(envelope, queue))) return;
-          if (stopped()) return;
-        }
-        if (p.targetRunId === null) {
-          if (!p.endless) return;
-        } else if (!local && !(await p.isActive(p.targetRunId))) {
-          if (queue.length > 0) continue;
-          // Its node stores the run's end before its last events: read what the log has.
-          const rest = (await p.log.readAfter(p.sessionId, last)).events;
-          if (rest.length > 0) {
-            queue.push(...rest);
-            continue;
-          }
-          const unstarted = await p.unstartedEnd(p.targetRunId);
-          if (unstarted) {
-            yield unstarted;
-            return;
-          }
-          endBy ??= Date.now() + p.endWaitMs;
-          if (Date.now() < endBy) {
-            await new Promise((resolve) => setTimeout(resolve, END_CHECK_MS).unref());
-            continue;
-          }
-          if (repaired) return;
-          // Its node is gone (or far too slow): the end is written from what storage holds.
-          repaired = true;
-          await p.repairEnd(p.targetRunId);
-          continue;
-        }
-        if (queue.length > 0 || stopped()) continue;
-        waiting = true;
-        // Polled even while the run executes here: it can be taken over by another node (this
-        // one lost its lease) and end there, with nothing local left to publish its events.
-        let timer: NodeJS.Timeout | undefined;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(notify, p.pollMs).unref();
-        });
-        clearTimeout(timer);
-        waiting = false;
-        const elsewhere = p.targetRunId === null || !p.isLocal(p.targetRunId);
-        if (elsewhere && queue.length === 0 && !stopped()) {
-          // A run executed on another node reaches this one through the log's fan-out; should
-          // that drop an event, the stored log still has it.
-          queue.push(...(await p.log.readAfter(p.sessionId, last)).events);
-        }
-      }
-    } finally {
-      release();
-    }
+  constructor(readonly p: EventStreamParams) {
+    this.last = p.cursor;
+    this.unsubscribe = p.log.subscribe(p.sessionId, (envelope) => {
+      this.queue.push(envelope);
+      if (this.waiting) (this.fresh ??= new WeakSet()).add(envelope);
+      this.notify();
+    });
+    for (const signal of p.signals) signal.addEventListener('abort', this.notify);
   }
 
-  return generate();
+  stopped(): boolean {
+    return this.p.signals.some((signal) => signal.aborted);
+  }
+
+  isFresh(envelope: AgentEventEnvelope): boolean {
+    return this.fresh?.has(envelope) ?? false;
+  }
+
+  release(): void {
+    this.unsubscribe();
+    for (const signal of this.p.signals) signal.removeEventListener('abort', this.notify);
+  }
+
+  /**
+   * For one candidate event: skip it, yield it, yield it and end, or yield it and end unless
+   * the run goes on (`interrupt`: it paused for a decision, and may have been resumed since).
+   */
+  classify(envelope: AgentEventEnvelope): 'skip' | 'yield' | 'yield-end' | 'yield-pause' {
+    if (this.last !== undefined && envelope.id <= this.last) return 'skip';
+    this.last = envelope.id;
+    if (this.p.onlyRunId !== null && envelope.runId !== this.p.onlyRunId) return 'skip';
+    if (envelope.runId !== this.p.targetRunId) return 'yield';
+    if (isTerminalEvent(envelope.event)) return 'yield-end';
+    return envelope.event.type === 'interrupt' ? 'yield-pause' : 'yield';
+  }
+
+  /** After a paused run's `interrupt`: whether it resumed (later events, or active again). */
+  async resumedAfter(
+    envelope: AgentEventEnvelope,
+    later: readonly AgentEventEnvelope[],
+  ): Promise<boolean> {
+    return later.some((e) => e.runId === envelope.runId) || (await this.p.isActive(envelope.runId));
+  }
+
+  /**
+   * Parks the generator until an event, an abort or `pollMs` (re-checking a run executed
+   * elsewhere); `woke` undoes it. Not an async method: the generator awaits the promise itself,
+   * one suspended frame fewer per idle stream.
+   */
+  park(): { parked: Promise<void>; timer: NodeJS.Timeout } {
+    this.waiting = true;
+    const parked = new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    return { parked, timer: setTimeout(this.notify, this.p.pollMs).unref() };
+  }
+
+  woke(timer: NodeJS.Timeout): void {
+    clearTimeout(timer);
+    this.waiting = false;
+  }
+}
+
+async function* follow(s: OpenStream): AsyncGenerator<AgentEventEnvelope, void, undefined> {
+  const { p, queue } = s;
+  try {
+    // The replay in a generator of its own, so the events read for it are released once it is
+    // done instead of staying in this generator's frame for as long as the stream is open.
+    if (yield* replay(s)) return;
+    /** Once the followed run ended elsewhere: until when to re-read the log for its end. */
+    let endBy: number | null = null;
+    let repaired = false;
+    for (;;) {
+      if (s.stopped()) return;
+      // Read before draining: if the run is no longer local, its terminal event (if any) was
+      // appended before, hence is already queued.
+      const local = p.targetRunId !== null && p.isLocal(p.targetRunId);
+      while (queue.length > 0) {
+        const next = queue[0];
+        if (next && s.last !== undefined && skipsAhead(s.last, next.id)) {
+          // A live event arrived past a gap (a fan-out across nodes dropped some, e.g. while
+          // Redis was down): the stored log has the missing ones, delivered first.
+          const missing = (await p.log.readAfter(p.sessionId, s.last)).events.filter(
+            (e) => e.id < next.id,
+          );
+          queue.unshift(...missing);
+        }
+        const envelope = queue.shift();
+        if (!envelope) break;
+        const verdict = s.classify(envelope);
+        if (verdict === 'skip') continue;
+        // Events queue up only while the consumer is not reading (a slow client, its socket
+        // full): a consumer that keeps up gets every token as it comes, never later.
+        const merged = s.isFresh(envelope)
+          ? { envelope, taken: 0 }
+          : coalesceTokens(envelope, queue);
+        if (merged.taken > 0) {
+          queue.splice(0, merged.taken);
+          s.last = merged.envelope.id;
+        }
+        yield merged.envelope;
+        if (verdict === 'yield-end') return;
+        if (verdict === 'yield-pause' && !(await s.resumedAfter(envelope, queue))) return;
+        if (s.stopped()) return;
+      }
+      if (p.targetRunId === null) {
+        if (!p.endless) return;
+      } else if (!local && !(await p.isActive(p.targetRunId))) {
+        if (queue.length > 0) continue;
+        // Its node stores the run's end before its last events: read what the log has.
+        const rest = (await p.log.readAfter(p.sessionId, s.last)).events;
+        if (rest.length > 0) {
+          queue.push(...rest);
+          continue;
+        }
+        const unstarted = await p.unstartedEnd(p.targetRunId);
+        if (unstarted) {
+          yield unstarted;
+          return;
+        }
+        endBy ??= Date.now() + p.endWaitMs;
+        if (Date.now() < endBy) {
+          await new Promise((resolve) => setTimeout(resolve, END_CHECK_MS).unref());
+          continue;
+        }
+        if (repaired) return;
+        // Its node is gone (or far too slow): the end is written from what storage holds.
+        repaired = true;
+        await p.repairEnd(p.targetRunId);
+        continue;
+      }
+      if (queue.length > 0 || s.stopped()) continue;
+      // Polled even while the run executes here: it can be taken over by another node (this
+      // one lost its lease) and end there, with nothing local left to publish its events.
+      const { parked, timer } = s.park();
+      await parked;
+      s.woke(timer);
+      const elsewhere = p.targetRunId === null || !p.isLocal(p.targetRunId);
+      if (elsewhere && queue.length === 0 && !s.stopped()) {
+        // A run executed on another node reaches this one through the log's fan-out; should
+        // that drop an event, the stored log still has it.
+        queue.push(...(await p.log.readAfter(p.sessionId, s.last)).events);
+      }
+    }
+  } finally {
+    s.release();
+  }
+}
+
+/**
+ * The stream's start: the `reconnected` event of a resume, the prelude, then the log as stored
+ * after the cursor, event by event (merging is for the live queue only). Returns whether the
+ * stream ends there.
+ */
+async function* replay(s: OpenStream): AsyncGenerator<AgentEventEnvelope, boolean, undefined> {
+  const { p } = s;
+  const stored = await p.log.readAfter(p.sessionId, p.cursor);
+  if (s.stopped()) return true;
+  if (p.lastEventId !== undefined) {
+    yield {
+      id: p.lastEventId,
+      sessionId: p.sessionId,
+      runId: p.lastEventId.slice(0, p.lastEventId.lastIndexOf(':')),
+      at: new Date().toISOString(),
+      event: { type: 'reconnected', last_event_id: p.lastEventId, truncated: stored.truncated },
+    };
+  }
+  if (p.prelude) {
+    yield p.prelude;
+    if (s.last === undefined || p.prelude.id > s.last) s.last = p.prelude.id;
+  }
+  for (const [index, envelope] of stored.events.entries()) {
+    if (s.stopped()) return true;
+    const verdict = s.classify(envelope);
+    if (verdict === 'skip') continue;
+    yield envelope;
+    if (verdict === 'yield-end') return true;
+    if (verdict === 'yield-pause') {
+      if (!(await s.resumedAfter(envelope, stored.events.slice(index + 1)))) return true;
+    }
+  }
+  return false;
 }
 
 /**

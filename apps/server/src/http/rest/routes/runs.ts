@@ -1,4 +1,4 @@
-import { ApiError } from '@cognition/api';
+import { ApiError, mapAsyncIterator } from '@cognition/api';
 import type { AgentEventEnvelope } from '@cognition/contracts';
 import { EventIdSchema, isActiveRunStatus } from '@cognition/contracts';
 import { runIdOfEventId } from '@cognition/runtime';
@@ -64,13 +64,14 @@ function resumeCursor(
  * `tracked(id, envelope)` tuples (the caller's static type describes the unwrapped HTTP shape
  * instead), so each item is unwrapped here.
  */
-async function* untrack(
-  source: AsyncIterable<unknown>,
+function untrack(
+  source: AsyncIterable<unknown, void, undefined>,
 ): AsyncGenerator<AgentEventEnvelope, void, undefined> {
   // Returning early (client gone) returns `source`, which releases the runtime subscription.
-  for await (const item of source) {
-    yield (isTrackedEnvelope(item) ? item[1] : item) as AgentEventEnvelope;
-  }
+  return mapAsyncIterator(
+    source,
+    (item) => (isTrackedEnvelope(item) ? item[1] : item) as AgentEventEnvelope,
+  );
 }
 
 /** Subscribes to one run's events (replayed from its start, or after `lastEventId`). */
