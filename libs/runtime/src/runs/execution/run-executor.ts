@@ -1,4 +1,4 @@
-import type { ClientTool, HitlDecision, Message, Session, Usage } from '@cognition/contracts';
+import type { Usage } from '@cognition/contracts';
 import { COGNITION_KWARGS_KEY, isRunFenced, RUN_FENCE_KEY } from '@cognition/storage';
 import type { CognitionMessageKwargs } from '@cognition/storage';
 import { isAIMessage } from '@langchain/core/messages';
@@ -11,7 +11,6 @@ import type { DecisionRequest } from '../../graph/agent-graph';
 import { HeadReadReuse } from './head-read-reuse';
 import { inRunSpan, setRunOutcome } from '../../telemetry/spans';
 import type { AgentTurn } from './agent-turn';
-import type { RegistrySnapshot } from '../../registry/config-registry';
 import type { RunQueue } from '../coordination/ports';
 import type { ActiveRuns } from '../coordination/active-runs';
 import type { Outcome } from '../../run-outcome';
@@ -21,36 +20,13 @@ import { cancelledOutcome, stopFenced, toRuntimeError } from '../run-context';
 import type { RunEnding, RunFinisher } from '../run-finisher';
 import type { GraphRunInput } from './graph-run';
 import { runGraph } from './graph-run';
+import type { AgentRunInput } from './turn-input';
 import { turnInput } from './turn-input';
 import type { TurnHold } from './turn-setup';
 import { setUpTurn } from './turn-setup';
 
 /** What one run executes: an agent's turn answering a user message, or a graph run. */
 export type RunInput = AgentRunInput | GraphRunInput;
-
-/** An agent run: the user message it answers, in its session. */
-export interface AgentRunInput {
-  session: Session;
-  userMessage: Message;
-  callbackUrl: string | null;
-  /**
-   * Taken up again after the process executing it died: continues from the thread's last
-   * checkpoint (the cut-off step is redone) instead of starting from the user message.
-   */
-  resumed?: boolean;
-  /**
-   * A person's decisions on the tool calls the run paused for (human in the loop): the graph
-   * continues from its checkpoint with them.
-   */
-  decisions?: HitlDecision[];
-  /**
-   * Set by the send that just created the run: it has not started and spent nothing yet, and
-   * `registry` is the snapshot the send checked the agent in. Saves reading the run and the
-   * registry again at the start of every turn; without it (recovery, resume, a run promoted
-   * from `pending`) both are read, and the client tools from the run's stored input.
-   */
-  fresh?: { registry: RegistrySnapshot; clientTools: ClientTool[] };
-}
 
 /**
  * Executes one run: waits for a slot of the run queue (the run stays `queued`), runs the agent

@@ -1,4 +1,4 @@
-import type { Message } from '@cognition/contracts';
+import type { ClientTool, HitlDecision, Message, Session } from '@cognition/contracts';
 import type { StorageBackend } from '@cognition/storage';
 import { HumanMessage, ToolMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
@@ -9,8 +9,32 @@ import { newMessageId } from '../../ids';
 import type { RuntimeTool } from '../../tools/types';
 import { kwargs } from '../run-context';
 import type { RunContext } from '../run-context';
-import type { AgentRunInput } from './run-executor';
+import type { RegistrySnapshot } from '../../registry/config-registry';
 import { TOOL_EXIT } from './tool-call';
+
+/** An agent run: the user message it answers, in its session. */
+export interface AgentRunInput {
+  session: Session;
+  userMessage: Message;
+  callbackUrl: string | null;
+  /**
+   * Taken up again after the process executing it died: continues from the thread's last
+   * checkpoint (the cut-off step is redone) instead of starting from the user message.
+   */
+  resumed?: boolean;
+  /**
+   * A person's decisions on the tool calls the run paused for (human in the loop): the graph
+   * continues from its checkpoint with them.
+   */
+  decisions?: HitlDecision[];
+  /**
+   * Set by the send that just created the run: it has not started and spent nothing yet, and
+   * `registry` is the snapshot the send checked the agent in. Saves reading the run and the
+   * registry again at the start of every turn; without it (recovery, resume, a run promoted
+   * from `pending`) both are read, and the client tools from the run's stored input.
+   */
+  fresh?: { registry: RegistrySnapshot; clientTools: ClientTool[] };
+}
 
 type AgentGraphInput = Parameters<ReturnType<typeof createAgentGraph>['invoke']>[0];
 

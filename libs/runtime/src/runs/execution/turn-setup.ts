@@ -16,7 +16,7 @@ import type { RunEmitter } from '../run-emitter';
 import { AgentTurn } from './agent-turn';
 import { delegate } from './delegation';
 import { bindModel, breakerFor } from './model-binding';
-import type { AgentRunInput } from './run-executor';
+import type { AgentRunInput } from './turn-input';
 import { UsageProgress } from './usage-progress';
 
 /**
