@@ -110,11 +110,12 @@ describe.each([
     const dropped = folder('dropped');
     const run = await lg.alice.runs.create(thread.thread_id, 'steps', { input: { dir: dropped } });
     await until(() => stepsRun(dropped).includes('second'), 'the second step');
-    // Its first step is in the thread's state by now.
-    expect((await lg.alice.threads.getState(thread.thread_id)).values).toEqual({
-      dir: dropped,
-      done: ['first', 'second', 'first'],
-    });
+    // Its first step reaches the thread's state: LangGraph stores a step's checkpoint while the
+    // next step already runs, so the second step having started does not mean it is stored yet.
+    const state = async () =>
+      (await lg.alice.threads.getState<{ done?: string[] }>(thread.thread_id)).values;
+    await until(async () => (await state()).done?.length === 3, "the first step's checkpoint");
+    expect(await state()).toEqual({ dir: dropped, done: ['first', 'second', 'first'] });
     expect(
       await sdkFailure(lg.bob.runs.cancel(thread.thread_id, run.run_id, true, 'rollback')),
     ).toEqual({ status: 404, body: { detail: 'Thread not found' } });
