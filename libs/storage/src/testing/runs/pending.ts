@@ -13,7 +13,6 @@ function pendingInput(content: string): PendingRunInput {
   return { messageId: uid('m'), content, parentId: null, metadata: { via: 'test' } };
 }
 
-/** Pending runs (double-texting) and `rollbackRun`. */
 /** A run of `sessionId` waiting behind the active one. */
 async function pendingRun(ctx: SuiteContext, sessionId: string) {
   return (
@@ -21,6 +20,7 @@ async function pendingRun(ctx: SuiteContext, sessionId: string) {
   ).run;
 }
 
+/** Pending runs (double-texting) and `rollbackRun`. */
 export function multitaskTests(ctx: SuiteContext): void {
   describe('pending runs (double-texting)', () => {
     it('stores a pending run beside the active one, with its input, strategy and callback', async () => {
@@ -198,15 +198,10 @@ export function multitaskTests(ctx: SuiteContext): void {
     it('cancels a pending run that never started, and only while it is pending', async () => {
       const session = await ctx.backend.sessions.create({}, {});
       const { run: active } = await ctx.backend.runs.create({ sessionId: session.id });
-      const make = async () =>
-        (
-          await ctx.backend.runs.create({
-            sessionId: session.id,
-            status: 'pending',
-            pendingInput: pendingInput('q'),
-          })
-        ).run;
-      const [first, second] = [await make(), await make()];
+      const [first, second] = [
+        await pendingRun(ctx, session.id),
+        await pendingRun(ctx, session.id),
+      ];
       const at = new Date();
       const cancelled = await ctx.backend.runs.cancelPending(first.id, at);
       expect(cancelled).toMatchObject({ id: first.id, status: 'aborted', inputMessageId: null });
@@ -240,15 +235,10 @@ export function multitaskTests(ctx: SuiteContext): void {
 
     it('lets exactly one of two pending runs of a session win concurrent promotes', async () => {
       const session = await ctx.backend.sessions.create({}, {});
-      const make = async () =>
-        (
-          await ctx.backend.runs.create({
-            sessionId: session.id,
-            status: 'pending',
-            pendingInput: pendingInput('q'),
-          })
-        ).run;
-      const [first, second] = [await make(), await make()];
+      const [first, second] = [
+        await pendingRun(ctx, session.id),
+        await pendingRun(ctx, session.id),
+      ];
       const results = await Promise.allSettled([
         ctx.backend.runs.promote(first.id),
         ctx.backend.runs.promote(second.id),
